@@ -1,0 +1,85 @@
+"""posenc_ref: reference implementations of Transformer position encodings.
+
+Every encoding has a *textbook form* (numpy float64, mirrors the paper's formula line by
+line, suffix ``_np``) and a *fast form* (torch, batched, device-aware, float32 by default).
+
+Importing this package is cheap: names resolve lazily on first access, so
+``import posenc_ref`` does not import torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    # devices and budgets
+    "pick_device": "device",
+    "DeviceUnavailableError": "device",
+    # sinusoidal
+    "sinusoidal_pe": "sinusoidal",
+    "sinusoidal_pe_np": "sinusoidal",
+    "sinusoidal_shift": "sinusoidal",
+    "sinusoidal_shift_np": "sinusoidal",
+    "sinusoidal_wavelengths": "sinusoidal",
+    # learned absolute
+    "LearnedPositionalEmbedding": "learned",
+    "PositionOutOfRangeError": "learned",
+    # RoPE
+    "rope_inv_freq": "rope",
+    "rope_inv_freq_np": "rope",
+    "apply_rope": "rope",
+    "apply_rope_np": "rope",
+    "rotate_half": "rope",
+    "rope_rotation_matrix_np": "rope",
+    "half_to_interleaved_permutation": "rope",
+    "rope_cos_sin": "rope",
+    # RoPE scaling / context extension
+    "rope_scaled_inv_freq": "rope_scaling",
+    "rope_scaled_inv_freq_np": "rope_scaling",
+    "ROPE_TYPES": "rope_scaling",
+    # multimodal RoPE
+    "mrope_positions": "mrope",
+    # ALiBi
+    "alibi_slopes": "alibi",
+    "alibi_slopes_np": "alibi",
+    "alibi_bias": "alibi",
+    "alibi_bias_np": "alibi",
+    # T5
+    "t5_relative_position_bucket": "t5",
+    "t5_relative_position_bucket_np": "t5",
+    # relative family
+    "shaw_relative_indices": "shaw",
+    "shaw_attention_scores": "shaw",
+    "shaw_attention_scores_np": "shaw",
+    "xlnet_score_terms": "xlnet",
+    "xlnet_score_terms_np": "xlnet",
+    "deberta_score_terms": "deberta",
+    "deberta_score_terms_np": "deberta",
+    # integer / binary encodings, absolute-PE expansion
+    "integer_pe_np": "discrete",
+    "binary_pe_np": "discrete",
+    "absolute_score_terms": "expansion",
+    "absolute_score_terms_np": "expansion",
+    # demos
+    "DemoResult": "demos.base",
+    "list_demos": "demos",
+    "get_demo": "demos",
+    "run_demo": "demos",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'posenc_ref' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"posenc_ref.{module_name}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,148 @@
+"""Registry of live demos.
+
+Listing demos and reading their parameter specs never imports torch: spec modules import
+torch only inside run functions. `run_demo` validates parameters, enforces the memory
+budget before anything is allocated, picks a device, times the run, and falls back to CPU on
+a CUDA out-of-memory error.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from .base import Demo, DemoContext, DemoError, DemoResult, Param, ParamError
+
+__all__ = [
+    "Demo",
+    "DemoContext",
+    "DemoError",
+    "DemoResult",
+    "Param",
+    "ParamError",
+    "get_demo",
+    "list_demos",
+    "register",
+    "run_demo",
+    "memory_budget_bytes",
+]
+
+_REGISTRY: dict[str, Demo] = {}
+DEFAULT_MEMORY_BUDGET_MIB = 512
+
+
+def register(demo: Demo) -> Demo:
+    if demo.name in _REGISTRY:
+        raise ValueError(f"demo {demo.name!r} registered twice")
+    _REGISTRY[demo.name] = demo
+    return demo
+
+
+def _load_specs() -> None:
+    if _REGISTRY:
+        return
+    from . import (  # noqa: F401  (registration side effects)
+        absolute_demos,
+        alibi_demos,
+        relative_demos,
+        rope_demos,
+        scaling_demos,
+    )
+
+
+def list_demos() -> list[Demo]:
+    _load_specs()
+    return sorted(_REGISTRY.values(), key=lambda d: d.name)
+
+
+def get_demo(name: str) -> Demo:
+    _load_specs()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        import difflib
+
+        close = difflib.get_close_matches(name, _REGISTRY, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise DemoError(f"unknown demo {name!r}{hint}; valid demos: {', '.join(sorted(_REGISTRY))}") from None
+
+
+def memory_budget_bytes() -> int:
+    raw = os.environ.get("POSENC_MEMORY_BUDGET_MIB")
+    try:
+        mib = float(raw) if raw else DEFAULT_MEMORY_BUDGET_MIB
+    except ValueError:
+        mib = DEFAULT_MEMORY_BUDGET_MIB
+    return int(mib * 1024 * 1024)
+
+
+def check_memory(demo: Demo, params: dict[str, Any]) -> int:
+    """Raise DemoError if the demo's estimated tensors exceed the budget. Returns the estimate."""
+    if demo.memory_bytes is None:
+        return 0
+    need = int(demo.memory_bytes(**params))
+    budget = memory_budget_bytes()
+    if need > budget:
+        raise DemoError(
+            f"demo {demo.name!r} with these parameters needs about {need / 2**20:.0f} MiB of tensors, "
+            f"over the {budget / 2**20:.0f} MiB budget (set POSENC_MEMORY_BUDGET_MIB to raise it)"
+        )
+    return need
+
+
+def _is_cuda_oom(exc: BaseException) -> bool:
+    return type(exc).__name__ == "OutOfMemoryError" or "CUDA out of memory" in str(exc)
+
+
+def run_demo(name: str, params: dict[str, Any] | None = None, device: str = "auto") -> DemoResult:
+    """Run demo `name` with `params` (strings or typed values) on `device`.
+
+    Raises DemoError (including ParamError) for requests the user can fix; the message is one line.
+    """
+    demo = get_demo(name)
+    resolved = demo.resolve_params(params)
+    check_memory(demo, resolved)
+    if demo.uses_torch:
+        from ..device import DeviceUnavailableError, pick_device
+
+        try:
+            dev = str(pick_device(device))
+        except DeviceUnavailableError as exc:
+            raise DemoError(str(exc)) from None
+    else:
+        dev = "cpu"
+    ctx = DemoContext(device=dev)
+    start = time.perf_counter()
+    try:
+        demo.run(ctx, **resolved)
+    except Exception as exc:
+        if not (dev.startswith("cuda") and _is_cuda_oom(exc)):
+            raise
+        import torch
+
+        torch.cuda.empty_cache()
+        ctx = DemoContext(device="cpu")
+        ctx.note(f"CUDA ran out of memory ({exc.__class__.__name__}); fell back to CPU.")
+        start = time.perf_counter()
+        demo.run(ctx, **resolved)
+    if dev.startswith("cuda") and ctx.device.startswith("cuda"):
+        import torch
+
+        torch.cuda.synchronize()
+    elapsed_ms = (time.perf_counter() - start) * 1000.0
+    return DemoResult(
+        name=demo.name,
+        title=demo.title,
+        claim=demo.claim,
+        device=ctx.device,
+        dtype=ctx.dtype,
+        elapsed_ms=elapsed_ms,
+        params=resolved,
+        checks=ctx.checks,
+        tables=ctx.tables,
+        series=ctx.series_list,
+        matrices=ctx.matrices,
+        values=ctx.values,
+        notes=ctx.notes,
+    )

@@ -1,0 +1,310 @@
+"""Demo specs and results. Pure Python: importing this never imports torch."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+PARAM_TYPES = {"int": int, "float": float, "str": str, "bool": bool}
+
+
+class DemoError(Exception):
+    """A request the user can fix (unknown demo, bad parameter, over budget). One clear line."""
+
+
+class ParamError(DemoError):
+    pass
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed, bounded demo parameter."""
+
+    name: str
+    type: str  # "int" | "float" | "str" | "bool"
+    default: Any
+    min: float | None = None
+    max: float | None = None
+    help: str = ""
+    choices: tuple[str, ...] | None = None
+    even: bool = False  # ints that must be even (RoPE dims)
+
+    def describe_bounds(self) -> str:
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        if self.type == "bool":
+            return "true or false"
+        parts = [self.type]
+        if self.min is not None and self.max is not None:
+            parts.append(f"in [{_fmt(self.min)}, {_fmt(self.max)}]")
+        elif self.min is not None:
+            parts.append(f">= {_fmt(self.min)}")
+        elif self.max is not None:
+            parts.append(f"<= {_fmt(self.max)}")
+        if self.even:
+            parts.append("even")
+        return " ".join(parts)
+
+    def coerce(self, raw: Any) -> Any:
+        """Turn a CLI string or a YAML/JSON value into a checked value, or raise ParamError."""
+        where = f"parameter {self.name!r}"
+        value: Any
+        if self.type == "bool":
+            if isinstance(raw, bool):
+                value = raw
+            elif isinstance(raw, str) and raw.strip().lower() in {"true", "1", "yes", "on"}:
+                value = True
+            elif isinstance(raw, str) and raw.strip().lower() in {"false", "0", "no", "off"}:
+                value = False
+            else:
+                raise ParamError(f"{where} must be true or false, got {raw!r}")
+            return value
+        if self.type == "str":
+            if not isinstance(raw, str):
+                raise ParamError(f"{where} must be a string, got {raw!r}")
+            value = raw.strip()
+        elif self.type == "int":
+            if isinstance(raw, bool):
+                raise ParamError(f"{where} must be an integer ({self.describe_bounds()}), got {raw!r}")
+            if isinstance(raw, int):
+                value = raw
+            elif isinstance(raw, float) and raw.is_integer():
+                value = int(raw)
+            elif isinstance(raw, str):
+                try:
+                    value = int(raw.strip())
+                except ValueError:
+                    raise ParamError(
+                        f"{where} must be an integer ({self.describe_bounds()}), got {raw!r}"
+                    ) from None
+            else:
+                raise ParamError(f"{where} must be an integer ({self.describe_bounds()}), got {raw!r}")
+        elif self.type == "float":
+            if isinstance(raw, bool):
+                raise ParamError(f"{where} must be a number ({self.describe_bounds()}), got {raw!r}")
+            if isinstance(raw, int | float):
+                value = float(raw)
+            elif isinstance(raw, str):
+                try:
+                    value = float(raw.strip())
+                except ValueError:
+                    raise ParamError(
+                        f"{where} must be a number ({self.describe_bounds()}), got {raw!r}"
+                    ) from None
+            else:
+                raise ParamError(f"{where} must be a number ({self.describe_bounds()}), got {raw!r}")
+            if not math.isfinite(value):
+                raise ParamError(f"{where} must be finite, got {raw!r}")
+        else:  # pragma: no cover - spec error
+            raise ParamError(f"{where} has unknown type {self.type!r}")
+        if self.choices is not None and value not in self.choices:
+            raise ParamError(f"{where} must be {self.describe_bounds()}, got {value!r}")
+        if self.min is not None and value < self.min or self.max is not None and value > self.max:
+            raise ParamError(f"{where} must be {self.describe_bounds()}, got {value!r}")
+        if self.even and value % 2:
+            raise ParamError(f"{where} must be even ({self.describe_bounds()}), got {value!r}")
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["choices"] = list(self.choices) if self.choices else None
+        return d
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(x)
+
+
+@dataclass
+class Check:
+    claim: str
+    passed: bool
+    max_abs_error: float
+    tolerance: float
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[Any]]
+
+
+@dataclass
+class Series:
+    """Data for one plot: a shared x axis and one or more named y lines."""
+
+    title: str
+    x: list[float]
+    ys: dict[str, list[float]]
+    x_label: str = ""
+    y_label: str = ""
+
+
+@dataclass
+class Matrix:
+    """A 2-D grid drawn as a heatmap (PE table, ALiBi bias, T5 buckets). -inf is allowed (masked)."""
+
+    title: str
+    values: list[list[float]]
+    row_label: str = ""
+    col_label: str = ""
+
+
+@dataclass
+class DemoResult:
+    name: str
+    title: str
+    claim: str
+    device: str
+    dtype: str
+    elapsed_ms: float
+    params: dict[str, Any] = field(default_factory=dict)
+    checks: list[Check] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    series: list[Series] = field(default_factory=list)
+    matrices: list[Matrix] = field(default_factory=list)
+    values: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serializable dict (non-finite floats become the strings 'inf', '-inf', 'nan')."""
+        return _jsonable(asdict(self))
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, bool) or obj is None or isinstance(obj, str):
+        return obj
+    if isinstance(obj, int):
+        return int(obj)
+    if hasattr(obj, "item"):  # numpy / torch scalars
+        obj = obj.item()
+    if isinstance(obj, float):
+        if math.isnan(obj):
+            return "nan"
+        if math.isinf(obj):
+            return "inf" if obj > 0 else "-inf"
+        return float(obj)
+    if isinstance(obj, int):
+        return obj
+    return str(obj)
+
+
+class DemoContext:
+    """Handed to a demo's run function: the device and dtype to use, and collectors for output.
+
+    A run function looks like::
+
+        def _run(ctx: DemoContext, dim: int, m: int) -> None:
+            import torch                      # lazily, inside the function
+            ...
+            ctx.check("norm is preserved", err, tol=1e-5)
+            ctx.table("m, n, score", ["m", "n", "q·k"], rows)
+            ctx.value("max_error", err)
+    """
+
+    def __init__(self, device: str, dtype: str = "float32") -> None:
+        self.device = device
+        self.dtype = dtype
+        self.checks: list[Check] = []
+        self.tables: list[Table] = []
+        self.series_list: list[Series] = []
+        self.matrices: list[Matrix] = []
+        self.values: dict[str, float] = {}
+        self.notes: list[str] = []
+
+    def check(self, claim: str, max_abs_error: float, tol: float) -> Check:
+        err = float(max_abs_error)
+        c = Check(
+            claim=claim, passed=bool(math.isfinite(err) and err <= tol), max_abs_error=err, tolerance=tol
+        )
+        self.checks.append(c)
+        return c
+
+    def check_true(self, claim: str, ok: bool) -> Check:
+        c = Check(claim=claim, passed=bool(ok), max_abs_error=0.0 if ok else 1.0, tolerance=0.0)
+        self.checks.append(c)
+        return c
+
+    def table(self, title: str, columns: list[str], rows: list[list[Any]]) -> None:
+        self.tables.append(Table(title, list(columns), [list(r) for r in rows]))
+
+    def series(
+        self, title: str, x: list[float], ys: dict[str, list[float]], x_label: str = "", y_label: str = ""
+    ) -> None:
+        self.series_list.append(
+            Series(
+                title,
+                [float(v) for v in x],
+                {k: [float(v) for v in vs] for k, vs in ys.items()},
+                x_label,
+                y_label,
+            )
+        )
+
+    def matrix(self, title: str, values: Any, row_label: str = "", col_label: str = "") -> None:
+        rows = values.tolist() if hasattr(values, "tolist") else values
+        self.matrices.append(Matrix(title, [[float(v) for v in r] for r in rows], row_label, col_label))
+
+    def value(self, name: str, v: float) -> None:
+        self.values[name] = float(v)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+
+RunFn = Callable[..., None]
+MemoryFn = Callable[..., int]
+
+
+@dataclass(frozen=True)
+class Demo:
+    """A named, self-checking computation. `values` lists the named scalars it always emits,
+    so bank checks such as `values.max_error` can be validated without running anything."""
+
+    name: str
+    title: str
+    claim: str
+    topic: str
+    params: tuple[Param, ...]
+    values: tuple[str, ...]
+    run: RunFn
+    memory_bytes: MemoryFn | None = None  # estimated peak tensor bytes for given params
+    uses_torch: bool = True
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    def resolve_params(self, given: dict[str, Any] | None) -> dict[str, Any]:
+        """Defaults overlaid with `given`, each coerced and range-checked. Raises ParamError."""
+        resolved = self.defaults()
+        for key, raw in (given or {}).items():
+            p = self.param(key)
+            if p is None:
+                names = ", ".join(q.name for q in self.params) or "(none)"
+                raise ParamError(f"demo {self.name!r} has no parameter {key!r}; valid parameters: {names}")
+            resolved[key] = p.coerce(raw)
+        return resolved
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "claim": self.claim,
+            "topic": self.topic,
+            "params": [p.to_dict() for p in self.params],
+            "values": list(self.values),
+        }

@@ -1,0 +1,234 @@
+"""The question-bank schema (pydantic v2). Imports neither torch nor textual.
+
+A bank file is a mapping, either one topic::
+
+    topic: rope
+    title: {en: RoPE, zh: 旋转位置编码}
+    questions: [...]
+
+or several::
+
+    topics:
+      - topic: rope
+        title: ...
+        questions: [...]
+
+See docs/bank-format.md for the full format.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+LANGS: tuple[str, ...] = ("en", "zh")
+ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
+BLANK_RE = re.compile(r"\{\{(\d+)\}\}")
+ParamValue = int | float | bool | str
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+class Text(_Strict):
+    """Localized text. In YAML: `{en: ..., zh: ...}`, or a plain string meaning English only."""
+
+    en: str | None = None
+    zh: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_plain_string(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            return {"en": data}
+        return data
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Text:
+        if not (self.en and self.en.strip()) and not (self.zh and self.zh.strip()):
+            raise ValueError("text needs at least one language (en or zh) with non-empty text")
+        return self
+
+    def get(self, lang: str) -> str:
+        """The text in `lang`, falling back to the other language."""
+        value = getattr(self, lang, None)
+        if value:
+            return value
+        return self.en or self.zh or ""
+
+    def has(self, lang: str) -> bool:
+        value = getattr(self, lang, None)
+        return bool(value and value.strip())
+
+    def languages(self) -> set[str]:
+        return {lang for lang in LANGS if self.has(lang)}
+
+
+class DemoRef(_Strict):
+    """A posenc_ref demo shown beside the answer."""
+
+    name: str
+    params: dict[str, ParamValue] = Field(default_factory=dict)
+
+
+class CheckSpec(_Strict):
+    """Re-run a demo and compare one number in its result with `expect`.
+
+    `path` points into the demo result: `values.NAME` (or just `NAME`),
+    `tables[0].rows[2][1]`, `checks[1].max_abs_error`, ...
+    """
+
+    demo: str
+    params: dict[str, ParamValue] = Field(default_factory=dict)
+    path: str
+    expect: float
+    tolerance: float = Field(default=1e-6, ge=0)
+
+
+class Choice(_Strict):
+    text: Text
+    correct: bool = False
+    why: Text | None = None
+
+
+class Blank(_Strict):
+    """One cloze blank: every accepted answer (matched case-insensitively, spaces ignored)."""
+
+    accept: list[str] = Field(min_length=1)
+
+
+class _QuestionBase(_Strict):
+    id: Annotated[str, Field(pattern=ID_PATTERN, max_length=120)]
+    prompt: Text
+    explanation: Text
+    answer: Text | None = None
+    difficulty: int = Field(default=2, ge=1, le=3)
+    tags: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    follow_ups: list[str] = Field(default_factory=list)
+    demo: DemoRef | None = None
+    checks: list[CheckSpec] = Field(default_factory=list)
+
+    def text_fields(self) -> list[Text]:
+        """Every localized field, for language coverage and search."""
+        fields: list[Text] = [self.prompt, self.explanation]
+        if self.answer is not None:
+            fields.append(self.answer)
+        return fields
+
+
+class OpenQuestion(_QuestionBase):
+    type: Literal["open"]
+    answer: Text
+    key_points: list[Text] = Field(min_length=1)
+
+    def text_fields(self) -> list[Text]:
+        return super().text_fields() + list(self.key_points)
+
+
+class _ChoiceQuestion(_QuestionBase):
+    choices: list[Choice] = Field(min_length=2, max_length=9)
+
+    def text_fields(self) -> list[Text]:
+        out = super().text_fields()
+        for c in self.choices:
+            out.append(c.text)
+            if c.why is not None:
+                out.append(c.why)
+        return out
+
+    def correct_indices(self) -> list[int]:
+        return [i for i, c in enumerate(self.choices) if c.correct]
+
+
+class McqQuestion(_ChoiceQuestion):
+    type: Literal["mcq"]
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> McqQuestion:
+        n = len(self.correct_indices())
+        if n != 1:
+            raise ValueError(f"an mcq question needs exactly one choice with correct: true (found {n})")
+        return self
+
+
+class MultiQuestion(_ChoiceQuestion):
+    type: Literal["multi"]
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> MultiQuestion:
+        if not self.correct_indices():
+            raise ValueError("a multi question needs at least one choice with correct: true")
+        return self
+
+
+class TrueFalseQuestion(_QuestionBase):
+    type: Literal["truefalse"]
+    correct: bool
+
+
+class NumericQuestion(_QuestionBase):
+    type: Literal["numeric"]
+    value: float
+    tolerance: float = Field(ge=0)
+    unit: str | None = None
+
+    @model_validator(mode="after")
+    def _backed_by_check(self) -> NumericQuestion:
+        if not self.checks:
+            raise ValueError("a numeric question must be backed by a check that recomputes its value")
+        if not any(abs(c.expect - self.value) <= max(self.tolerance, c.tolerance) for c in self.checks):
+            raise ValueError(
+                f"no check expects the answer value {self.value} (within tolerance {self.tolerance})"
+            )
+        return self
+
+
+class ClozeQuestion(_QuestionBase):
+    """`prompt` holds numbered blanks `{{1}}`, `{{2}}`, ... in every language."""
+
+    type: Literal["cloze"]
+    blanks: list[Blank] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _blanks_match_prompt(self) -> ClozeQuestion:
+        expected = list(range(1, len(self.blanks) + 1))
+        for lang in self.prompt.languages():
+            found = sorted({int(n) for n in BLANK_RE.findall(self.prompt.get(lang))})
+            if found != expected:
+                raise ValueError(
+                    f"the {lang} prompt has blanks {found or 'none'} but {len(self.blanks)} blank(s) are "
+                    f"defined; write {{{{1}}}}..{{{{{len(self.blanks)}}}}}"
+                )
+        return self
+
+
+Question = Annotated[
+    OpenQuestion | McqQuestion | MultiQuestion | TrueFalseQuestion | NumericQuestion | ClozeQuestion,
+    Field(discriminator="type"),
+]
+QUESTION_TYPES: tuple[str, ...] = ("open", "mcq", "multi", "truefalse", "numeric", "cloze")
+
+
+class Topic(_Strict):
+    topic: Annotated[str, Field(pattern=ID_PATTERN, max_length=80)]
+    title: Text
+    description: Text | None = None
+    order: int = 100
+    questions: list[Question] = Field(default_factory=list)
+
+
+class BankFile(_Strict):
+    """A whole file: one topic inline, or a `topics:` list."""
+
+    topics: list[Topic] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_topic_form(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "topics" not in data and "topic" in data:
+            return {"topics": [data]}
+        return data

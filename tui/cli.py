@@ -1,0 +1,57 @@
+"""The `posenc` command. With no subcommand it opens the app.
+
+Subcommands live with the package that owns them; each module exposes
+`add_parser(subparsers)` and sets `func` on its parser. Heavy imports happen inside handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from posenc_ref import cli as demo_cli
+    from quizbank import cli as bank_cli
+    from quizbank.progress import cli as progress_cli
+
+    parser = argparse.ArgumentParser(
+        prog="posenc",
+        description="Interview prep and live reference for position encoding in Transformers. "
+        "Run with no subcommand to open the study app.",
+    )
+    parser.add_argument(
+        "--bank",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="extra question bank file or folder (repeatable)",
+    )
+    parser.add_argument("--data-dir", metavar="DIR", help="progress store folder (or POSENC_DATA_DIR)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo_cli.add_parser(sub)
+    bank_cli.add_parser(sub)
+    progress_cli.add_parser(sub)
+    progress_cli.add_export_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        from tui.app import run_app
+
+        return run_app(bank_paths=args.bank, data_dir=args.data_dir)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
