@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "sinusoidal_shift": "sinusoidal",
     "sinusoidal_shift_np": "sinusoidal",
     "sinusoidal_wavelengths": "sinusoidal",
+    "sinusoidal_frequencies_np": "sinusoidal",
     # learned absolute
     "LearnedPositionalEmbedding": "learned",
     "PositionOutOfRangeError": "learned",
@@ -46,20 +47,29 @@ _EXPORTS: dict[str, str] = {
     "alibi_slopes_np": "alibi",
     "alibi_bias": "alibi",
     "alibi_bias_np": "alibi",
+    "alibi_slopes_paper": "alibi",
+    "alibi_bias_bloom": "alibi",
     # T5
     "t5_relative_position_bucket": "t5",
     "t5_relative_position_bucket_np": "t5",
+    "t5_bucket_grid": "t5",
     # relative family
     "shaw_relative_indices": "shaw",
     "shaw_attention_scores": "shaw",
     "shaw_attention_scores_np": "shaw",
+    "shaw_relative_indices_np": "shaw",
+    "shaw_attention": "shaw",
+    "shaw_attention_np": "shaw",
     "xlnet_score_terms": "xlnet",
     "xlnet_score_terms_np": "xlnet",
     "deberta_score_terms": "deberta",
     "deberta_score_terms_np": "deberta",
+    "deberta_relative_indices": "deberta",
+    "deberta_scale": "deberta",
     # integer / binary encodings, absolute-PE expansion
     "integer_pe_np": "discrete",
     "binary_pe_np": "discrete",
+    "binary_bits_needed": "discrete",
     "absolute_score_terms": "expansion",
     "absolute_score_terms_np": "expansion",
     # demos

@@ -3,15 +3,193 @@
 from __future__ import annotations
 
 from . import register
+from ._common import (
+    MAX_MATRIX_SIDE,
+    MAX_TABLE_ROWS,
+    max_abs_diff,
+    randn,
+    sample_indices,
+    tol_for,
+    torch_dtype,
+)
 from .base import Demo, DemoContext, Param
 
 
 def _run_alibi_slopes(ctx: DemoContext, n_heads: int) -> None:
-    raise NotImplementedError
+    import math
+
+    import numpy as np
+
+    from ..alibi import alibi_slopes, alibi_slopes_np, alibi_slopes_paper
+
+    slopes = alibi_slopes(n_heads, device=ctx.device, dtype=torch_dtype(ctx))
+    reference = alibi_slopes_paper(n_heads)  # the authors' get_slopes, plain Python
+    max_error = max_abs_diff(slopes, reference)
+    ctx.check(f"alibi_slopes({n_heads}) equals the paper's get_slopes", max_error, 1e-7)
+    ctx.check(
+        "the textbook closed form equals get_slopes (float64)",
+        max_abs_diff(alibi_slopes_np(n_heads), reference),
+        1e-15,
+    )
+    n8 = alibi_slopes_paper(8)
+    n8_last = float(alibi_slopes(8, dtype=torch_dtype(ctx))[-1])
+    ctx.check("8 heads: slopes 1/2, 1/4, ..., 1/256", max_abs_diff(n8, [2.0**-h for h in range(1, 9)]), 1e-15)
+    n12 = alibi_slopes_np(12)
+    expected12 = [2.0**-h for h in range(1, 9)] + [2.0**-x for x in (0.5, 1.5, 2.5, 3.5)]
+    ctx.check(
+        "12 heads: the 8-head set, then every other slope of the 16-head set (−log2 = 0.5, 1.5, 2.5, 3.5)",
+        max_abs_diff(n12, expected12),
+        1e-15,
+    )
+    power_of_two = n_heads & (n_heads - 1) == 0
+    values = np.asarray(reference)
+    if power_of_two and n_heads > 1:
+        ratio = values[1:] / values[:-1]
+        ctx.check(
+            f"{n_heads} is a power of two: a geometric sequence with ratio = first slope = 2^(−8/{n_heads})",
+            float(np.abs(ratio - values[0]).max()),
+            1e-12,
+        )
+    else:
+        finer = 2 ** math.ceil(math.log2(n_heads))  # the next power of two
+        h = -np.log2(values) * finer / 8  # slope = 2^(-8h/finer) -> h
+        off_grid = float(np.abs(h - np.round(h)).max())
+        distinct = len(set(np.round(h).astype(int).tolist())) == n_heads
+        ctx.check(
+            f"{n_heads} heads: every slope is 2^(−8h/{finer}) for a distinct integer h (a subset of the "
+            f"{finer}-head set)",
+            off_grid if distinct else float("inf"),
+            1e-9,
+        )
+    ctx.value("first_slope", float(slopes[0]))
+    ctx.value("last_slope", float(slopes[-1]))
+    ctx.value("min_slope", float(slopes.min()))
+    ctx.value("max_error", max_error)
+    ctx.value("n8_last_slope", n8_last)
+    ctx.value("n12_ninth_slope", float(n12[8]))
+
+    as_list = slopes.cpu().double().tolist()
+    ctx.table(
+        f"Slopes for {n_heads} heads",
+        ["head", "slope", "−log2 slope"],
+        [[h + 1, s, -math.log2(s)] for h, s in enumerate(as_list)],
+    )
+    ctx.table(
+        "The paper's examples: 8 heads and 12 heads",
+        ["head", "n=8 slope", "n=8 −log2", "n=12 slope", "n=12 −log2"],
+        [
+            [
+                h + 1,
+                n8[h] if h < 8 else "",
+                -math.log2(n8[h]) if h < 8 else "",
+                float(n12[h]),
+                -math.log2(n12[h]),
+            ]
+            for h in range(12)
+        ],
+    )
+    ctx.series(
+        f"Slope per head ({n_heads} heads)",
+        [float(h + 1) for h in range(n_heads)],
+        {"slope": as_list, "−log2 slope": [-math.log2(s) for s in as_list]},
+        "head",
+        "slope",
+    )
+    if not power_of_two:
+        ctx.note(
+            f"{n_heads} is not a power of two, so the list is not monotone: the {2 ** int(math.log2(n_heads))} "
+            f"power-of-two slopes come first, then odd-numbered slopes of the {2 ** math.ceil(math.log2(n_heads))}-head "
+            "set, which fall between them."
+        )
+    ctx.note("Slopes are fixed, not learned. Steep heads look only locally; shallow heads see far back.")
 
 
 def _run_alibi_bias(ctx: DemoContext, n_heads: int, seq_len: int, causal: bool) -> None:
-    raise NotImplementedError
+    import torch
+
+    from ..alibi import alibi_bias, alibi_bias_bloom, alibi_bias_np, alibi_slopes
+
+    dt = torch_dtype(ctx)
+    bias = alibi_bias(n_heads, seq_len, causal=causal, device=ctx.device, dtype=dt)  # [h, L, L]
+    slopes = alibi_slopes(n_heads, device=ctx.device, dtype=dt)
+    n = min(seq_len, MAX_MATRIX_SIDE)
+    textbook = alibi_bias_np(n_heads, n, causal=causal)
+    max_error = max_abs_diff(bias[:, :n, :n], textbook)
+    ctx.check(
+        f"fast bias matches the textbook −m·(i − j){' with −inf above the diagonal' if causal else ', −m·|i − j|'}",
+        max_error,
+        tol_for(textbook),
+    )
+    # decoding with a KV cache: the last row of the full matrix is the 1-query bias
+    one_row = alibi_bias(n_heads, 1, seq_len, causal=causal, device=ctx.device, dtype=dt)
+    ctx.check(
+        "one query against the full cache = the last row of the square matrix",
+        max_abs_diff(one_row, bias[:, -1:, :]),
+        0.0,
+    )
+
+    # BLOOM: +m·j. Under the causal mask it differs from the paper by m·i on row i only.
+    bloom = alibi_bias_bloom(n_heads, seq_len, device=ctx.device, dtype=dt).expand(n_heads, seq_len, seq_len)
+    causal_mask = torch.ones(seq_len, seq_len, dtype=torch.bool, device=ctx.device).tril()
+    paper_causal = alibi_bias(n_heads, seq_len, causal=True, device=ctx.device, dtype=dt)
+    gap = (paper_causal - bloom).masked_fill(~causal_mask, float("nan"))  # per row: −m·i for every visible j
+    row_const = (gap - gap[..., :1]).nan_to_num(0.0).abs().amax()
+    ctx.check(
+        "paper − BLOOM is constant along each row (−m·i) over the visible keys",
+        float(row_const),
+        tol_for(bloom),
+    )
+    scores = randn(0, n_heads, seq_len, seq_len, device=ctx.device, dtype=dt)
+    attn_paper = torch.softmax(scores + paper_causal, dim=-1)
+    attn_bloom = torch.softmax((scores + bloom).masked_fill(~causal_mask, float("-inf")), dim=-1)
+    softmax_offset_error = max_abs_diff(attn_paper, attn_bloom)
+    ctx.check(
+        "so softmax(q·k − m·(i−j)) = softmax(q·k + m·j) under the causal mask",
+        softmax_offset_error,
+        tol_for(bloom[:, -1, :].cpu().double().numpy()),  # float32 logits up to m·(L−1): scale with them
+    )
+    last_first = float(bias[0, -1, 0])
+    ctx.check(
+        f"bias[head 1, last query, first key] = −m_1·(L − 1) = {-float(slopes[0]) * (seq_len - 1):.6g}",
+        abs(last_first + float(slopes[0]) * (seq_len - 1)),
+        tol_for([last_first]),
+    )
+    ctx.value("max_error", max_error)
+    ctx.value("softmax_offset_error", softmax_offset_error)
+    ctx.value("bias_last_row_first", last_first)
+    if not causal:
+        symmetric = torch.softmax(scores + bias, dim=-1)
+        unmasked_bloom = torch.softmax(scores + bloom, dim=-1)
+        diff = max_abs_diff(symmetric, unmasked_bloom)
+        ctx.value("noncausal_bloom_difference", diff)
+        ctx.note(
+            f"Without the causal mask BLOOM's +m·j is NOT equivalent to −m·|i − j| (max attention difference {diff:.3g}): "
+            "the per-row-constant argument needs the mask."
+        )
+
+    side = min(seq_len, 12)
+    head0 = bias[0, :side, :side].cpu().double().tolist()
+    ctx.table(
+        f"Head 1 bias (slope {float(slopes[0]):.6g}), first {side} queries × keys",
+        ["query i \\ key j"] + [str(j) for j in range(side)],
+        [[i] + row for i, row in enumerate(head0)],
+    )
+    heads = sample_indices(n_heads, MAX_TABLE_ROWS)
+    ctx.table(
+        "Per head: slope and the bias from the last query to the first key",
+        ["head", "slope", "bias[L−1, 0]", "BLOOM bias[L−1, 0] = +m·0", "BLOOM bias[L−1, L−1] = m·(L−1)"],
+        [
+            [h + 1, float(slopes[h]), float(bias[h, -1, 0]), 0.0, float(slopes[h]) * (seq_len - 1)]
+            for h in heads
+        ],
+    )
+    side = min(seq_len, MAX_MATRIX_SIDE)
+    ctx.matrix(
+        f"ALiBi bias, head 1 (first {side} positions)", bias[0, :side, :side].cpu(), "query i", "key j"
+    )
+    ctx.matrix(f"ALiBi bias, head {n_heads}", bias[-1, :side, :side].cpu(), "query i", "key j")
+    ctx.matrix("BLOOM form +m·j, head 1 (before the mask)", bloom[0, :side, :side].cpu(), "query i", "key j")
+    ctx.note("ALiBi adds nothing to the embeddings: the only position signal is this bias on the logits.")
 
 
 register(

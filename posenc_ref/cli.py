@@ -1,0 +1,286 @@
+"""``posenc demo``: list and run the live demos.
+
+    posenc demo list [--json]
+    posenc demo run NAME [param=value ...] [--device auto|cpu|cuda|mps] [--json]
+
+Exit status: 0 when every check passed, 1 when a check failed (or a demo crashed), 2 for a
+request that cannot be run as given (unknown demo or parameter, malformed ``param=value``, wrong
+type, out of range, unknown or absent device, over the memory budget). Errors are one line on
+stderr, never a traceback (set ``POSENC_DEBUG=1`` to see one).
+
+``demo list`` does not import torch. ``python -m posenc_ref.cli demo ...`` works without the rest
+of the ``posenc`` command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``demo`` (with ``list`` and ``run``) to a ``posenc`` subparsers object."""
+    demo = subparsers.add_parser(
+        "demo",
+        help="list and run the live, self-checking demos",
+        description="Live computations behind the answers: each demo checks its own claims.",
+    )
+    actions = demo.add_subparsers(dest="demo_command", metavar="ACTION")
+
+    listing = actions.add_parser("list", help="list demos with their parameters (defaults and bounds)")
+    listing.add_argument("--json", action="store_true", help="print the demo specs as JSON")
+    listing.set_defaults(func=handle_list)
+
+    run = actions.add_parser(
+        "run",
+        help="run one demo",
+        description="Run a demo. Parameters are given as param=value; see `posenc demo list`.",
+    )
+    run.add_argument("name", metavar="NAME", help="demo name, e.g. rope-relativity")
+    run.add_argument("params", nargs="*", metavar="param=value", help="override a parameter")
+    run.add_argument(
+        "--device", default="auto", help="auto (default), cpu, cuda or mps; POSENC_DEVICE overrides"
+    )
+    run.add_argument("--json", action="store_true", help="print the DemoResult as JSON")
+    run.set_defaults(func=handle_run)
+
+    def handle_no_action(args: argparse.Namespace) -> int:
+        demo.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+
+    demo.set_defaults(func=handle_no_action)
+    return demo
+
+
+# ----------------------------------------------------------------------------- output helpers
+
+
+def _utf8_stdout() -> bool:
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return encoding in {"utf8", "utf16", "utf32"}
+
+
+def _prepare_stdout() -> None:
+    # Titles use symbols such as − · ω; never crash on a terminal that cannot show them.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="replace")
+        except (ValueError, OSError):  # pragma: no cover - exotic streams
+            pass
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def format_value(value: Any) -> str:
+    """A table cell or scalar: ints as ints, floats with 6 significant digits or scientific."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if value == 0:
+            return "0"
+        magnitude = abs(value)
+        if value.is_integer() and magnitude < 1e15:
+            return str(int(value))
+        if 1e-4 <= magnitude < 1e6:
+            return f"{value:.6g}"
+        return f"{value:.4g}"
+    if value is None:
+        return ""
+    return str(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "  ") -> list[str]:
+    """Aligned text table: numbers right-aligned, text left-aligned, a rule under the header."""
+    cells = [[format_value(v) for v in row] for row in rows]
+    n_cols = max([len(columns)] + [len(r) for r in cells]) if cells or columns else 0
+    header = list(columns) + [""] * (n_cols - len(columns))
+    widths = [len(h) for h in header]
+    for row in cells:
+        for c, text in enumerate(row):
+            widths[c] = max(widths[c], len(text))
+    numeric = [all(_is_number(r[c]) for r in rows if c < len(r) and r[c] != "") for c in range(n_cols)]
+    lines = [indent + "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines.append(indent + "  ".join("-" * w for w in widths))
+    for row in cells:
+        padded = row + [""] * (n_cols - len(row))
+        parts = [
+            text.rjust(w) if numeric[c] else text.ljust(w) for c, (text, w) in enumerate(zip(padded, widths))
+        ]
+        lines.append(indent + "  ".join(parts).rstrip())
+    return lines
+
+
+def format_result(result: Any) -> str:
+    """The readable report of a DemoResult."""
+    ok, bad = ("✓", "✗") if _utf8_stdout() else ("PASS", "FAIL")
+    out: list[str] = [f"{result.name}: {result.title}", f"Claim: {result.claim}"]
+    if result.params:
+        out.append("Params: " + " ".join(f"{k}={format_value(v)}" for k, v in result.params.items()))
+    out.append(f"Device: {result.device} · {result.dtype} · {result.elapsed_ms:.2f} ms")
+    for table in result.tables:
+        out += ["", table.title]
+        out += format_table(table.columns, table.rows)
+    if result.series:
+        out += ["", "Series (plotted in the app; full data with --json)"]
+        for s in result.series:
+            names = ", ".join(s.ys)
+            out.append(f"  {s.title}: {len(s.x)} points of {names}")
+    if result.matrices:
+        out += ["", "Matrices (heatmaps in the app; full data with --json)"]
+        for m in result.matrices:
+            cols = len(m.values[0]) if m.values else 0
+            out.append(f"  {m.title}: {len(m.values)}×{cols}")
+    out += ["", "Checks"]
+    for c in result.checks:
+        mark = ok if c.passed else bad
+        if c.tolerance == 0 and c.max_abs_error == 0:
+            detail = "exact"
+        else:
+            relation = "≤" if c.passed else ">"
+            detail = f"max |error| {format_value(c.max_abs_error)} {relation} tolerance {format_value(c.tolerance)}"
+        out.append(f"  {mark} {c.claim}  ({detail})")
+    if result.values:
+        out += ["", "Values"]
+        width = max(len(k) for k in result.values)
+        out += [f"  {k.ljust(width)}  {format_value(v)}" for k, v in result.values.items()]
+    if result.notes:
+        out += ["", "Notes"]
+        out += [f"  - {n}" for n in result.notes]
+    passed = sum(c.passed for c in result.checks)
+    verdict = "all passed" if passed == len(result.checks) else f"{len(result.checks) - passed} FAILED"
+    out += ["", f"{passed}/{len(result.checks)} checks passed ({verdict})"]
+    return "\n".join(out)
+
+
+def _describe_param(p: Any) -> tuple[str, str, str]:
+    return f"{p.name}={format_value(p.default)}", p.describe_bounds(), p.help
+
+
+def format_listing(demos: Sequence[Any]) -> str:
+    out: list[str] = []
+    width = max((len(d.name) for d in demos), default=0)
+    for d in demos:
+        out.append(f"{d.name.ljust(width)}  {d.title}")
+        described = [_describe_param(p) for p in d.params]
+        if described:
+            w0 = max(len(a) for a, _, _ in described)
+            w1 = max(len(b) for _, b, _ in described)
+            out += [f"    {a.ljust(w0)}  {b.ljust(w1)}  {c}".rstrip() for a, b, c in described]
+        else:
+            out.append("    (no parameters)")
+    out += [
+        "",
+        f"{len(demos)} demos. Run one with: posenc demo run NAME [param=value ...] [--device ...] [--json]",
+    ]
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- handlers
+
+
+def handle_list(args: argparse.Namespace) -> int:
+    from .demos import list_demos
+
+    _prepare_stdout()
+    demos = list_demos()
+    if args.json:
+        print(json.dumps([d.to_dict() for d in demos], ensure_ascii=not _utf8_stdout(), indent=2))
+    else:
+        print(format_listing(demos))
+    return EXIT_OK
+
+
+def parse_assignments(items: Sequence[str]) -> dict[str, str]:
+    """``["dim=16", "k=-3"]`` -> ``{"dim": "16", "k": "-3"}``. Raises ValueError with a one-line reason."""
+    params: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"malformed parameter {item!r}: expected param=value, e.g. dim=16")
+        if key in params:
+            raise ValueError(f"parameter {key!r} given twice")
+        params[key] = value
+    return params
+
+
+def handle_run(args: argparse.Namespace) -> int:
+    from .demos import DemoError, get_demo, run_demo
+    from .device import VALID_DEVICES
+
+    _prepare_stdout()
+    device = (args.device or "auto").strip().lower()
+    kind, _, index = device.partition(":")
+    if kind not in VALID_DEVICES or (index and (kind != "cuda" or not index.isdigit())):
+        return _error(f"unknown device {args.device!r}; choose one of {', '.join(VALID_DEVICES)} (or cuda:N)")
+    try:
+        params = parse_assignments(args.params)
+    except ValueError as exc:
+        return _error(str(exc))
+    try:
+        get_demo(args.name)  # unknown names fail here, before torch is imported
+        result = run_demo(args.name, params, device=device)
+    except DemoError as exc:
+        return _error(str(exc))
+    except Exception as exc:  # a demo that crashed: one line, unless debugging
+        from .device import DeviceUnavailableError
+
+        if isinstance(exc, DeviceUnavailableError):
+            return _error(str(exc))
+        if os.environ.get("POSENC_DEBUG"):
+            raise
+        print(f"error: demo {args.name!r} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=not _utf8_stdout(), indent=2))
+    else:
+        print(format_result(result))
+    return EXIT_OK if result.passed else EXIT_FAILED
+
+
+# ----------------------------------------------------------------------------- standalone entry
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="posenc", description="posenc live demos")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``demo ...`` without the rest of the ``posenc`` command (used by ``python -m posenc_ref.cli``)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""DeBERTa disentangled attention: content-to-content, content-to-position, position-to-content.
+
+Reference: He, Liu, Gao & Chen 2021, "DeBERTa: Decoding-enhanced BERT with Disentangled Attention",
+§3.1 (eqs. 2–4), and transformers' ``DisentangledSelfAttention`` (v1). Each token has a content
+vector H_i; relative positions have their own embedding table P with 2k rows::
+
+    δ(i, j) = 0            if i - j <= -k
+            = 2k - 1       if i - j >= k
+            = i - j + k    otherwise
+
+    Q_c = H W_{q,c}   K_c = H W_{k,c}   Q_r = P W_{q,r}   K_r = P W_{k,r}
+
+    Ã_ij = Q_c[i]·K_c[j]             content-to-content  (c2c)
+         + Q_c[i]·K_r[δ(i, j)]       content-to-position (c2p)
+         + K_c[j]·Q_r[δ(j, i)]       position-to-content (p2c: note δ(j, i), the key's view)
+
+    A = softmax(Ã / √(3d))           three terms, so the scale is √(3d), not √d
+
+The position-to-position term of the absolute expansion is dropped: with relative positions it
+carries no information about the tokens.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+class DebertaScoreTerms(NamedTuple):
+    """DeBERTa terms, each ``[..., Lq, Lk]``: c2c, c2p, p2c, their sum, and the sum / √(3d)."""
+
+    c2c: Any
+    c2p: Any
+    p2c: Any
+    total: Any
+    scaled: Any
+
+
+def deberta_scale(head_dim: int, n_terms: int = 3) -> float:
+    """The logit scale 1/√(n_terms · d): 1/√(3d) with c2p and p2c enabled."""
+    return 1.0 / math.sqrt(n_terms * head_dim)
+
+
+def deberta_delta_np(i: int, j: int, span: int) -> int:
+    """δ(i, j): the relative-embedding row for query i and key j, clipped to 0 .. 2k - 1."""
+    if i - j <= -span:
+        return 0
+    if i - j >= span:
+        return 2 * span - 1
+    return i - j + span
+
+
+def deberta_relative_indices(q_len: int, k_len: int, span: int, *, device=None):
+    """δ(i, j) for every pair, long ``[q_len, k_len]`` (HF: ``clamp(i - j + k, 0, 2k - 1)``)."""
+    import torch
+
+    rel = torch.arange(q_len, device=device)[:, None] - torch.arange(k_len, device=device)[None, :]
+    return (rel + span).clamp(0, 2 * span - 1)
+
+
+def _span(rel_emb_rows: int, span: int | None) -> int:
+    span = rel_emb_rows // 2 if span is None else span
+    if span < 1:
+        raise ValueError(f"span k must be >= 1, got {span}")
+    if rel_emb_rows < 2 * span:
+        raise ValueError(f"rel_emb needs 2k = {2 * span} rows, got {rel_emb_rows}")
+    return span
+
+
+def deberta_score_terms_np(
+    h: np.ndarray,
+    rel_emb: np.ndarray,
+    w_q_c: np.ndarray,
+    w_k_c: np.ndarray,
+    w_q_r: np.ndarray,
+    w_k_r: np.ndarray,
+    *,
+    span: int | None = None,
+) -> DebertaScoreTerms:
+    """Textbook terms for one head. h ``[L, d_model]``, rel_emb P ``[2k, d_model]``, weights
+    ``[d_model, d]``. ``span`` k defaults to ``rel_emb.shape[0] // 2``."""
+    h, rel_emb, w_q_c, w_k_c, w_q_r, w_k_r = (
+        np.asarray(a, dtype=np.float64) for a in (h, rel_emb, w_q_c, w_k_c, w_q_r, w_k_r)
+    )
+    k = _span(rel_emb.shape[0], span)
+    q_c, k_c = h @ w_q_c, h @ w_k_c
+    q_r, k_r = rel_emb @ w_q_r, rel_emb @ w_k_r
+    n = h.shape[0]
+    c2c, c2p, p2c = (np.zeros((n, n)) for _ in range(3))
+    for i in range(n):
+        for j in range(n):
+            c2c[i, j] = q_c[i] @ k_c[j]
+            c2p[i, j] = q_c[i] @ k_r[deberta_delta_np(i, j, k)]
+            p2c[i, j] = k_c[j] @ q_r[deberta_delta_np(j, i, k)]
+    total = c2c + c2p + p2c
+    return DebertaScoreTerms(c2c, c2p, p2c, total, total * deberta_scale(w_q_c.shape[1]))
+
+
+def deberta_score_terms(
+    h, rel_emb, w_q_c, w_k_c, w_q_r, w_k_r, *, span: int | None = None
+) -> DebertaScoreTerms:
+    """Fast terms. h ``[..., L, d_model]``; other arguments as in `deberta_score_terms_np`.
+
+    As in HF: project the whole table once, multiply, then gather by δ (c2p) and by δ(j, i)
+    (p2c, transposed back).
+    """
+    import torch
+
+    k = _span(rel_emb.shape[0], span)
+    n = h.shape[-2]
+    q_c, k_c = h @ w_q_c, h @ w_k_c  # [..., L, d]
+    q_r, k_r = rel_emb @ w_q_r, rel_emb @ w_k_r  # [2k, d]
+    idx = deberta_relative_indices(n, n, k, device=h.device)  # δ(i, j)
+    batch = q_c.shape[:-2]
+    c2c = q_c @ k_c.transpose(-1, -2)
+    c2p = torch.gather(q_c @ k_r.T, -1, idx.expand(*batch, n, n))  # Q_c[i]·K_r[δ(i, j)]
+    # p2c[i, j] = K_c[j]·Q_r[δ(j, i)]: gather row j at column δ(j, i) = idx[j, i], then transpose
+    p2c = torch.gather(k_c @ q_r.T, -1, idx.expand(*batch, n, n)).transpose(-1, -2)
+    total = c2c + c2p + p2c
+    return DebertaScoreTerms(c2c, c2p, p2c, total, total * deberta_scale(w_q_c.shape[1]))

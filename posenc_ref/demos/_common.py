@@ -1,0 +1,71 @@
+"""Small helpers shared by the demo run functions. Pure Python at import time (no torch)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Largest grid a demo copies into a table / heatmap / series, so `--json` output stays readable.
+MAX_TABLE_ROWS = 24
+MAX_MATRIX_SIDE = 64
+MAX_SERIES_POINTS = 512
+
+
+def torch_dtype(ctx: Any):
+    import torch
+
+    return getattr(torch, ctx.dtype)
+
+
+def randn(seed: int, *shape: int, device: str, dtype=None, scale: float = 1.0):
+    """Seeded standard-normal tensor, drawn on the CPU so a seed gives the same numbers on every device."""
+    import torch
+
+    gen = torch.Generator().manual_seed(int(seed))
+    out = torch.randn(*shape, generator=gen, dtype=torch.float32)
+    if scale != 1.0:
+        out = out * scale
+    return out.to(device=device, dtype=dtype or torch.float32)
+
+
+def tol_for(reference: Any, rel: float = 1e-5) -> float:
+    """Tolerance for a float32 fast form against a float64 reference: rel × max(1, max |reference|)."""
+    import numpy as np
+
+    ref = np.asarray(reference, dtype=np.float64)
+    finite = ref[np.isfinite(ref)]
+    peak = float(np.abs(finite).max()) if finite.size else 0.0
+    return rel * max(1.0, peak)
+
+
+def max_abs_diff(a: Any, b: Any) -> float:
+    """max |a - b| as a Python float; a and b may be tensors or arrays; ±inf must match exactly."""
+    import numpy as np
+
+    a = np.asarray(a.detach().cpu().double() if hasattr(a, "detach") else a, dtype=np.float64)
+    b = np.asarray(b.detach().cpu().double() if hasattr(b, "detach") else b, dtype=np.float64)
+    if a.shape != b.shape:
+        return float("inf")
+    if not np.array_equal(np.isinf(a) * np.sign(a), np.isinf(b) * np.sign(b)):
+        return float("inf")  # an infinity (mask) in one and not the other, or of opposite sign
+    finite = np.isfinite(a) & np.isfinite(b)
+    nan_mismatch = np.isnan(a) != np.isnan(b)
+    if nan_mismatch.any():
+        return float("nan")
+    diff = np.abs(a[finite] - b[finite])
+    return float(diff.max()) if diff.size else 0.0
+
+
+def sample_indices(n: int, limit: int) -> list[int]:
+    """Up to `limit` sorted indices spread over 0 .. n-1 (all of them when n <= limit)."""
+    if n <= limit:
+        return list(range(n))
+    step = (n - 1) / (limit - 1)
+    return sorted({round(i * step) for i in range(limit)})
+
+
+def to_numpy(t: Any):
+    import numpy as np
+
+    if hasattr(t, "detach"):
+        return t.detach().cpu().double().numpy()
+    return np.asarray(t, dtype=np.float64)
