@@ -138,6 +138,7 @@ def _run_sinusoidal_wavelengths(ctx: DemoContext, dim: int, base: float) -> None
     ctx.value("min_wavelength", min_wl)
     ctx.value("max_wavelength", max_wl)
     ctx.value("ratio", ratio)
+    ctx.value("t2t_max_wavelength", float(wl_t2t.max()))
 
     omega = sinusoidal_frequencies_np(dim, base=base)
     omega_t2t = sinusoidal_frequencies_np(dim, base=base, frequencies="tensor2tensor")
@@ -230,6 +231,8 @@ def _run_sinusoidal_dot(ctx: DemoContext, dim: int, seq_len: int, base: float) -
     )
     positive = formula[seq_len - 1 :]
     rises = int(np.sum(np.diff(positive) > 1e-9))
+    ctx.value("rise_count", rises)
+    ctx.value("is_monotone", float(rises == 0))
     ctx.note(
         f"The curve falls from d/2 but is not monotone: over k = 0..{seq_len - 1} it rises {rises} times. "
         "And this is PE·PE only; inside attention W_Q and W_K sit in between and can undo the pattern."
@@ -499,6 +502,8 @@ def _run_permutation_equivariance(ctx: DemoContext, seq_len: int, dim: int, seed
 
 
 def _run_attention_expansion(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> None:
+    import numpy as np
+
     from ..expansion import absolute_score_terms, absolute_score_terms_np
     from ..sinusoidal import sinusoidal_pe
 
@@ -550,6 +555,20 @@ def _run_attention_expansion(ctx: DemoContext, seq_len: int, dim: int, seed: int
             ["ALiBi", "kept", "dropped", "dropped", "→ fixed −m·(i−j)"],
         ],
     )
+    # Is p_i W_Q W_K^T p_j still a function of i − j? Compare each diagonal with its own mean.
+    p2p = to_numpy(terms[3])
+    spread = max(
+        (float(np.abs(np.diagonal(p2p, k) - np.diagonal(p2p, k).mean()).max()) for k in range(-n + 1, n)),
+        default=0.0,
+    )
+    p2p_relative_error = spread / (float(np.abs(p2p).max()) or 1.0)
+    ctx.value("p2p_relative_error", p2p_relative_error)
+    if seq_len > 2:
+        ctx.check_true(
+            "with W_Q, W_K in between, position·position is no longer a function of i − j alone "
+            f"(diagonal spread / max = {p2p_relative_error:.3f} > 0.01)",
+            p2p_relative_error > 0.01,
+        )
     side = min(seq_len, MAX_MATRIX_SIDE)
     for name, term in zip(names, terms[:4]):
         ctx.matrix(name, term[:side, :side].cpu(), "query i", "key j")
@@ -584,7 +603,7 @@ register(
         claim="Pair i has wavelength 2π·base^(2i/d): from 2π for the first pair up to nearly 2π·base for the last.",
         topic="absolute",
         params=(Param("dim", "int", 512, min=2, max=65536, even=True, help="model dimension d (even)"), BASE),
-        values=("min_wavelength", "max_wavelength", "ratio"),
+        values=("min_wavelength", "max_wavelength", "ratio", "t2t_max_wavelength"),
         run=_run_sinusoidal_wavelengths,
         memory_bytes=lambda dim, **_: 8 * dim * 4,
     )
@@ -600,7 +619,7 @@ register(
             Param("seq_len", "int", 64, min=2, max=100_000, help="positions"),
             BASE,
         ),
-        values=("max_error", "dot_at_0", "symmetry_error"),
+        values=("max_error", "dot_at_0", "symmetry_error", "rise_count", "is_monotone"),
         run=_run_sinusoidal_dot,
         memory_bytes=lambda dim, seq_len, **_: 8 * seq_len * dim * 2 + 8 * seq_len * seq_len,
     )
@@ -664,7 +683,7 @@ register(
             Param("dim", "int", 16, min=2, max=4096, even=True, help="model dimension (even)"),
             SEED,
         ),
-        values=("max_error",),
+        values=("max_error", "p2p_relative_error"),
         run=_run_attention_expansion,
         memory_bytes=lambda seq_len, dim, **_: (
             8 * (seq_len * dim * 6 + 2 * dim * dim + 6 * seq_len * seq_len)

@@ -200,7 +200,7 @@ def _run_shaw_relative(ctx: DemoContext, seq_len: int, clip: int, dim: int, seed
     logits = shaw_attention_scores(q[:side], k[:side], rel_k, clip)
     ctx.matrix("Shaw logits e_ij (random q, k, w^K)", logits.cpu(), "query i", "key j")
     ctx.note(
-        "Shaw et al. (Table 3) saw BLEU change little for k ≥ 2: a few local relative vectors plus depth "
+        "Shaw et al. (Table 2) saw BLEU change little for k ≥ 2: a few local relative vectors plus depth "
         "let the model reach further."
     )
 
@@ -366,8 +366,10 @@ def _run_deberta_terms(ctx: DemoContext, seq_len: int, dim: int, span: int, seed
         ctx.matrix(name, term[:side, :side].cpu(), "query i", "key j")
     ctx.matrix(f"δ(i, j), k = {span}", idx[:side, :side].cpu(), "query i", "key j")
     ctx.note(
-        "p2c indexes with δ(j, i), the distance seen from the key, which is why HF builds it with the negated "
-        "relative positions. DeBERTa adds absolute positions only near the output (the enhanced mask decoder)."
+        "p2c follows the paper's eq. (4) and indexes with δ(j, i), the distance seen from the key. The released "
+        "code (and HF's modeling_deberta_v2) negates the relative positions and then transposes; the two flips "
+        "cancel, so checkpoints actually use δ(i, j) for p2c too: a port must follow the code to match them. "
+        "DeBERTa adds absolute positions only near the output (the enhanced mask decoder)."
     )
 
 
