@@ -17,36 +17,542 @@ def _f32(*sizes: int) -> int:
     return 4 * n
 
 
+# ---------------------------------------------------------------------------------------------
+# helpers (torch is imported inside functions only: listing demos must not import torch)
+# ---------------------------------------------------------------------------------------------
+
+_EPS = {"float64": 2.220446049250313e-16, "float32": 1.1920928955078125e-07}
+
+
+def _exact_dtype(ctx: DemoContext):
+    """float64 where the device has it (CPU, CUDA), float32 on MPS; recorded on ctx.dtype."""
+    import torch
+
+    name = "float32" if str(ctx.device).startswith("mps") else "float64"
+    ctx.dtype = name
+    return getattr(torch, name)
+
+
+def _randn(seed: int, *shape: int, dtype=None):
+    """Reproducible standard normals drawn on CPU (same numbers on every device), float64 by default."""
+    import torch
+
+    gen = torch.Generator().manual_seed(int(seed))
+    return torch.randn(*shape, generator=gen, dtype=dtype or torch.float64)
+
+
+def _angle_tol(dtype_name: str, max_position: float, scale: float) -> float:
+    """Tolerance for comparing rotations at positions up to max_position: the angle m·θ carries a
+    rounding error of about m·ε, so the tolerance grows with the position."""
+    return 16.0 * _EPS[dtype_name] * (1.0 + float(max_position)) * max(scale, 1.0)
+
+
+def _fmt(v: float) -> float:
+    return float(f"{float(v):.6g}")
+
+
+# ---------------------------------------------------------------------------------------------
+# run functions
+# ---------------------------------------------------------------------------------------------
+
+
 def _run_rope_relativity(ctx: DemoContext, dim: int, m: int, n: int, base: float, seed: int) -> None:
-    raise NotImplementedError
+    import torch
+
+    from ..rope import apply_rope, apply_rope_np
+
+    dtype = _exact_dtype(ctx)
+    q64, k64 = _randn(seed, dim), _randn(seed + 1, dim)
+    q, k = q64.to(ctx.device, dtype), k64.to(ctx.device, dtype)
+    shifts = [0, 1, 10, 100, 1000]
+    pairs = [(m + s, n + s) for s in shifts]
+    if min(m, n) >= 1:  # also shift down to the smallest non-negative pair
+        pairs.insert(1, (m - min(m, n), n - min(m, n)))
+    qs = q.expand(len(pairs), dim)
+    ks = k.expand(len(pairs), dim)
+    q_rot = apply_rope(qs, torch.tensor([a for a, _ in pairs], device=ctx.device))
+    k_rot = apply_rope(ks, torch.tensor([b for _, b in pairs], device=ctx.device))
+    scores = (q_rot * k_rot).sum(-1).double().cpu()
+    relative = float((apply_rope(q[None], [m - n]) * k).sum())  # <R(q, m-n), k>
+    score = float(scores[0])
+
+    scale = float(q64.norm() * k64.norm())
+    max_pos = max(max(a, b) for a, b in pairs)
+    tol = _angle_tol(ctx.dtype, max_pos, scale)
+    err_offset = float((scores - relative).abs().max())
+    ctx.check("⟨R(q,m), R(k,n)⟩ = ⟨R(q,m−n), k⟩ for every row of the table", err_offset, tol)
+    ctx.check(
+        "every pair with the same offset m − n gets the same score", float(scores.max() - scores.min()), tol
+    )
+    # the numpy textbook (explicit rotation matrices, float64) agrees with the fast torch form
+    score_np = float((apply_rope_np(q64.numpy()[None], [m]) @ apply_rope_np(k64.numpy()[None], [n]).T).item())
+    ctx.check(
+        "the fast torch form matches the numpy rotation-matrix form",
+        abs(score - score_np),
+        _angle_tol(ctx.dtype, max(m, n), scale),
+    )
+    rows = [[a, b, a - b, _fmt(sc)] for (a, b), sc in zip(pairs, scores.tolist())]
+    ctx.table("Same offset m − n, same score", ["m", "n", "m − n", "score"], rows)
+
+    # contrast: moving only the key changes the offset and the score
+    others = [n + delta for delta in (1, 2, 5, 10) if n + delta >= 0]
+    k_other = apply_rope(k.expand(len(others), dim), others)
+    q_m = apply_rope(q[None], [m])
+    other_scores = (q_m * k_other).sum(-1).double().cpu().tolist()
+    ctx.table(
+        "Different offsets, different scores",
+        ["m", "n", "m − n", "score"],
+        [[m, b, m - b, _fmt(sc)] for b, sc in zip(others, other_scores)],
+    )
+    ctx.value("score", score)
+    ctx.value("relative_score", relative)
+    ctx.value("max_error", err_offset)
+    ctx.note(f"q and k are seeded normals (seed {seed}); computed in {ctx.dtype}, half layout.")
 
 
 def _run_rope_norm(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: int) -> None:
-    raise NotImplementedError
+    import numpy as np
+    import torch
+
+    from ..rope import apply_rope, rope_inv_freq_np, rope_rotation_matrix_np
+
+    dtype = getattr(torch, ctx.dtype)  # float32: the precision models run in
+    x = _randn(seed, seq_len, dim, dtype=dtype).to(ctx.device)
+    norms = x.norm(dim=-1)
+    worst = 0.0
+    per_position = None
+    for layout in ("half", "interleaved"):
+        y = apply_rope(x, base=base, layout=layout)
+        rel = ((y.norm(dim=-1) - norms).abs() / norms).double().cpu()
+        worst = max(worst, float(rel.max()))
+        if per_position is None:
+            per_position = rel
+    ctx.check("‖R(x, m)‖ = ‖x‖ at every position, both layouts (relative error)", worst, 1e-5)
+    last = max(seq_len - 1, 0)
+    if dim <= 256:
+        rot = rope_rotation_matrix_np(last, dim, base)
+        ortho = float(np.abs(rot.T @ rot - np.eye(dim)).max())
+    else:  # a d x d matrix would be large: check each 2x2 block, cos² + sin² = 1
+        angle = last * rope_inv_freq_np(dim, base=base)
+        ortho = float(np.abs(np.cos(angle) ** 2 + np.sin(angle) ** 2 - 1).max())
+    ctx.check("the rotation matrix is orthogonal: RᵀR = I (float64)", ortho, 1e-12)
+    y_half = apply_rope(x, base=base)
+    picks = sorted({0, 1, seq_len // 2, seq_len - 1} & set(range(seq_len)))
+    ctx.table(
+        "Norms before and after rotation",
+        ["position", "‖x‖", "‖R(x, m)‖", "relative error"],
+        [[p, _fmt(norms[p]), _fmt(y_half[p].norm()), float(f"{float(per_position[p]):.3g}")] for p in picks],
+    )
+    ctx.series(
+        "Relative norm error per position (float32, half layout)",
+        list(range(seq_len)),
+        {"|‖R(x,m)‖ − ‖x‖| / ‖x‖": per_position.tolist()},
+        x_label="position m",
+        y_label="relative error",
+    )
+    ctx.value("max_norm_error", worst)
 
 
 def _run_rope_decay(ctx: DemoContext, dim: int, base: float, max_distance: int) -> None:
-    raise NotImplementedError
+    import torch
+
+    from ..rope import rope_inv_freq
+
+    dtype = _exact_dtype(ctx)
+    half = dim // 2
+    theta = rope_inv_freq(dim, base=base, device=ctx.device, dtype=dtype)
+    distance = torch.arange(max_distance + 1, device=ctx.device, dtype=dtype)
+
+    # Abel summation: |Σ h_i e^{i r θ_i}| <= max_i |h_{i+1} − h_i| · Σ_j |S_j|  (h_{d/2} = 0)
+    q = torch.view_as_complex(_randn(0, half, 2))
+    k = torch.view_as_complex(_randn(1, half, 2))
+    complex_dtype = torch.complex128 if dtype == torch.float64 else torch.complex64
+    h = (q * k.conj()).to(ctx.device, complex_dtype)
+    dh = torch.diff(torch.cat((h, h.new_zeros(1)))).abs().max()
+
+    bounds, actuals, abels = [], [], []
+    rows_per_block = max(1, (1 << 22) // half)  # bounded temporaries for long distance ranges
+    for block in distance.split(rows_per_block):
+        phase = block[:, None] * theta  # (m − n) θ_k
+        unit = torch.polar(torch.ones_like(phase), phase)  # e^{i (m−n) θ_k}
+        partial_abs = torch.cumsum(unit, dim=-1).abs()  # |S_j|, S_j = Σ_{k<j} e^{i(m−n)θ_k}, j = 1 .. d/2
+        bounds.append(partial_abs.mean(dim=-1))  # (1 / (d/2)) Σ_j |S_j|, the curve of RoFormer fig. 2
+        actuals.append((unit * h).sum(-1).abs())
+        abels.append(dh * partial_abs.sum(-1))
+    bound, actual, abel = torch.cat(bounds), torch.cat(actuals), torch.cat(abels)
+    slack = float((actual - abel).clamp(min=0).max())
+
+    bound_cpu = bound.double().cpu()
+    b0 = float(bound_cpu[0])
+    expected0 = (half + 1) / 2
+    ctx.check("the bound at distance 0 is (d/2 + 1)/2", abs(b0 - expected0), 1e-9 * expected0)
+    ctx.check("|Σ h_i e^{i(m−n)θ_i}| never exceeds the Abel-summation bound", slack, 1e-6 * float(abel.max()))
+    ctx.check(
+        "the bound never exceeds its value at distance 0 (|S_j| ≤ j)",
+        max(float(bound_cpu.max()) - b0, 0.0),
+        1e-9 * expected0,
+    )
+    diffs = bound_cpu[1:] - bound_cpu[:-1]
+    monotone = bool((diffs <= 1e-12).all()) if max_distance >= 1 else True
+    if max_distance >= 1:
+        ctx.check_true("the bound has dropped by the largest distance", float(bound_cpu[-1]) < b0)
+    if max_distance >= 100:
+        ctx.check_true("the curve oscillates: it is not monotone", not monotone)
+    else:
+        ctx.note("With max_distance < 100 the oscillation check is skipped (too few points).")
+    marks = [r for r in (0, 1, 2, 5, 10, 25, 50, 100, 150, 200, 250, 500, 1000) if r <= max_distance]
+    if max_distance not in marks:
+        marks.append(max_distance)
+    ctx.table(
+        "Long-term decay bound",
+        ["m − n", "mean |S_j|", "bound / bound(0)"],
+        [[r, _fmt(bound_cpu[r]), _fmt(bound_cpu[r] / b0)] for r in marks],
+    )
+    normalized = (actual / (dh * half)).double().cpu()
+    ctx.series(
+        "RoFormer long-term decay (mean |S_j| against relative distance)",
+        distance.double().cpu().tolist(),
+        {"mean |S_j|": bound_cpu.tolist(), "|Σ h e^{irθ}| / (d/2 · max|Δh|)": normalized.tolist()},
+        x_label="relative distance m − n",
+        y_label="relative upper bound",
+    )
+    ctx.value("bound_at_0", b0)
+    ctx.value("bound_at_max", float(bound_cpu[-1]))
+    ctx.value("min_bound", float(bound_cpu.min()))
+    ctx.value("is_monotone", 1.0 if monotone else 0.0)
+    ctx.note("RoFormer §3.4.3: the bound trends down with oscillation; it is not a monotone decay.")
 
 
 def _run_rope_layouts(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: int) -> None:
-    raise NotImplementedError
+    import torch
+
+    from ..rope import apply_rope, half_to_interleaved_permutation
+
+    dtype = _exact_dtype(ctx)
+    q = _randn(seed, seq_len, dim).to(ctx.device, dtype)  # Meta / interleaved channel order
+    k = _randn(seed + 1, seq_len, dim).to(ctx.device, dtype)
+    perm = half_to_interleaved_permutation(dim, device=ctx.device)
+    q_meta = apply_rope(q, base=base, layout="interleaved")
+    k_meta = apply_rope(k, base=base, layout="interleaved")
+    q_hf = apply_rope(q[..., perm], base=base, layout="half")  # permuted weights, HF rotate_half
+    k_hf = apply_rope(k[..., perm], base=base, layout="half")
+    max_error = float((q_meta[..., perm] - q_hf).abs().max())
+    # scores on up to 256 evenly spread positions (a full seq x seq matrix could be huge)
+    pick = torch.linspace(0, seq_len - 1, min(seq_len, 256), device=ctx.device).round().long().unique()
+    scores_meta = q_meta[pick] @ k_meta[pick].T
+    scores_hf = q_hf[pick] @ k_hf[pick].T
+    score_error = float((scores_meta - scores_hf).abs().max())
+    scale = float(q.norm(dim=-1).max() * k.norm(dim=-1).max())
+    tol = _angle_tol(ctx.dtype, seq_len, float(q.abs().max()))
+    ctx.check("interleaved RoPE then permute = permute then half RoPE (channel by channel)", max_error, tol)
+    ctx.check(
+        "attention scores are identical under the permutation", score_error, tol * float(k.norm(dim=-1).max())
+    )
+    # the trap: loading Meta-ordered weights into HF's rotate_half without permuting
+    wrong = apply_rope(q, base=base, layout="half")[pick] @ apply_rope(k, base=base, layout="half")[pick].T
+    unpermuted = float((wrong - scores_meta).abs().max())
+    if dim >= 4 and seq_len >= 2:
+        ctx.check_true(
+            "without the permutation the scores differ (the conversion trap)", unpermuted > 1e-3 * scale
+        )
+    ctx.table(
+        "Channel permutation hf[r·d/2 + i] = meta[2i + r]",
+        ["hf channel", "meta channel", "pair i", "r"],
+        [[j, int(perm[j]), j % (dim // 2), j // (dim // 2)] for j in range(min(dim, 64))],
+    )
+    if dim <= 64:
+        eye = torch.eye(dim, dtype=torch.float64)
+        ctx.matrix(
+            "Permutation matrix P (row hf channel, column meta channel)", eye[perm.cpu()], "hf", "meta"
+        )
+    ctx.value("max_error", max_error)
+    ctx.value("score_max_error", score_error)
+    ctx.value("unpermuted_score_error", unpermuted)
 
 
 def _run_rope_forms(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: int) -> None:
-    raise NotImplementedError
+    import numpy as np
+    import torch
+
+    from ..rope import (
+        apply_rope,
+        half_to_interleaved_permutation,
+        interleaved_to_half_permutation,
+        rope_cos_sin,
+        rope_inv_freq,
+        rope_rotation_matrix_np,
+        rotate_half,
+    )
+
+    dtype = _exact_dtype(ctx)
+    x64 = _randn(seed, seq_len, dim)  # interleaved channel order throughout
+    positions = np.arange(seq_len)
+
+    # 1. matrix form (numpy float64): x_m ↦ R^d_{Θ,m} x_m, block diagonal
+    rots = rope_rotation_matrix_np(positions, dim, base)  # [seq, d, d]
+    by_matrix = np.einsum("sij,sj->si", rots, x64.numpy())
+
+    # 2. complex form: (x_{2i} + i x_{2i+1}) · e^{i m θ_i}
+    x = x64.to(ctx.device, dtype)
+    theta = rope_inv_freq(dim, base=base, device=ctx.device, dtype=dtype)
+    angle = torch.arange(seq_len, device=ctx.device, dtype=dtype)[:, None] * theta
+    z = torch.view_as_complex(x.reshape(seq_len, dim // 2, 2).contiguous())
+    by_complex = torch.view_as_real(z * torch.polar(torch.ones_like(angle), angle)).reshape(seq_len, dim)
+
+    # 3. cos/sin + rotate_half form (HF): permute to half order, rotate, permute back
+    perm = half_to_interleaved_permutation(dim, device=ctx.device)
+    inverse = interleaved_to_half_permutation(dim, device=ctx.device)
+    cos, sin = rope_cos_sin(seq_len, dim, base=base, layout="half", device=ctx.device, dtype=dtype)
+    xh = x[..., perm]
+    by_rotate_half = (xh * cos + rotate_half(xh) * sin)[..., inverse]
+
+    fast = apply_rope(x, base=base, layout="interleaved")
+    as_np = {
+        "complex": by_complex.double().cpu().numpy(),
+        "rotate_half": by_rotate_half.double().cpu().numpy(),
+        "apply_rope": fast.double().cpu().numpy(),
+    }
+    matrix_vs_complex = float(np.abs(by_matrix - as_np["complex"]).max())
+    matrix_vs_rotate_half = float(np.abs(by_matrix - as_np["rotate_half"]).max())
+    matrix_vs_fast = float(np.abs(by_matrix - as_np["apply_rope"]).max())
+    tol = _angle_tol(ctx.dtype, seq_len, float(x64.abs().max()))
+    ctx.check("matrix form = complex form", matrix_vs_complex, tol)
+    ctx.check(
+        "matrix form = cos/sin + rotate_half form (after the channel permutation)", matrix_vs_rotate_half, tol
+    )
+    ctx.check("matrix form = apply_rope (interleaved)", matrix_vs_fast, tol)
+    ctx.table(
+        "Three forms of the same rotation",
+        ["form", "formula", "max |diff| vs matrix"],
+        [
+            ["matrix", "R^d_{Θ,m} x (block diagonal)", 0.0],
+            ["complex", "(x₂ᵢ + i x₂ᵢ₊₁) e^{imθᵢ}", float(f"{matrix_vs_complex:.3g}")],
+            ["rotate_half", "x cos + rotate_half(x) sin", float(f"{matrix_vs_rotate_half:.3g}")],
+            ["apply_rope", "fast path, interleaved", float(f"{matrix_vs_fast:.3g}")],
+        ],
+    )
+    if dim <= 64:
+        ctx.matrix(
+            "R^d_{Θ,m} at m = 1 (block diagonal)", rope_rotation_matrix_np(1, dim, base), "row", "column"
+        )
+    ctx.value("matrix_vs_complex", matrix_vs_complex)
+    ctx.value("matrix_vs_rotate_half", matrix_vs_rotate_half)
+    ctx.value("max_error", max(matrix_vs_complex, matrix_vs_rotate_half, matrix_vs_fast))
+
+
+_PRECISION_POSITIONS = (100, 4096, 32768, 131072)
 
 
 def _run_rope_precision(ctx: DemoContext, dim: int, base: float) -> None:
-    raise NotImplementedError
+    import numpy as np
+    import torch
+
+    from ..rope import rope_inv_freq, rope_inv_freq_np
+
+    ctx.dtype = "float32"
+    theta32 = rope_inv_freq(dim, base=base, device=ctx.device)  # float32, as HF / Meta / flash-attn
+    theta64 = rope_inv_freq_np(dim, base=base)
+    sweep = sorted(set([2**e for e in range(18)] + list(_PRECISION_POSITIONS)))
+    pos32 = torch.tensor(sweep, dtype=torch.float32, device=ctx.device)
+    angle32 = pos32[:, None] * theta32  # m · θ in float32
+    cos32 = angle32.cos().double().cpu().numpy()
+    sin32 = angle32.sin().double().cpu().numpy()
+    angle64 = np.asarray(sweep, dtype=np.float64)[:, None] * theta64
+    cos64, sin64 = np.cos(angle64), np.sin(angle64)
+    err_cos = np.abs(cos32 - cos64).max(axis=1)
+    err_sin = np.abs(sin32 - sin64).max(axis=1)
+    err_angle = np.abs(angle32.double().cpu().numpy() - angle64).max(axis=1)
+    cos64_as_32 = torch.from_numpy(cos64).float().double().numpy()  # the fix: cos in float64, then cast
+    fixed = np.abs(cos64_as_32 - cos64).max(axis=1)
+    row = {p: i for i, p in enumerate(sweep)}
+
+    # float32 angle error <= m·θ_max·(rounding of θ and of the product) ≈ 2 m ε; cos is 1-Lipschitz
+    eps32 = _EPS["float32"]
+    limit = np.asarray(sweep) * float(theta64.max()) * 2 * eps32 + 2 * eps32
+    ctx.check(
+        "the float32 cos error stays within the m·θ·2ε rounding bound", float((err_cos - limit).max()), 0.0
+    )
+    ctx.check(
+        "computing cos in float64 and then casting keeps the error at float32 rounding",
+        float(fixed.max()),
+        1e-7,
+    )
+    if err_angle[row[131072]] > 1e-4:  # float32 angle rounding dominates cos rounding
+        ctx.check_true(
+            "the error grows with position: larger at 131072 than at 100",
+            err_cos[row[131072]] > err_cos[row[100]],
+        )
+    else:
+        ctx.note("Every θ_i·131072 happens to be almost exact in float32 here, so the error barely grows.")
+    ctx.table(
+        "float32 angles against float64 (max over pairs)",
+        ["position", "|Δcos|", "|Δsin|", "|Δangle| (rad)", "cos64 → float32"],
+        [
+            [
+                p,
+                float(f"{err_cos[row[p]]:.3g}"),
+                float(f"{err_sin[row[p]]:.3g}"),
+                float(f"{err_angle[row[p]]:.3g}"),
+                float(f"{fixed[row[p]]:.3g}"),
+            ]
+            for p in _PRECISION_POSITIONS
+        ],
+    )
+    ctx.series(
+        "cos error of float32 angles against position",
+        [float(np.log2(p)) for p in sweep],
+        {"float32 angle": err_cos.tolist(), "float64 cos cast to float32": fixed.tolist()},
+        x_label="log2(position)",
+        y_label="max |Δcos|",
+    )
+    for p in _PRECISION_POSITIONS:
+        ctx.value(f"error_{p}", float(err_cos[row[p]]))
+        ctx.value(f"sin_error_{p}", float(err_sin[row[p]]))
+    ctx.note(
+        "Casting a float64 angle to float32 does not help: near 131072 one float32 step is 1/64 rad. "
+        "Compute cos/sin in float64 (or reduce the angle mod 2π first) and cast the result."
+    )
 
 
 def _run_rope_kv_cache(ctx: DemoContext, dim: int, prefix_len: int, new_tokens: int, seed: int) -> None:
-    raise NotImplementedError
+    import torch
+
+    from ..rope import apply_rope
+
+    dtype = getattr(torch, ctx.dtype)
+    total = prefix_len + new_tokens
+    q = _randn(seed, total, dim, dtype=dtype).to(ctx.device)
+    k = _randn(seed + 1, total, dim, dtype=dtype).to(ctx.device)
+
+    # full forward pass: every token at its true position (rows of the new tokens only)
+    full = apply_rope(q)[prefix_len:] @ apply_rope(k).T  # [new, total]
+    causal = torch.ones(new_tokens, total, dtype=torch.bool, device=ctx.device).tril(prefix_len)
+
+    def decode(first_position: int) -> torch.Tensor:
+        """Prefill a cache with the prompt, append the new tokens' keys, score the new queries."""
+        cache = torch.empty(total, dim, dtype=dtype, device=ctx.device)  # a preallocated KV cache
+        cache[:prefix_len] = apply_rope(k[:prefix_len])  # prefill: positions 0 .. prefix_len-1
+        positions = torch.arange(first_position, first_position + new_tokens, device=ctx.device)
+        cache[prefix_len:] = apply_rope(k[prefix_len:], positions)  # each new key at its own position
+        scores = apply_rope(q[prefix_len:], positions) @ cache.T
+        return ((scores - full).abs() * causal).amax(dim=-1)  # per new token, over keys it may see
+
+    errors = decode(prefix_len).double().cpu()  # right: positions continue after the prefix
+    restart_errors = decode(0).double().cpu()  # bug: positions restart at 0
+    max_error, restart_error = float(errors.max()), float(restart_errors.max())
+    scale = float(q.norm(dim=-1).max() * k.norm(dim=-1).max())
+    tol = _angle_tol(ctx.dtype, total, scale)
+    ctx.check("decoding with the cache and positions prefix_len + t matches the full pass", max_error, tol)
+    if dim >= 4:
+        ctx.check_true(
+            "restarting positions at 0 after the prefix changes the scores", restart_error > 10 * tol
+        )
+    else:
+        ctx.note(
+            "With one frequency (dim 2, θ = 1 rad) a restart shifts the angle by prefix_len rad, which can land "
+            "close to a multiple of 2π; the restart check needs dim >= 4."
+        )
+    rows = [
+        [prefix_len + t, prefix_len + t, t, float(f"{float(errors[t]):.3g}"), _fmt(restart_errors[t])]
+        for t in range(min(new_tokens, 32))
+    ]
+    ctx.table(
+        "Decode steps: scores against the full forward pass",
+        ["token", "position (right)", "position (restarted)", "max |Δscore| right", "max |Δscore| restarted"],
+        rows,
+    )
+    ctx.series(
+        "Score error per decoded token",
+        list(range(prefix_len, total)),
+        {"correct offset": errors.tolist(), "restarted at 0": restart_errors.tolist()},
+        x_label="token index",
+        y_label="max |Δscore|",
+    )
+    ctx.value("max_error", max_error)
+    ctx.value("restart_error", restart_error)
+    ctx.note(
+        "RoPE rotates each token on its own, so appending the new tokens one at a time or all at once gives "
+        "the same cache. Scores among the new tokens alone still match after a restart (only m − n matters); "
+        "it is the scores against cached keys that break."
+    )
 
 
 def _run_mrope_sections(ctx: DemoContext, text_before: int, grid_t: int, grid_h: int, grid_w: int) -> None:
-    raise NotImplementedError
+    import torch
+
+    from ..mrope import MROPE_SECTION, apply_mrope, mrope_pair_axes, mrope_positions
+    from ..rope import apply_rope
+
+    text_after = 4
+    pos = mrope_positions(text_before, grid_t, grid_h, grid_w, text_after, device=ctx.device)
+    n_vision = grid_t * grid_h * grid_w
+    n_tokens = text_before + n_vision + text_after
+    ids = pos.cpu()
+    is_text = torch.zeros(n_tokens, dtype=torch.bool)
+    is_text[:text_before] = True
+    is_text[text_before + n_vision :] = True
+    next_text = int(ids[0, text_before + n_vision])
+    expected_next = text_before + max(grid_t, grid_h, grid_w)
+
+    text_ids = ids[:, is_text]
+    ctx.check(
+        "text tokens use the same id on the t, h and w axes", float((text_ids - text_ids[0]).abs().max()), 0
+    )
+    ctx.check(
+        "text after the image resumes at text_before + max(grid_t, grid_h, grid_w)",
+        abs(next_text - expected_next),
+        0,
+    )
+    vision = ids[:, text_before : text_before + n_vision] - text_before
+    spans = [int(vision[a].max()) + 1 for a in range(3)]
+    ctx.check(
+        "vision ids span the grid on each axis (t < grid_t, h < grid_h, w < grid_w)",
+        float(sum(abs(s - g) for s, g in zip(spans, (grid_t, grid_h, grid_w)))),
+        0,
+    )
+    axes = mrope_pair_axes(128, MROPE_SECTION)
+    counts = [axes.count(a) for a in range(3)]
+    ctx.check(
+        "the 64 pairs of a 128-dim head split 16 / 24 / 24",
+        float(sum(abs(c - e) for c, e in zip(counts, MROPE_SECTION))),
+        0,
+    )
+
+    # for text-only ids the three axes agree, so M-RoPE reduces to 1-D RoPE
+    dtype = _exact_dtype(ctx)
+    x = _randn(0, text_before + text_after, 128).to(ctx.device, dtype)
+    text_pos = ids[0, is_text].to(ctx.device)
+    m_rope = apply_mrope(x, text_pos.expand(3, -1))
+    plain = apply_rope(x, text_pos)
+    ctx.check(
+        "for text tokens M-RoPE equals ordinary 1-D RoPE",
+        float((m_rope - plain).abs().max()),
+        _angle_tol(ctx.dtype, n_tokens, float(x.abs().max())),
+    )
+
+    shown = list(range(min(n_tokens, 48))) + list(range(max(48, n_tokens - 8), n_tokens))
+    rows = [
+        [j, "text" if bool(is_text[j]) else "vision", int(ids[0, j]), int(ids[1, j]), int(ids[2, j])]
+        for j in shown
+    ]
+    ctx.table("Position ids per token", ["token", "kind", "t", "h", "w"], rows)
+    ctx.table(
+        "Frequency pairs per axis (128-dim head)",
+        ["axis", "pairs", "pair range"],
+        [
+            ["temporal", counts[0], f"0–{counts[0] - 1}"],
+            ["height", counts[1], f"{counts[0]}–{counts[0] + counts[1] - 1}"],
+            ["width", counts[2], f"{counts[0] + counts[1]}–63"],
+        ],
+    )
+    if n_tokens <= 256:
+        ctx.matrix("Position ids (rows t, h, w; columns tokens)", ids.double(), "axis", "token")
+    ctx.value("n_tokens", n_tokens)
+    ctx.value("next_text_position", next_text)
+    ctx.value("temporal_pairs", counts[0])
+    ctx.value("height_pairs", counts[1])
+    ctx.value("width_pairs", counts[2])
+    ctx.note(f"{text_after} text tokens follow the image. grid_h and grid_w are the merged (LLM) grid.")
 
 
 register(

@@ -18,7 +18,172 @@ def _run_rope_scaling(
     low_freq_factor: float,
     high_freq_factor: float,
 ) -> None:
-    raise NotImplementedError
+    import math
+
+    import numpy as np
+
+    from ..rope_scaling import (
+        llama3_frequency_bands,
+        rope_scaled_inv_freq,
+        rope_scaled_inv_freq_np,
+        yarn_correction_range,
+    )
+
+    orig = original_max_position_embeddings
+    rules: dict[str, dict] = {
+        "default": {},
+        "linear": {"factor": factor},
+        "ntk": {"factor": factor},
+        "dynamic": {"factor": factor, "max_position_embeddings": orig, "seq_len": seq_len},
+        "yarn": {
+            "factor": factor,
+            "original_max_position_embeddings": orig,
+            "beta_fast": beta_fast,
+            "beta_slow": beta_slow,
+        },
+    }
+    llama3_ok = high_freq_factor != low_freq_factor
+    if llama3_ok:
+        rules["llama3"] = {
+            "factor": factor,
+            "low_freq_factor": low_freq_factor,
+            "high_freq_factor": high_freq_factor,
+            "original_max_position_embeddings": orig,
+        }
+    else:
+        ctx.note("llama3 is skipped: it needs high_freq_factor != low_freq_factor.")
+    freqs: dict[str, np.ndarray] = {}
+    factors: dict[str, float] = {}
+    max_error = 0.0
+    for name, params in rules.items():
+        fast, attention = rope_scaled_inv_freq(dim, base=base, rope_type=name, device=ctx.device, **params)
+        textbook, attention_np = rope_scaled_inv_freq_np(dim, base=base, rope_type=name, **params)
+        fast_np = fast.double().cpu().numpy()
+        max_error = max(
+            max_error, float(np.max(np.abs(fast_np - textbook) / textbook)), abs(attention - attention_np)
+        )
+        freqs[name], factors[name] = fast_np, attention
+    theta = freqs["default"]
+    ratio = {name: f / theta for name, f in freqs.items()}
+    pairs = np.arange(dim // 2)
+
+    ctx.check("torch (float32, HF operations) matches the float64 textbook (relative)", max_error, 1e-6)
+    ctx.check(
+        "linear: every frequency is divided by the factor",
+        float(np.max(np.abs(ratio["linear"] - 1 / factor))),
+        1e-6,
+    )
+    ctx.check(
+        "NTK-aware: first pair unchanged, last pair divided by the factor",
+        max(abs(ratio["ntk"][0] - 1), abs(ratio["ntk"][-1] - 1 / factor)),
+        1e-5,
+    )
+    low, high = yarn_correction_range(
+        dim, base=base, original_max_position_embeddings=orig, beta_fast=beta_fast, beta_slow=beta_slow
+    )
+    width = (high - low) if high != low else 0.001  # HF nudges a zero-width ramp
+    ramp = np.clip((pairs - low) / width, 0.0, 1.0)  # 0: keep θ, 1: θ / factor
+    keep, interp = ramp == 0, ramp == 1
+    yarn_err = max(
+        float(np.max(np.abs(ratio["yarn"][keep] - 1), initial=0.0)),
+        float(np.max(np.abs(ratio["yarn"][interp] - 1 / factor), initial=0.0)),
+    )
+    ctx.check("YaRN: pairs below low keep θ, pairs above high use θ/factor", yarn_err, 1e-6)
+    if low > high:
+        ctx.note(
+            f"YaRN correction range is inverted (low {low} > high {high}); HF only warns, and so does this demo."
+        )
+    ctx.check(
+        "YaRN attention factor is 0.1·ln(factor) + 1",
+        abs(factors["yarn"] - (0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0)),
+        1e-12,
+    )
+    dyn_base = base * ((factor * max(seq_len, orig) / orig) - (factor - 1)) ** (dim / (dim - 2))
+    expected_dyn = dyn_base ** (-2.0 * pairs / dim)
+    ctx.check(
+        "dynamic NTK: base' = base·(factor·L/orig − (factor − 1))^(d/(d−2)) with L = max(seq_len, orig)",
+        float(np.max(np.abs(freqs["dynamic"] - expected_dyn) / expected_dyn)),
+        1e-6,
+    )
+    bands = llama3_frequency_bands(
+        dim,
+        base=base,
+        low_freq_factor=low_freq_factor,
+        high_freq_factor=high_freq_factor,
+        original_max_position_embeddings=orig,
+    )
+    ctx.check_true(
+        "llama3: kept + blended + scaled = d/2",
+        bands["kept"] + bands["blended"] + bands["scaled"] == dim // 2,
+    )
+    if llama3_ok:
+        wavelen = 2 * math.pi / theta
+        scaled = wavelen > orig / low_freq_factor  # HF's first where() wins
+        kept = (wavelen < orig / high_freq_factor) & ~scaled
+        ctx.check(
+            "llama3: short wavelengths kept, long ones divided by the factor",
+            max(
+                float(np.max(np.abs(ratio["llama3"][kept] - 1), initial=0.0)),
+                float(np.max(np.abs(ratio["llama3"][scaled] - 1 / factor), initial=0.0)),
+            ),
+            1e-6,
+        )
+    ctx.value("llama3_kept", bands["kept"])
+    ctx.value("llama3_blended", bands["blended"])
+    ctx.value("llama3_scaled", bands["scaled"])
+
+    titles = {
+        "default": "none (RoFormer)",
+        "linear": "PI (Chen et al. 2023)",
+        "ntk": "NTK-aware (bloc97 2023)",
+        "dynamic": f"dynamic NTK at seq_len {seq_len}",
+        "yarn": "YaRN (Peng et al. 2023)",
+        "llama3": "llama3 (Llama 3.1)",
+    }
+    ctx.table(
+        "Scaled inv_freq against the default",
+        ["rope_type", "rule", "ratio, first pair", "ratio, last pair", "attention factor"],
+        [
+            [name, titles[name], _sig(ratio[name][0]), _sig(ratio[name][-1]), _sig(factors[name])]
+            for name in freqs
+        ],
+    )
+    picks = sorted({0, low, (low + high) // 2, high, dim // 2 - 1} & set(range(dim // 2)))
+    ctx.table(
+        "inv_freq per pair",
+        ["pair i", "wavelength 2π/θ"] + list(freqs),
+        [[int(i), _sig(2 * math.pi / theta[i])] + [_sig(freqs[n][i]) for n in freqs] for i in picks],
+    )
+    ctx.series(
+        "inv_freq per pair (log10)",
+        pairs.tolist(),
+        {name: np.log10(f).tolist() for name, f in freqs.items()},
+        x_label="pair index i",
+        y_label="log10 θ_i",
+    )
+    ctx.series(
+        "Scaled / default frequency per pair",
+        pairs.tolist(),
+        {name: r.tolist() for name, r in ratio.items() if name != "default"},
+        x_label="pair index i",
+        y_label="θ'_i / θ_i",
+    )
+    ctx.value("yarn_low", low)
+    ctx.value("yarn_high", high)
+    ctx.value("yarn_attention_factor", factors["yarn"])
+    ctx.value("dynamic_base", dyn_base)
+    ctx.value("linear_ratio", float(ratio["linear"][0]))
+    ctx.value("ntk_first_ratio", float(ratio["ntk"][0]))
+    ctx.value("ntk_last_ratio", float(ratio["ntk"][-1]))
+    ctx.value("max_error", max_error)
+    ctx.note(
+        "YaRN's attention factor multiplies cos and sin, so the logits scale by its square. "
+        f"YaRN here uses original_max_position_embeddings = {orig}; dynamic NTK uses it as max_position_embeddings."
+    )
+
+
+def _sig(v: float) -> float:
+    return float(f"{float(v):.6g}")
 
 
 register(

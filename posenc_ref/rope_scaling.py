@@ -1,0 +1,519 @@
+"""RoPE frequency scaling for context extension, as in HF transformers' ``modeling_rope_utils.py``.
+
+Every rule returns ``(inv_freq, attention_factor)``: the ``[dim/2]`` frequencies that replace
+``θ_i = base^(-2i/d)``, and a factor that multiplies cos and sin (so attention logits scale by
+its square; 1.0 where the rule has none).
+
+| rope_type  | rule | source |
+|---|---|---|
+| default    | ``θ_i = base^(-2i/d)`` | RoFormer (Su et al. 2021) |
+| linear     | ``θ_i / factor`` (position interpolation) | Chen et al. 2023, kaiokendev 2023 |
+| ntk        | base' = ``base · factor^(d/(d-2))`` (static NTK-aware) | bloc97, r/LocalLLaMA 2023 |
+| dynamic    | NTK-aware base recomputed from the current length | emozilla, r/LocalLLaMA 2023 |
+| yarn       | ramp between θ and θ/factor over pair index, mscale | Peng et al. 2023 |
+| llama3     | wavelength bands: keep / blend / divide by factor | Meta Llama 3.1 (2024) |
+| longrope   | per-pair rescale factors (short / long lists) | Ding et al. 2024 |
+
+The torch functions mirror HF's operations in float32, so results are bitwise equal to HF's for
+even dims; `rope_scaled_inv_freq_np` is the float64 textbook form of the same formulas.
+
+Parameter names and defaults are HF's: ``factor``, ``original_max_position_embeddings``,
+``max_position_embeddings``, ``seq_len``, ``beta_fast=32``, ``beta_slow=1``, ``attention_factor``,
+``mscale``, ``mscale_all_dim``, ``truncate=True``, ``low_freq_factor``, ``high_freq_factor``,
+``short_factor``, ``long_factor``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = [
+    "ROPE_TYPES",
+    "llama3_frequency_bands",
+    "rope_scaled_inv_freq",
+    "rope_scaled_inv_freq_np",
+    "yarn_correction_range",
+    "yarn_get_mscale",
+]
+
+ROPE_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
+
+# parameters each rule accepts; seq_len and max_position_embeddings are model-level and accepted by
+# every rule (HF passes them to every init function, most ignore them)
+_COMMON = ("seq_len", "max_position_embeddings")
+_PARAMS: dict[str, tuple[str, ...]] = {
+    "default": (),
+    "linear": ("factor",),
+    "ntk": ("factor",),
+    "dynamic": ("factor", "original_max_position_embeddings"),
+    "yarn": (
+        "factor",
+        "original_max_position_embeddings",
+        "attention_factor",
+        "beta_fast",
+        "beta_slow",
+        "mscale",
+        "mscale_all_dim",
+        "truncate",
+    ),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+    "longrope": (
+        "short_factor",
+        "long_factor",
+        "factor",
+        "original_max_position_embeddings",
+        "attention_factor",
+    ),
+}
+
+
+def _check_dim_base(dim: int, base: float) -> None:
+    if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 2 or dim % 2:
+        raise ValueError(f"dim must be an even integer >= 2 (RoPE rotates pairs), got {dim!r}")
+    if not (isinstance(base, int | float | np.floating) and math.isfinite(base) and base > 1.0):
+        raise ValueError(f"base must be a finite number > 1, got {base!r}")
+
+
+def _require(rope_type: str, params: dict[str, Any], *names: str) -> None:
+    missing = [n for n in names if params.get(n) is None]
+    if missing:
+        raise ValueError(f"rope_type {rope_type!r} needs {', '.join(missing)}")
+
+
+def _positive(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def _validate(rope_type: str, params: dict[str, Any]) -> None:
+    if rope_type not in _PARAMS:
+        raise ValueError(f"unknown rope_type {rope_type!r}; valid rope types: {', '.join(ROPE_TYPES)}")
+    allowed = _PARAMS[rope_type] + _COMMON
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"rope_type {rope_type!r} got unknown parameter(s) {', '.join(unknown)}; "
+            f"valid parameters: {', '.join(allowed)}"
+        )
+    for name in ("factor", "low_freq_factor", "high_freq_factor", "attention_factor"):
+        if params.get(name) is not None:
+            _positive(name, params[name])
+    for name in ("beta_fast", "beta_slow"):  # HF reads them with `or`, so 0 means the default
+        value = params.get(name)
+        if value is not None and value != 0:
+            _positive(name, value)
+    for name in ("original_max_position_embeddings", "max_position_embeddings"):
+        if params.get(name) is not None:
+            _positive(name, params[name])
+    if params.get("seq_len") is not None:
+        _positive("seq_len", params["seq_len"])
+
+
+# ---------------------------------------------------------------------------------------------
+# shared scalar formulas (plain Python floats, used by both the torch and the numpy forms)
+# ---------------------------------------------------------------------------------------------
+
+
+def yarn_get_mscale(scale: float, mscale: float = 1.0) -> float:
+    """YaRN's attention temperature ``0.1 · mscale · ln(scale) + 1`` (1 for scale <= 1)."""
+    if scale <= 1:
+        return 1.0
+    return 0.1 * mscale * math.log(scale) + 1.0
+
+
+def _yarn_correction_dim(
+    num_rotations: float, dim: int, base: float, max_position_embeddings: float
+) -> float:
+    """Pair-space dim whose wavelength fits ``num_rotations`` times into the original context.
+
+    ``d · ln(L / (2π · rotations)) / (2 ln base)`` (YaRN eq. for r(d)).
+    """
+    return (dim * math.log(max_position_embeddings / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+
+def yarn_correction_range(
+    dim: int,
+    *,
+    base: float = 10000.0,
+    original_max_position_embeddings: int,
+    beta_fast: float = 32,
+    beta_slow: float = 1,
+    truncate: bool = True,
+) -> tuple[float, float]:
+    """YaRN's ramp bounds ``(low, high)`` over the pair index, as HF's ``find_correction_range``.
+
+    ``low`` is the correction dim at ``beta_fast`` rotations (floored), ``high`` at ``beta_slow``
+    (ceiled), then ``low = max(low, 0)`` and ``high = min(high, dim - 1)`` exactly as HF (dim - 1,
+    not dim/2 - 1, and ``low`` has no upper clamp). Pairs below ``low`` keep θ (extrapolation),
+    pairs above ``high`` use θ/factor (interpolation). If ``low > high`` (extreme bases or betas)
+    HF's ramp is inverted; HF only warns, and so is mirrored here. ``truncate=False`` skips the
+    floor/ceil (newer HF option).
+    """
+    beta_fast, beta_slow = beta_fast or 32, beta_slow or 1  # HF: 0 / None mean the defaults
+    low = _yarn_correction_dim(beta_fast, dim, base, original_max_position_embeddings)
+    high = _yarn_correction_dim(beta_slow, dim, base, original_max_position_embeddings)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    return max(low, 0), min(high, dim - 1)
+
+
+def llama3_frequency_bands(
+    dim: int,
+    *,
+    base: float = 500000.0,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+    original_max_position_embeddings: int = 8192,
+) -> dict[str, int]:
+    """How many pairs the llama3 rule keeps, blends and divides by factor (float32 like HF).
+
+    ``scaled``: wavelength > L/low_freq_factor (takes precedence, as in HF's first ``where``);
+    ``kept``: wavelength < L/high_freq_factor and not scaled; ``blended``: the rest. With d=128,
+    base 500000, factors 1/4 and 8192 original positions: 29 kept, 6 blended, 29 scaled.
+    """
+    _check_dim_base(dim, base)
+    inv_freq = _default_inv_freq_torch(dim, base, None)
+    wavelen = 2 * math.pi / inv_freq
+    low_freq_wavelen = original_max_position_embeddings / low_freq_factor
+    high_freq_wavelen = original_max_position_embeddings / high_freq_factor
+    scaled_mask = wavelen > low_freq_wavelen
+    kept = int(((wavelen < high_freq_wavelen) & ~scaled_mask).sum())
+    scaled = int(scaled_mask.sum())
+    return {"kept": kept, "blended": dim // 2 - kept - scaled, "scaled": scaled}
+
+
+# ---------------------------------------------------------------------------------------------
+# torch forms (mirror HF's float32 operations)
+# ---------------------------------------------------------------------------------------------
+
+
+def _default_inv_freq_torch(dim: int, base: float, device: Any) -> torch.Tensor:
+    # HF: 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    return 1.0 / (
+        base ** (torch.arange(0, dim, 2, dtype=torch.int64).to(device=device, dtype=torch.float) / dim)
+    )
+
+
+def _compute_default(dim: int, base: float, device: Any, **_: Any) -> tuple[torch.Tensor, float]:
+    """Unscaled RoPE (Su et al. 2021, RoFormer): ``θ_i = base^(-2i/d)``; attention_factor 1."""
+    return _default_inv_freq_torch(dim, base, device), 1.0
+
+
+def _compute_linear(
+    dim: int, base: float, device: Any, *, factor: float, **_: Any
+) -> tuple[torch.Tensor, float]:
+    """Position interpolation (Chen et al. 2023, "Extending Context Window of Large Language
+    Models via Positional Interpolation"; kaiokendev 2023): ``θ_i / factor``, i.e. positions
+    squeezed by ``factor`` into the trained range.
+
+    Params: ``factor``. attention_factor 1.
+    """
+    inv_freq = _default_inv_freq_torch(dim, base, device)
+    inv_freq /= factor  # scaling positions by 1/factor == scaling frequencies by 1/factor
+    return inv_freq, 1.0
+
+
+def _compute_ntk(
+    dim: int, base: float, device: Any, *, factor: float, **_: Any
+) -> tuple[torch.Tensor, float]:
+    """Static NTK-aware scaling (bloc97, r/LocalLLaMA, June 2023): raise the base to
+    ``base · factor^(d/(d-2))``. The highest frequency (pair 0) is unchanged and the lowest
+    (pair d/2-1) is divided by exactly ``factor``: high frequencies extrapolate, low ones
+    interpolate.
+
+    Params: ``factor``. attention_factor 1. (Older HF versions shipped this as ``"ntk"``.)
+    """
+    base = base * factor ** (dim / (dim - 2))
+    return _default_inv_freq_torch(dim, base, device), 1.0
+
+
+def _dynamic_base(
+    dim: int, base: float, factor: float, max_position_embeddings: float, seq_len: Any
+) -> float:
+    # L = max(seq_len, max_pos): the default base applies while the sequence fits
+    seq_len = (
+        seq_len if seq_len is not None and seq_len > max_position_embeddings else max_position_embeddings
+    )
+    return base * ((factor * seq_len / max_position_embeddings) - (factor - 1)) ** (dim / (dim - 2))
+
+
+def _compute_dynamic(
+    dim: int,
+    base: float,
+    device: Any,
+    *,
+    factor: float,
+    max_position_embeddings: int | None = None,
+    original_max_position_embeddings: int | None = None,
+    seq_len: int | None = None,
+    **_: Any,
+) -> tuple[torch.Tensor, float]:
+    """Dynamic NTK scaling (emozilla, r/LocalLLaMA, July 2023; HF ``_compute_dynamic_ntk_parameters``).
+
+    ``base' = base · (factor · L / max_pos − (factor − 1))^(d/(d−2))`` with
+    ``L = max(seq_len, max_pos)``: unchanged while the sequence fits the trained length, then the
+    base grows with the current length.
+
+    Params: ``factor``, ``max_position_embeddings`` (the trained length; ``original_max_position_embeddings``
+    is used when only that is given), ``seq_len`` (current length). attention_factor 1.
+    """
+    max_pos = (
+        max_position_embeddings if max_position_embeddings is not None else original_max_position_embeddings
+    )
+    base = _dynamic_base(dim, base, factor, max_pos, seq_len)
+    return _default_inv_freq_torch(dim, base, device), 1.0
+
+
+def _yarn_settings(params: dict[str, Any]) -> tuple[float, float, float, float, float, bool]:
+    """(factor, original_max, attention_factor, beta_fast, beta_slow, truncate) with HF's defaults."""
+    factor = params.get("factor")
+    original = params.get("original_max_position_embeddings")
+    max_pos = params.get("max_position_embeddings")
+    if original is None:
+        original = max_pos
+    if factor is None and max_pos is not None and original is not None:
+        factor = max_pos / original  # DeepSeek-V3 style configs give only the two lengths
+    if factor is None or original is None:
+        raise ValueError(
+            "rope_type 'yarn' needs factor and original_max_position_embeddings "
+            "(or max_position_embeddings for either)"
+        )
+    attention_factor = params.get("attention_factor")
+    if attention_factor is None:
+        mscale, mscale_all_dim = params.get("mscale"), params.get("mscale_all_dim")
+        if mscale and mscale_all_dim:
+            attention_factor = float(
+                yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim)
+            )
+        else:
+            attention_factor = yarn_get_mscale(factor)  # 0.1 ln(factor) + 1
+    beta_fast = params.get("beta_fast") or 32
+    beta_slow = params.get("beta_slow") or 1
+    truncate = params.get("truncate")
+    truncate = True if truncate is None else bool(truncate)
+    return float(factor), float(original), float(attention_factor), beta_fast, beta_slow, truncate
+
+
+def _compute_yarn(dim: int, base: float, device: Any, **params: Any) -> tuple[torch.Tensor, float]:
+    """YaRN (Peng, Quesnelle, Fan, Shippole 2023, "YaRN: Efficient Context Window Extension of
+    Large Language Models"; HF ``_compute_yarn_parameters``).
+
+    "NTK-by-parts": pairs whose wavelength fits more than ``beta_fast`` times in the original
+    context keep θ; pairs that fit fewer than ``beta_slow`` times use θ/factor; a linear ramp
+    over the pair index blends in between (see `yarn_correction_range`). attention_factor
+    defaults to ``0.1 · ln(factor) + 1`` (or the DeepSeek ``mscale / mscale_all_dim`` ratio).
+
+    Params: ``factor``, ``original_max_position_embeddings`` (defaults to
+    ``max_position_embeddings``; factor defaults to their ratio), ``beta_fast=32``,
+    ``beta_slow=1``, ``attention_factor``, ``mscale``, ``mscale_all_dim``, ``truncate=True``.
+    """
+    factor, original, attention_factor, beta_fast, beta_slow, truncate = _yarn_settings(params)
+    pos_freqs = base ** (torch.arange(0, dim, 2).to(device=device, dtype=torch.float) / dim)
+    inv_freq_extrapolation = 1.0 / pos_freqs
+    inv_freq_interpolation = 1.0 / (factor * pos_freqs)
+    low, high = yarn_correction_range(
+        dim,
+        base=base,
+        original_max_position_embeddings=original,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
+        truncate=truncate,
+    )
+    if low == high:
+        high += 0.001  # HF: prevent a zero-width ramp
+    ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+    inv_freq_extrapolation_factor = 1 - ramp.to(device=device, dtype=torch.float)
+    inv_freq = (
+        inv_freq_interpolation * (1 - inv_freq_extrapolation_factor)
+        + inv_freq_extrapolation * inv_freq_extrapolation_factor
+    )
+    return inv_freq, attention_factor
+
+
+def _compute_llama3(
+    dim: int,
+    base: float,
+    device: Any,
+    *,
+    factor: float,
+    low_freq_factor: float,
+    high_freq_factor: float,
+    original_max_position_embeddings: int,
+    **_: Any,
+) -> tuple[torch.Tensor, float]:
+    """Llama 3.1 scaling (Meta, July 2024; reference ``apply_scaling``; HF ``_compute_llama3_parameters``).
+
+    With ``λ_i = 2π/θ_i`` and L the original context: ``λ < L/high_freq_factor`` keeps θ,
+    ``λ > L/low_freq_factor`` uses θ/factor, and in between
+    ``s = (L/λ − low) / (high − low)`` blends ``(1 − s) θ/factor + s θ``. Not YaRN: there is no
+    attention factor (1.0). Llama 3.1 uses factor 8, low 1, high 4, L 8192, base 500000.
+
+    Params: ``factor``, ``low_freq_factor``, ``high_freq_factor``, ``original_max_position_embeddings``.
+    """
+    inv_freq = _default_inv_freq_torch(dim, base, device)
+    low_freq_wavelen = original_max_position_embeddings / low_freq_factor
+    high_freq_wavelen = original_max_position_embeddings / high_freq_factor
+    wavelen = 2 * math.pi / inv_freq
+    inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+    smooth_factor = (original_max_position_embeddings / wavelen - low_freq_factor) / (
+        high_freq_factor - low_freq_factor
+    )
+    smoothed_inv_freq = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
+    is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+    inv_freq_llama = torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
+    return inv_freq_llama, 1.0
+
+
+def _longrope_settings(dim: int, params: dict[str, Any]) -> tuple[list[float], float]:
+    """(rescale factors in use, attention_factor) for LongRoPE, with HF's defaults."""
+    short, long = params["short_factor"], params["long_factor"]
+    for name, values in (("short_factor", short), ("long_factor", long)):
+        if not isinstance(values, Sequence | np.ndarray) or len(values) != dim // 2:
+            raise ValueError(f"{name} must be a list of {dim // 2} numbers (one per pair)")
+    original = params.get("original_max_position_embeddings")
+    max_pos = params.get("max_position_embeddings")
+    if original is None:
+        original = max_pos
+    if original is None:
+        raise ValueError("rope_type 'longrope' needs original_max_position_embeddings")
+    factor = params.get("factor")
+    if factor is None:
+        if max_pos is None:
+            raise ValueError("rope_type 'longrope' needs factor or max_position_embeddings")
+        factor = max_pos / original  # Phi-3: ratio of the extended to the original length
+    attention_factor = params.get("attention_factor")
+    if attention_factor is None:
+        attention_factor = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(original))
+    seq_len = params.get("seq_len")
+    use_long = bool(seq_len and seq_len > original)
+    return [float(v) for v in (long if use_long else short)], float(attention_factor)
+
+
+def _compute_longrope(dim: int, base: float, device: Any, **params: Any) -> tuple[torch.Tensor, float]:
+    """LongRoPE (Ding et al. 2024, "LongRoPE: Extending LLM Context Window Beyond 2 Million
+    Tokens"; Phi-3; HF ``_compute_longrope_parameters``): ``θ_i / λ_i`` with searched per-pair
+    rescale factors λ, ``long_factor`` when ``seq_len > original_max_position_embeddings``, else
+    ``short_factor``. attention_factor defaults to ``sqrt(1 + ln(factor) / ln(L_orig))``.
+
+    Params: ``short_factor``, ``long_factor`` (``dim/2`` numbers each), ``factor`` (defaults to
+    ``max_position_embeddings / original_max_position_embeddings``), ``original_max_position_embeddings``,
+    ``attention_factor``, ``seq_len``.
+    """
+    ext, attention_factor = _longrope_settings(dim, params)
+    ext_factors = torch.tensor(ext, dtype=torch.float32, device=device)
+    inv_freq_shape = torch.arange(0, dim, 2, dtype=torch.int64, device=device).float() / dim
+    return 1.0 / (ext_factors * base**inv_freq_shape), attention_factor
+
+
+_TORCH_RULES: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
+    "default": _compute_default,
+    "linear": _compute_linear,
+    "ntk": _compute_ntk,
+    "dynamic": _compute_dynamic,
+    "yarn": _compute_yarn,
+    "llama3": _compute_llama3,
+    "longrope": _compute_longrope,
+}
+
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "default": (),
+    "linear": ("factor",),
+    "ntk": ("factor",),
+    "dynamic": ("factor",),
+    "yarn": (),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+    "longrope": ("short_factor", "long_factor"),
+}
+
+
+def _prepare(rope_type: str, dim: int, base: float, params: dict[str, Any]) -> None:
+    _check_dim_base(dim, base)
+    _validate(rope_type, params)
+    _require(rope_type, params, *_REQUIRED[rope_type])
+    if rope_type == "dynamic" and params.get("max_position_embeddings") is None:
+        _require(rope_type, params, "original_max_position_embeddings")
+    if rope_type == "llama3" and params["high_freq_factor"] == params["low_freq_factor"]:
+        raise ValueError("llama3 needs high_freq_factor != low_freq_factor (the blend divides by their gap)")
+
+
+def rope_scaled_inv_freq(
+    dim: int,
+    *,
+    base: float = 10000.0,
+    rope_type: str = "default",
+    device: torch.device | str | None = None,
+    **params: Any,
+) -> tuple[torch.Tensor, float]:
+    """``(inv_freq [dim/2] float32, attention_factor)`` for ``rope_type``, equal to HF transformers.
+
+    Mirrors ``_compute_default_rope_parameters``, ``_compute_linear_scaling_rope_parameters``,
+    ``_compute_dynamic_ntk_parameters``, ``_compute_yarn_parameters``,
+    ``_compute_llama3_parameters`` and ``_compute_longrope_parameters``, plus the static ``"ntk"``
+    rule. See the module docstring for the table of rules and each ``_compute_*`` docstring for
+    the paper and parameters. Feed the result to ``apply_rope(x, inv_freq=...,
+    attention_factor=...)``.
+
+    Raises ValueError for an unknown rope_type, an unknown or missing parameter, or an odd dim.
+    """
+    _prepare(rope_type, dim, base, params)
+    return _TORCH_RULES[rope_type](dim, float(base), device, **params)
+
+
+# ---------------------------------------------------------------------------------------------
+# numpy float64 textbook forms
+# ---------------------------------------------------------------------------------------------
+
+
+def rope_scaled_inv_freq_np(
+    dim: int, *, base: float = 10000.0, rope_type: str = "default", **params: Any
+) -> tuple[np.ndarray, float]:
+    """Float64 textbook version of `rope_scaled_inv_freq`: same rules, same parameters."""
+    _prepare(rope_type, dim, base, params)
+    base = float(base)
+    i = np.arange(dim // 2, dtype=np.float64)
+    theta = base ** (-2.0 * i / dim)  # θ_i = base^(-2i/d)
+    if rope_type == "default":
+        return theta, 1.0
+    if rope_type == "linear":
+        return theta / params["factor"], 1.0
+    if rope_type == "ntk":
+        ntk_base = base * params["factor"] ** (dim / (dim - 2))
+        return ntk_base ** (-2.0 * i / dim), 1.0
+    if rope_type == "dynamic":
+        max_pos = params.get("max_position_embeddings") or params.get("original_max_position_embeddings")
+        dyn_base = _dynamic_base(dim, base, params["factor"], max_pos, params.get("seq_len"))
+        return dyn_base ** (-2.0 * i / dim), 1.0
+    if rope_type == "yarn":
+        factor, original, attention_factor, beta_fast, beta_slow, truncate = _yarn_settings(params)
+        low, high = yarn_correction_range(
+            dim,
+            base=base,
+            original_max_position_embeddings=original,
+            beta_fast=beta_fast,
+            beta_slow=beta_slow,
+            truncate=truncate,
+        )
+        if low == high:
+            high += 0.001
+        ramp = np.clip((i - low) / (high - low), 0.0, 1.0)  # 0: keep θ, 1: θ / factor
+        return theta * (1 - ramp) + (theta / factor) * ramp, attention_factor
+    if rope_type == "llama3":
+        factor = params["factor"]
+        low, high = params["low_freq_factor"], params["high_freq_factor"]
+        original = params["original_max_position_embeddings"]
+        wavelen = 2 * np.pi / theta
+        smooth = (original / wavelen - low) / (high - low)
+        blended = (1 - smooth) * theta / factor + smooth * theta
+        out = np.where(wavelen < original / high, theta, blended)  # short wavelengths kept
+        return np.where(wavelen > original / low, theta / factor, out), 1.0  # long ones divided
+    # longrope
+    ext, attention_factor = _longrope_settings(dim, params)
+    return theta / np.asarray(ext, dtype=np.float64), attention_factor
