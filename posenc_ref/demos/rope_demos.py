@@ -220,6 +220,9 @@ def _run_rope_decay(ctx: DemoContext, dim: int, base: float, max_distance: int) 
     ctx.value("bound_at_max", float(bound_cpu[-1]))
     ctx.value("min_bound", float(bound_cpu.min()))
     ctx.value("is_monotone", 1.0 if monotone else 0.0)
+    rises = (diffs > 1e-12).nonzero()
+    # first r where bound(r + 1) > bound(r): -1 when the curve never rises in range
+    ctx.value("first_rise_distance", float(rises[0][0]) if len(rises) else -1.0)
     ctx.note("RoFormer §3.4.3: the bound trends down with oscillation; it is not a monotone decay.")
 
 
@@ -601,7 +604,7 @@ register(
             BASE,
             Param("max_distance", "int", 250, min=1, max=100_000, help="largest relative distance plotted"),
         ),
-        values=("bound_at_0", "bound_at_max", "min_bound", "is_monotone"),
+        values=("bound_at_0", "bound_at_max", "min_bound", "is_monotone", "first_rise_distance"),
         run=_run_rope_decay,
         memory_bytes=lambda dim, max_distance, **_: 8 * (max_distance + 1) * dim * 2,
     )

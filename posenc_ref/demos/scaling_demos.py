@@ -171,6 +171,8 @@ def _run_rope_scaling(
     ctx.value("yarn_low", low)
     ctx.value("yarn_high", high)
     ctx.value("yarn_attention_factor", factors["yarn"])
+    ctx.value("yarn_logit_scale", factors["yarn"] ** 2)
+    ctx.value("llama3_attention_factor", factors["llama3"])
     ctx.value("dynamic_base", dyn_base)
     ctx.value("linear_ratio", float(ratio["linear"][0]))
     ctx.value("ntk_first_ratio", float(ratio["ntk"][0]))
@@ -240,6 +242,8 @@ register(
             "yarn_low",
             "yarn_high",
             "yarn_attention_factor",
+            "yarn_logit_scale",
+            "llama3_attention_factor",
             "dynamic_base",
             "linear_ratio",
             "ntk_first_ratio",
