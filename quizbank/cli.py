@@ -1,0 +1,209 @@
+"""`posenc bank ...`: validate, create and count question banks.
+
+    posenc bank validate [PATH ...] [--no-checks]
+    posenc bank new TOPIC [--dir DIR]
+    posenc bank stats [--json]
+
+The global `--bank PATH` option (on the top-level `posenc` parser, `args.bank`) adds banks to
+`validate` and `stats`.
+
+`validate` with no PATH checks everything the app would load: the shipped bank, the `--bank`
+paths and the user bank folder. With PATHs it checks those files (folders are searched for
+*.yaml / *.yml): everything else the app would load (shipped bank, `--bank` paths, user folder)
+is loaded beside them, so that id clashes and follow_ups across files are found as the app will
+see them, but only problems in the given files are printed and only their checks run. A given
+file with structural errors is skipped like in the app, so its checks run once those are fixed. Exit status: 0 clean (warnings allowed), 1 problems, 2 usage errors.
+Problems go to stdout, one `path:line:col: message` per line; the summary goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    bank = subparsers.add_parser(
+        "bank",
+        help="validate, create and count question banks",
+        description="Validate, create and count question banks (docs/bank-format.md).",
+    )
+    actions = bank.add_subparsers(dest="bank_command", metavar="ACTION")
+
+    validate = actions.add_parser(
+        "validate",
+        help="check bank files and run their checks",
+        description="Check bank files: YAML, schema, languages, ids, follow_ups, demo references, "
+        "then run every check. With no PATH: the shipped bank, --bank paths and the user banks.",
+    )
+    validate.add_argument("paths", nargs="*", metavar="PATH", help="bank file or folder (default: all banks)")
+    validate.add_argument("--no-checks", action="store_true", help="skip running demos and checks")
+    validate.add_argument(
+        "--device", default="cpu", help="device for the check computations: cpu (default), cuda, auto"
+    )
+    validate.set_defaults(func=cmd_validate)
+
+    new = actions.add_parser(
+        "new",
+        help="write a commented template bank file",
+        description="Write TOPIC.yaml: one commented question of each type, valid as written.",
+    )
+    new.add_argument("topic", metavar="TOPIC", help="topic id (lowercase letters, digits, '.', '_', '-')")
+    new.add_argument("--dir", metavar="DIR", help="folder for the file (default: the user bank folder)")
+    new.set_defaults(func=cmd_new)
+
+    stats = actions.add_parser(
+        "stats",
+        help="count questions by topic, type, difficulty and language",
+        description="Counts over every loaded bank (shipped, --bank paths, user banks).",
+    )
+    stats.add_argument("--json", action="store_true", help="print JSON")
+    stats.set_defaults(func=cmd_stats)
+
+    def no_action(args: argparse.Namespace) -> int:
+        bank.print_help(sys.stderr)
+        return 2
+
+    bank.set_defaults(func=no_action)
+    return bank
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .checks import check_report
+    from .loader import display_path, expand_bank_paths, load_banks
+
+    paths = list(args.paths or [])
+    extra = list(getattr(args, "bank", None) or [])
+    for path in paths:
+        if not Path(path).expanduser().exists():
+            _err(f"posenc bank validate: no such file or folder: {path}")
+            return 2
+    targets: set[str] | None = None
+    if paths:
+        files, _ = expand_bank_paths(paths)
+        targets = {display_path(f) for f in files} | set(paths)
+        if not files:
+            _err(f"posenc bank validate: no *.yaml or *.yml bank files in {', '.join(paths)}")
+            return 2
+        bankset = load_banks([*paths, *extra])
+    else:
+        bankset = load_banks(extra)
+    problems = [p for p in bankset.problems if targets is None or p.path in targets]
+    ids = [qid for qid, where in bankset.origin.items() if targets is None or where.path in targets]
+    report = None
+    if not args.no_checks and ids:
+        report = check_report(bankset, only=ids, device=args.device)
+        problems.extend(report.problems)
+    problems.sort(key=lambda p: (p.path, p.line, p.col, p.message))
+    for problem in problems:
+        print(problem)
+    errors = [p for p in problems if p.is_error]
+    warnings = len(problems) - len(errors)
+    n_files = (
+        len(targets & set(bankset.files) | {p.path for p in problems}) if targets else len(bankset.files)
+    )
+    checked = f"{_plural(len(ids), 'question')} in {_plural(n_files, 'file')}"
+    if report is not None:
+        checked += (
+            f"; {report.checks_passed}/{report.checks_run} checks passed, "
+            f"{report.demos_verified} demos verified ({report.runs} runs, {report.seconds:.1f} s)"
+        )
+    elif args.no_checks:
+        checked += "; checks not run (--no-checks)"
+    if errors:
+        where = {p.path for p in errors}
+        skipped = [path for path, _ in bankset.skipped if targets is None or path in targets]
+        tail = f"; {_plural(len(skipped), 'file')} skipped" if skipped else ""
+        _err(f"{_plural(len(errors), 'problem')} in {_plural(len(where), 'file')}{tail} ({checked})")
+        return 1
+    note = f" ({_plural(warnings, 'warning')})" if warnings else ""
+    _err(f"ok: {checked}{note}")
+    return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from .loader import user_bank_dir
+    from .template import render_template, valid_topic_id
+
+    topic = args.topic
+    if not valid_topic_id(topic):
+        _err(
+            f"posenc bank new: {topic!r} is not a valid topic id: use lowercase letters, digits, "
+            "'.', '_' and '-', starting with a letter or digit"
+        )
+        return 2
+    folder = Path(args.dir).expanduser() if args.dir else user_bank_dir()
+    target = folder / f"{topic}.yaml"
+    if target.exists():
+        _err(f"posenc bank new: {target} already exists; not overwriting it")
+        return 2
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with target.open("x", encoding="utf-8") as handle:
+            handle.write(render_template(topic, filename=str(target)))
+    except FileExistsError:
+        _err(f"posenc bank new: {target} already exists; not overwriting it")
+        return 2
+    except OSError as exc:
+        _err(f"posenc bank new: cannot write {target}: {exc.strerror or exc}")
+        return 2
+    print(target)
+    _err(f"wrote a template with 6 questions; edit it, then run: posenc bank validate {target}")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from .loader import load_banks
+    from .stats import bank_stats, format_stats
+
+    bankset = load_banks(list(getattr(args, "bank", None) or []))
+    stats = bank_stats(bankset)
+    if args.json:
+        print(json.dumps(stats, ensure_ascii=False, indent=2))
+    else:
+        print(format_stats(stats, bankset))
+    if bankset.skipped:
+        _err(
+            f"note: {_plural(len(bankset.skipped), 'bank file')} skipped because of problems; "
+            "run `posenc bank validate` to see them"
+        )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A stand-alone parser (`python -m quizbank.cli`) with the same global --bank option."""
+    parser = argparse.ArgumentParser(prog="posenc")
+    parser.add_argument(
+        "--bank", action="append", default=[], metavar="PATH", help="extra bank file or folder"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

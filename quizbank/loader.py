@@ -1,0 +1,572 @@
+"""Load question banks: the shipped bank, `--bank` paths and the user's bank folder.
+
+Sources, in this order (the first definition of a question id wins):
+
+1. the shipped bank, ``quizbank/data/*.yaml`` (both languages required in every text);
+2. each ``--bank PATH``: a file, or a folder searched recursively for ``*.yaml`` / ``*.yml``
+   (sorted; hidden folders are skipped);
+3. the user bank folder, ``platformdirs.user_config_dir("posenc")/banks`` (or ``$POSENC_BANK_DIR``),
+   searched the same way. Nothing is created when it does not exist.
+
+A user or ``--bank`` file with any error is skipped as a whole and listed in ``BankSet.skipped``;
+it never stops the rest from loading. A shipped file with errors is still loaded question by
+question (the valid ones are kept), and its problems are reported.
+
+Structural loading never imports torch (demo references are checked against declared specs).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from .problems import ERROR, WARNING, Location, Problem, has_errors
+from .schema import LANGS, BankFile, Question, Text, Topic
+from .validate import (
+    Finding,
+    demo_findings,
+    did_you_mean,
+    language_findings,
+    question_self_findings,
+    raw_demo_findings,
+    schema_findings,
+)
+from .yamlsafe import YamlDoc, parse_yaml_text, read_yaml_file
+
+SHIPPED = "shipped"
+USER = "user"
+ENV_BANK_DIR = "POSENC_BANK_DIR"
+BANK_SUFFIXES = (".yaml", ".yml")
+SHIPPED_LANGUAGES: tuple[str, ...] = LANGS
+
+
+def shipped_bank_dir() -> Path:
+    """The folder of the shipped bank files (inside the installed package)."""
+    return Path(__file__).resolve().parent / "data"
+
+
+def user_bank_dir() -> Path:
+    """The user's bank folder: $POSENC_BANK_DIR, else <platform config dir>/posenc/banks."""
+    env = os.environ.get(ENV_BANK_DIR)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("posenc")) / "banks"
+
+
+def display_path(path: Path) -> str:
+    """How a file is named in messages: relative to the current folder when inside it."""
+    try:
+        resolved = path.resolve()
+    except OSError:
+        return str(path)
+    try:
+        return str(resolved.relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(resolved)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: loading builds many objects and no cycles, and the
+    collector's repeated scans of the growing data would otherwise cost more than the parse."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+# -- one file -------------------------------------------------------------------------------------------
+@dataclass
+class _QuestionRecord:
+    question: Any
+    topic: Topic
+    raw_path: tuple[str | int, ...]  # the question's path inside the YAML data
+    file: _FileResult
+
+
+@dataclass
+class _FileResult:
+    path: str
+    kind: str
+    doc: YamlDoc | None = None
+    bank: BankFile | None = None
+    records: list[_QuestionRecord] = field(default_factory=list)
+    topics: list[Topic] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def problem(self, where: tuple[str | int, ...], message: str, *, key: bool = False) -> Problem:
+        if self.doc is None:
+            return Problem(self.path, 0, 0, message)
+        line, col = self.doc.key_mark(where) if key else self.doc.mark(where)
+        return Problem(self.path, line, col, message)
+
+    def location(self, where: tuple[str | int, ...]) -> Location:
+        if self.doc is None:
+            return Location(self.path)
+        return Location(self.path, *self.doc.mark(where))
+
+    def add(self, findings: Iterable[Finding], prefix: tuple[str | int, ...] = ()) -> None:
+        for where, key, message in findings:
+            self.problems.append(self.problem((*prefix, *where), message, key=key))
+
+
+_QUESTION_ADAPTER: TypeAdapter[Any] | None = None
+
+
+def _question_adapter() -> TypeAdapter[Any]:
+    global _QUESTION_ADAPTER
+    if _QUESTION_ADAPTER is None:
+        _QUESTION_ADAPTER = TypeAdapter(Question)
+    return _QUESTION_ADAPTER
+
+
+def _top_level_problem(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        kind = "a list" if isinstance(data, list) else "a single value"
+        return (
+            f"the top level must be a mapping with 'topic', 'title' and 'questions' "
+            f"(or a 'topics' list), not {kind}"
+        )
+    if "topic" in data and "topics" in data:
+        return "a file has either 'topic' (one topic) or 'topics' (a list of topics), not both"
+    if "topic" not in data and "topics" not in data:
+        keys = [str(k) for k in data]
+        hint = ""
+        for key in keys:
+            close = did_you_mean(key, ["topic", "topics"])
+            if close:
+                hint = f"; found {key!r}{close}"
+                break
+        return (
+            "a bank file needs 'topic' (one topic: topic, title, questions) "
+            f"or 'topics' (a list of such topics){hint}"
+        )
+    return None
+
+
+def _salvage(result: _FileResult, data: dict[str, Any], single: bool) -> None:
+    """Keep the valid topics and questions of a file that failed validation as a whole.
+
+    The shipped bank keeps them (one bad question must not hide a topic); for user files they
+    are only checked further, so that one run reports every problem, and then dropped."""
+    raw_topics = [data] if single else data.get("topics")
+    if not isinstance(raw_topics, list):
+        return
+    adapter = _question_adapter()
+    for ti, raw_topic in enumerate(raw_topics):
+        if not isinstance(raw_topic, dict):
+            continue
+        try:
+            topic = Topic.model_validate({**raw_topic, "questions": []})
+        except ValidationError:
+            continue
+        prefix: tuple[str | int, ...] = () if single else ("topics", ti)
+        raw_questions = raw_topic.get("questions")
+        kept = []
+        for qi, raw_question in enumerate(raw_questions if isinstance(raw_questions, list) else []):
+            try:
+                question = adapter.validate_python(raw_question)
+            except ValidationError:
+                result.add(raw_demo_findings(raw_question), (*prefix, "questions", qi))
+                continue
+            kept.append((qi, question))
+        topic = topic.model_copy(update={"questions": [q for _, q in kept]})
+        result.topics.append(topic)
+        for qi, question in kept:
+            result.records.append(_QuestionRecord(question, topic, (*prefix, "questions", qi), result))
+
+
+def _load_file(file: Path, shown: str, kind: str, require_languages: tuple[str, ...]) -> _FileResult:
+    # The last guard: whatever a file holds, it ends as a problem, never as a traceback.
+    try:
+        doc, problems = read_yaml_file(file, shown)
+    except Exception as exc:
+        return _FileResult(shown, kind, problems=[Problem(shown, 0, 0, f"cannot read the file: {exc}")])
+    try:
+        return _check_doc(doc, problems, shown, kind, require_languages)
+    except Exception as exc:  # pragma: no cover - a bug here must not stop the other files
+        message = f"internal error while checking this file ({type(exc).__name__}: {exc}); please report it"
+        return _FileResult(shown, kind, problems=[Problem(shown, 0, 0, " ".join(message.split()))])
+
+
+def _check_doc(
+    doc: YamlDoc | None, problems: list[Problem], shown: str, kind: str, require_languages: tuple[str, ...]
+) -> _FileResult:
+    result = _FileResult(shown, kind)
+    result.doc = doc
+    result.problems.extend(problems)
+    if doc is None:
+        return result
+    data = doc.data
+    top = _top_level_problem(data)
+    if top is not None:
+        line, col = doc.mark(())
+        result.problems.append(Problem(shown, line, col, top))
+        return result
+    single = "topics" not in data
+    try:
+        bank = BankFile.model_validate(data)
+    except ValidationError as exc:
+        result.add(schema_findings(exc, single))
+        _salvage(result, data, single)  # keep checking the questions that are valid on their own
+    else:
+        result.bank = bank
+        result.topics = list(bank.topics)
+        for ti, topic in enumerate(bank.topics):
+            prefix: tuple[str | int, ...] = () if single else ("topics", ti)
+            for qi, question in enumerate(topic.questions):
+                result.records.append(_QuestionRecord(question, topic, (*prefix, "questions", qi), result))
+    result.add(language_findings(data, require_languages))
+    seen: dict[str, tuple[str | int, ...]] = {}
+    records = []
+    for record in result.records:
+        question = record.question
+        first = seen.get(question.id)
+        if first is not None:
+            result.problems.append(
+                result.problem(
+                    (*record.raw_path, "id"),
+                    f"duplicate id {question.id!r} (also defined at {result.location(first)})",
+                )
+            )
+            continue
+        seen[question.id] = record.raw_path
+        result.add(question_self_findings(question), record.raw_path)
+        result.add(demo_findings(question), record.raw_path)
+        records.append(record)
+    result.records = records
+    result.problems.sort(key=lambda p: (p.line, p.col))
+    return result
+
+
+def load_bank_text(
+    text: str,
+    path: str = "<text>",
+    *,
+    require_languages: tuple[str, ...] = (),
+) -> tuple[BankFile | None, list[Problem]]:
+    """`load_bank_file` for YAML text in memory; problems name `path`."""
+    with gc_paused():
+        try:
+            doc, problems = parse_yaml_text(text, path)
+        except Exception as exc:  # pragma: no cover - the last guard, as for files
+            return None, [Problem(path, 0, 0, f"cannot read the text: {exc}")]
+        result = _check_doc(doc, problems, path, USER, tuple(require_languages))
+    if has_errors(result.problems):
+        return None, result.problems
+    return result.bank, result.problems
+
+
+def load_bank_file(
+    path: str | os.PathLike[str],
+    *,
+    require_languages: tuple[str, ...] = (),
+) -> tuple[BankFile | None, list[Problem]]:
+    """Load and check one bank file on its own.
+
+    Returns (the validated file, warnings) or (None, problems) when anything is wrong: YAML, schema,
+    languages (`require_languages`, e.g. ("en", "zh")), demo references, duplicate ids within
+    the file. Cross-file rules (ids across files, follow_ups) need `load_banks`.
+    """
+    file = Path(path)
+    with gc_paused():
+        result = _load_file(file, display_path(file), USER, tuple(require_languages))
+    if has_errors(result.problems):
+        return None, result.problems
+    return result.bank, result.problems
+
+
+# -- many files ----------------------------------------------------------------------------------------------
+def _bank_files_in(folder: Path) -> list[Path]:
+    found = []
+    for suffix in BANK_SUFFIXES:
+        for file in folder.rglob(f"*{suffix}"):
+            relative = file.relative_to(folder)
+            if any(part.startswith(".") for part in relative.parts):
+                continue
+            if file.is_file():
+                found.append(file)
+    return sorted(set(found))
+
+
+def expand_bank_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Problem]]:
+    """Files named by `--bank` style paths (files as given, folders searched), plus problems."""
+    files: list[Path] = []
+    problems: list[Problem] = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            inside = _bank_files_in(path)
+            if not inside:
+                problems.append(
+                    Problem(str(raw), 0, 0, "folder holds no *.yaml or *.yml bank files", WARNING)
+                )
+            files.extend(inside)
+        elif path.exists():
+            files.append(path)
+        else:
+            problems.append(Problem(str(raw), 0, 0, "no such file or folder"))
+    return files, problems
+
+
+@dataclass
+class TopicEntry:
+    """One topic, merged over every file that adds questions to it."""
+
+    id: str
+    title: Text
+    description: Text | None = None
+    order: int = 100
+    question_ids: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BankSet:
+    """Every loaded question, by topic, with where each came from and what was wrong."""
+
+    topics: list[TopicEntry] = field(default_factory=list)
+    questions: dict[str, Any] = field(default_factory=dict)
+    topic_of: dict[str, str] = field(default_factory=dict)
+    origin: dict[str, Location] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    skipped: list[tuple[str, list[Problem]]] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    file_kind: dict[str, str] = field(default_factory=dict)  # file -> "shipped" | "user"
+    demo_origin: dict[str, Location] = field(default_factory=dict)  # question id -> its `demo:`
+    check_origin: dict[tuple[str, int], Location] = field(default_factory=dict)  # (id, i) -> check i
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == ERROR]
+
+    def topic(self, topic_id: str) -> TopicEntry | None:
+        return next((t for t in self.topics if t.id == topic_id), None)
+
+    def questions_in(self, topic_id: str) -> list[Any]:
+        entry = self.topic(topic_id)
+        if entry is None:
+            return []
+        return [self.questions[qid] for qid in entry.question_ids if qid in self.questions]
+
+    def ordered_questions(self) -> list[Any]:
+        """All questions, topic by topic, in file order."""
+        return [self.questions[qid] for t in self.topics for qid in t.question_ids]
+
+    def search(self, text: str, lang: str = "en") -> list[Any]:
+        """Questions whose id, prompt or answer (in `lang`, falling back to the other language)
+        contains `text`, case-insensitively; every question for empty text."""
+        needle = text.strip().casefold()
+        out = []
+        for question in self.ordered_questions():
+            if not needle:
+                out.append(question)
+                continue
+            haystacks = [question.id, question.prompt.get(lang)]
+            if question.answer is not None:
+                haystacks.append(question.answer.get(lang))
+            if any(needle in h.casefold() for h in haystacks):
+                out.append(question)
+        return out
+
+
+def load_banks(
+    extra_paths: Iterable[str | os.PathLike[str]] = (),
+    *,
+    include_shipped: bool = True,
+    include_user: bool = True,
+    user_dir: str | os.PathLike[str] | None = None,
+    shipped_dir: str | os.PathLike[str] | None = None,
+    shipped_languages: tuple[str, ...] = SHIPPED_LANGUAGES,
+) -> BankSet:
+    """Load every bank (see the module docstring) and apply the cross-file rules."""
+    with gc_paused():
+        return _load_banks(
+            list(extra_paths),
+            include_shipped=include_shipped,
+            include_user=include_user,
+            user_dir=Path(user_dir) if user_dir is not None else None,
+            shipped_dir=Path(shipped_dir) if shipped_dir is not None else None,
+            shipped_languages=tuple(shipped_languages),
+        )
+
+
+def _load_banks(
+    extra_paths: list[str | os.PathLike[str]],
+    *,
+    include_shipped: bool,
+    include_user: bool,
+    user_dir: Path | None,
+    shipped_dir: Path | None,
+    shipped_languages: tuple[str, ...],
+) -> BankSet:
+    bankset = BankSet()
+    sources: list[tuple[Path, str]] = []
+    if include_shipped:
+        folder = shipped_dir if shipped_dir is not None else shipped_bank_dir()
+        if folder.is_dir():
+            sources.extend((f, SHIPPED) for f in sorted(folder.glob("*.yaml")) if f.is_file())
+    files, path_problems = expand_bank_paths(extra_paths)
+    for problem in path_problems:
+        bankset.problems.append(problem)
+        if problem.is_error:
+            bankset.skipped.append((problem.path, [problem]))
+    sources.extend((f, USER) for f in files)
+    if include_user:
+        folder = user_dir if user_dir is not None else user_bank_dir()
+        if folder.is_dir():
+            sources.extend((f, USER) for f in _bank_files_in(folder))
+
+    results: list[_FileResult] = []
+    seen_files: set[Path] = set()
+    for file, kind in sources:
+        try:
+            key = file.resolve()
+        except OSError:
+            key = file
+        if key in seen_files:
+            continue
+        seen_files.add(key)
+        languages = shipped_languages if kind == SHIPPED else ()
+        result = _load_file(file, display_path(file), kind, languages)
+        if kind == USER and has_errors(result.problems):
+            result.records = []  # a user file with errors is skipped whole
+        results.append(result)
+
+    # ids across files: the first definition wins
+    owner: dict[str, _QuestionRecord] = {}
+    accepted: list[_FileResult] = []
+    skipped: list[_FileResult] = []
+    for result in results:
+        if result.kind == USER and has_errors(result.problems):
+            skipped.append(result)
+            continue
+        clashes = []
+        for record in result.records:
+            first = owner.get(record.question.id)
+            if first is None or first.file is result:
+                continue
+            first_at = first.file.location(first.raw_path)
+            if first.file.kind == SHIPPED and result.kind == USER:
+                message = (
+                    f"id {record.question.id!r} is already used by the shipped bank at {first_at}; "
+                    "pick another id (progress is kept per id)"
+                )
+            else:
+                message = f"duplicate id {record.question.id!r} (also defined at {first_at})"
+            clashes.append(result.problem((*record.raw_path, "id"), message))
+        result.problems.extend(clashes)
+        if result.kind == USER and clashes:
+            skipped.append(result)
+            continue
+        for record in result.records:
+            owner.setdefault(record.question.id, record)
+        accepted.append(result)
+
+    # follow_ups must point at loaded questions; skipping a user file can orphan another's links
+    skipped_ids = {qid: f.path for f in skipped for qid in _raw_question_ids(f)}
+    while True:
+        known = {r.question.id for f in accepted for r in f.records if owner.get(r.question.id) is r}
+        newly_skipped = []
+        for result in accepted:
+            if result.kind != USER:
+                continue
+            dangling = _dangling_follow_ups(result, known, skipped_ids)
+            if dangling:
+                result.problems.extend(dangling)
+                newly_skipped.append(result)
+        if not newly_skipped:
+            break
+        for result in newly_skipped:
+            accepted.remove(result)
+            skipped.append(result)
+            skipped_ids.update({qid: result.path for qid in _raw_question_ids(result)})
+    known = {r.question.id for f in accepted for r in f.records if owner.get(r.question.id) is r}
+    for result in accepted:
+        if result.kind == SHIPPED:
+            result.problems.extend(_dangling_follow_ups(result, known, skipped_ids))
+
+    for result in results:
+        bankset.problems.extend(result.problems)
+    skipped_set = {id(r) for r in skipped}
+    for result in results:
+        if id(result) in skipped_set:
+            bankset.skipped.append((result.path, list(result.problems)))
+    for result in accepted:
+        _add_file(bankset, result, owner)
+    bankset.topics.sort(key=lambda t: (t.order, t.title.get("en").casefold(), t.id))
+    return bankset
+
+
+def _raw_question_ids(result: _FileResult) -> list[str]:
+    """Ids written in a file, read from the raw data (the file may have failed validation)."""
+    data = result.doc.data if result.doc is not None else None
+    if not isinstance(data, dict):
+        return []
+    topics = data.get("topics") if "topics" in data else [data]
+    ids = []
+    for topic in topics if isinstance(topics, list) else []:
+        questions = topic.get("questions") if isinstance(topic, dict) else None
+        for question in questions if isinstance(questions, list) else []:
+            if isinstance(question, dict) and isinstance(question.get("id"), str):
+                ids.append(question["id"])
+    return ids
+
+
+def _dangling_follow_ups(result: _FileResult, known: set[str], skipped_ids: dict[str, str]) -> list[Problem]:
+    out = []
+    for record in result.records:
+        for i, target in enumerate(record.question.follow_ups):
+            if target in known or target == record.question.id:
+                continue
+            if target in skipped_ids:
+                why = f" (it is defined in {skipped_ids[target]}, which was skipped)"
+            else:
+                why = did_you_mean(target, sorted(known))
+            out.append(
+                result.problem(
+                    (*record.raw_path, "follow_ups", i), f"follow_ups: unknown question id {target!r}{why}"
+                )
+            )
+    return out
+
+
+def _add_file(bankset: BankSet, result: _FileResult, owner: dict[str, _QuestionRecord]) -> None:
+    bankset.files.append(result.path)
+    bankset.file_kind[result.path] = result.kind
+    entries = {t.id: t for t in bankset.topics}
+    for topic in result.topics:
+        entry = entries.get(topic.topic)
+        if entry is None:
+            entry = TopicEntry(topic.topic, topic.title, topic.description, topic.order)
+            entries[topic.topic] = entry
+            bankset.topics.append(entry)
+        elif entry.description is None and topic.description is not None:
+            entry.description = topic.description
+        if result.path not in entry.sources:
+            entry.sources.append(result.path)
+    for record in result.records:
+        question = record.question
+        if owner.get(question.id) is not record:
+            continue
+        qid = question.id
+        bankset.questions[qid] = question
+        bankset.topic_of[qid] = record.topic.topic
+        entries[record.topic.topic].question_ids.append(qid)
+        bankset.origin[qid] = result.location(record.raw_path)
+        if question.demo is not None:
+            bankset.demo_origin[qid] = result.location((*record.raw_path, "demo"))
+        for i in range(len(question.checks)):
+            bankset.check_origin[(qid, i)] = result.location((*record.raw_path, "checks", i))

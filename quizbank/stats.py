@@ -1,0 +1,82 @@
+"""Counts over a loaded bank: `posenc bank stats`.
+
+A language counts a question when every localized text of that question (prompt, answer,
+explanation, key points, choices and their `why`) has that language.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .schema import LANGS, QUESTION_TYPES
+
+
+def question_languages(question: Any) -> set[str]:
+    """Languages present in every text field of `question`."""
+    fields = question.text_fields()
+    return {lang for lang in LANGS if all(f.has(lang) for f in fields)}
+
+
+def bank_stats(bankset: Any) -> dict[str, Any]:
+    """`{"questions", "by_topic", "by_type", "by_difficulty", "languages", "with_demo", "with_checks"}`."""
+    questions = bankset.ordered_questions()
+    by_topic = {t.id: len(t.question_ids) for t in bankset.topics}
+    by_type = dict.fromkeys(QUESTION_TYPES, 0)
+    by_difficulty = {"1": 0, "2": 0, "3": 0}
+    languages = dict.fromkeys(LANGS, 0)
+    with_demo = with_checks = 0
+    for question in questions:
+        by_type[question.type] = by_type.get(question.type, 0) + 1
+        key = str(question.difficulty)
+        by_difficulty[key] = by_difficulty.get(key, 0) + 1
+        for lang in question_languages(question):
+            languages[lang] += 1
+        with_demo += question.demo is not None
+        with_checks += bool(question.checks)
+    return {
+        "questions": len(questions),
+        "by_topic": by_topic,
+        "by_type": by_type,
+        "by_difficulty": by_difficulty,
+        "languages": languages,
+        "with_demo": with_demo,
+        "with_checks": with_checks,
+    }
+
+
+def _share(n: int, total: int) -> str:
+    return f"{100.0 * n / total:5.1f}%" if total else "    -"
+
+
+def format_stats(stats: dict[str, Any], bankset: Any | None = None) -> str:
+    """The human form: aligned counts and shares."""
+    total = stats["questions"]
+    titles = {t.id: t.title.get("en") for t in bankset.topics} if bankset is not None else {}
+    lines = [f"{total} questions" + (f" in {len(bankset.files)} files" if bankset is not None else "")]
+
+    def block(title: str, counts: dict[str, int], label: Any = None) -> None:
+        lines.append("")
+        lines.append(title)
+        if not counts:
+            lines.append("  (none)")
+            return
+        names = {k: (label(k) if label else k) for k in counts}
+        width = max(len(n) for n in names.values())
+        digits = max(len(str(v)) for v in counts.values())
+        for key, count in counts.items():
+            lines.append(f"  {names[key]:<{width}}  {count:>{digits}}  {_share(count, total)}")
+
+    def topic_label(key: str) -> str:
+        title = titles.get(key)
+        return f"{key} ({title})" if title and title != key else key
+
+    block("By topic", stats["by_topic"], topic_label)
+    block("By type", stats["by_type"])
+    block(
+        "By difficulty",
+        stats["by_difficulty"],
+        lambda k: {"1": "1 easy", "2": "2 medium", "3": "3 hard"}.get(k, k),
+    )
+    block("Languages (every text field)", stats["languages"])
+    block("Linked", {"with a demo": stats["with_demo"], "with checks": stats["with_checks"]})
+    return "\n".join(lines)
