@@ -7,7 +7,6 @@ STAMP := $(VENV)/.installed
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Re-install only when the project metadata or the pins change.
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
