@@ -551,6 +551,12 @@ def _run_mrope_sections(ctx: DemoContext, text_before: int, grid_t: int, grid_h:
     if n_tokens <= 256:
         ctx.matrix("Position ids (rows t, h, w; columns tokens)", ids.double(), "axis", "token")
     ctx.value("n_tokens", n_tokens)
+    vision = (~is_text).nonzero().flatten()
+    ctx.value("vision_tokens", len(vision))
+    last = int(vision[-1])
+    ctx.value("last_vision_t", int(ids[0, last]))
+    ctx.value("last_vision_h", int(ids[1, last]))
+    ctx.value("last_vision_w", int(ids[2, last]))
     ctx.value("next_text_position", next_text)
     ctx.value("temporal_pairs", counts[0])
     ctx.value("height_pairs", counts[1])
@@ -616,7 +622,7 @@ register(
         claim="Permuting channels with hf[r·d/2 + i] = meta[2i + r] turns interleaved (GPT-J/Meta) RoPE into half-split (NeoX/HF) RoPE, so converted LLaMA weights give identical scores.",
         topic="rope",
         params=(DIM, Param("seq_len", "int", 16, min=1, max=100_000, help="number of positions"), BASE, SEED),
-        values=("max_error", "score_max_error"),
+        values=("max_error", "score_max_error", "unpermuted_score_error"),
         run=_run_rope_layouts,
         memory_bytes=lambda dim, seq_len, **_: _f32(seq_len, dim, 8),
     )
@@ -676,7 +682,17 @@ register(
             Param("grid_h", "int", 4, min=1, max=256, help="patch rows (after merging)"),
             Param("grid_w", "int", 6, min=1, max=256, help="patch columns (after merging)"),
         ),
-        values=("n_tokens", "next_text_position", "temporal_pairs", "height_pairs", "width_pairs"),
+        values=(
+            "n_tokens",
+            "vision_tokens",
+            "last_vision_t",
+            "last_vision_h",
+            "last_vision_w",
+            "next_text_position",
+            "temporal_pairs",
+            "height_pairs",
+            "width_pairs",
+        ),
         run=_run_mrope_sections,
         memory_bytes=lambda text_before, grid_t, grid_h, grid_w, **_: (
             8 * 3 * (text_before + grid_t * grid_h * grid_w + 4)
