@@ -172,7 +172,7 @@ def _run_rope_scaling(
     ctx.value("yarn_high", high)
     ctx.value("yarn_attention_factor", factors["yarn"])
     ctx.value("yarn_logit_scale", factors["yarn"] ** 2)
-    ctx.value("llama3_attention_factor", factors["llama3"])
+    ctx.value("llama3_attention_factor", factors.get("llama3", math.nan))
     ctx.value("dynamic_base", dyn_base)
     ctx.value("linear_ratio", float(ratio["linear"][0]))
     ctx.value("ntk_first_ratio", float(ratio["ntk"][0]))
