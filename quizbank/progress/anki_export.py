@@ -1,0 +1,236 @@
+"""`posenc export anki OUT.apkg`: the banks as an Anki deck, built with genanki (https://github.com/kerrickstaley/genanki).
+
+- One note type per question type, with fixed model ids, so that re-importing a newer export updates the same
+  note types. Cloze questions use Anki's own cloze note type (`{{c1::...}}`).
+- One subdeck per topic (`posenc::<topic title>`), deck ids derived from the topic id.
+- Note GUIDs are `genanki.guid_for(question_id)`: re-importing updates notes instead of duplicating them.
+- Math goes to MathJax `\\(..\\)` / `\\[..\\]`; bank text is HTML-escaped (Markdown rendered with raw HTML off).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from quizbank.progress.render import label, localized, markdown_to_html
+
+__all__ = ["DECK_ROOT", "MODEL_IDS", "AnkiExport", "build_anki_package", "write_anki"]
+
+DECK_ROOT = "posenc"
+# Fixed forever: Anki matches note types by id.
+MODEL_IDS: dict[str, int] = {
+    "open": 1_739_210_001,
+    "mcq": 1_739_210_002,
+    "multi": 1_739_210_003,
+    "truefalse": 1_739_210_004,
+    "numeric": 1_739_210_005,
+    "cloze": 1_739_210_006,
+}
+
+CSS = """
+.card { font-family: -apple-system, "Segoe UI", "Noto Sans", "PingFang SC", "Microsoft YaHei", sans-serif;
+        font-size: 18px; line-height: 1.5; text-align: left; color: #1d1d1f; background: #fff; max-width: 46em;
+        margin: 0 auto; }
+.nightMode .card, .night_mode .card { color: #e8e8e8; background: #1e1e1e; }
+.meta { font-size: 12px; color: #888; margin-bottom: .6em; }
+.lang + .lang { margin-top: .4em; padding-top: .4em; border-top: 1px dashed #bbb; }
+ol.choices { list-style: upper-alpha; }
+ol.choices li.correct { font-weight: bold; color: #1a7f37; }
+.nightMode ol.choices li.correct { color: #56d364; }
+.why { font-size: 15px; color: #666; }
+.answer { font-weight: bold; }
+.explanation { margin-top: .8em; }
+.sources { margin-top: .8em; font-size: 13px; color: #777; }
+.cloze { font-weight: bold; color: #0550ae; }
+.hint { font-style: italic; color: #666; }
+"""
+
+_META = '<div class="meta">{{Topic}} · {{QuestionId}}</div>'
+_BACK_TAIL = (
+    '<hr id="answer"><div class="answer">{{Answer}}</div>'
+    '{{#Explanation}}<div class="explanation">{{Explanation}}</div>{{/Explanation}}'
+    '{{#Sources}}<div class="sources">{{Sources}}</div>{{/Sources}}'
+)
+_FIELDS = ["Prompt", "Details", "Answer", "Explanation", "Sources", "QuestionId", "Topic"]
+_FRONTS = {
+    "open": _META + '<div class="prompt">{{Prompt}}</div>',
+    "mcq": _META + '<div class="prompt">{{Prompt}}</div>{{Details}}',
+    "multi": _META
+    + '<div class="prompt">{{Prompt}}</div><div class="hint">Choose all that apply.</div>{{Details}}',
+    "truefalse": _META + '<div class="prompt">{{Prompt}}</div><div class="hint">True or false?</div>',
+    "numeric": _META
+    + '<div class="prompt">{{Prompt}}</div>{{#Details}}<div class="hint">{{Details}}</div>{{/Details}}',
+}
+_BACKS = {
+    "open": "{{FrontSide}}"
+    + _BACK_TAIL.replace(
+        '<div class="answer">{{Answer}}</div>', '<div class="answer">{{Answer}}</div>{{Details}}'
+    ),
+    "mcq": "{{FrontSide}}" + _BACK_TAIL,
+    "multi": "{{FrontSide}}" + _BACK_TAIL,
+    "truefalse": "{{FrontSide}}" + _BACK_TAIL,
+    "numeric": "{{FrontSide}}" + _BACK_TAIL,
+}
+
+
+def _models() -> dict[str, Any]:
+    import genanki
+
+    models: dict[str, Any] = {}
+    for qtype, front in _FRONTS.items():
+        models[qtype] = genanki.Model(
+            MODEL_IDS[qtype],
+            f"posenc {qtype}",
+            fields=[{"name": name} for name in _FIELDS],
+            templates=[{"name": f"{qtype} card", "qfmt": front, "afmt": _BACKS[qtype]}],
+            css=CSS,
+        )
+    models["cloze"] = genanki.Model(
+        MODEL_IDS["cloze"],
+        "posenc cloze",
+        fields=[
+            {"name": name} for name in ("Text", "Answer", "Explanation", "Sources", "QuestionId", "Topic")
+        ],
+        templates=[
+            {
+                "name": "cloze card",
+                "qfmt": _META + '<div class="prompt">{{cloze:Text}}</div>',
+                "afmt": _META + '<div class="prompt">{{cloze:Text}}</div>' + _BACK_TAIL,
+            }
+        ],
+        css=CSS,
+        model_type=genanki.Model.CLOZE,
+    )
+    return models
+
+
+def _deck_id(topic_id: str) -> int:
+    digest = hashlib.sha256(f"posenc-deck:{topic_id}".encode()).digest()
+    return (1 << 30) + int.from_bytes(digest[:4], "big") % (1 << 30)
+
+
+def _block(value: Any, lang: str, inline: bool = False, keep: dict[str, str] | None = None) -> str:
+    """A localized value as HTML: one `.lang` div per language shown."""
+    parts = [markdown_to_html(text, inline=inline, keep=keep) for text in localized(value, lang)]
+    if len(parts) <= 1:
+        return parts[0] if parts else ""
+    tag = "span" if inline else "div"
+    return "".join(f'<{tag} class="lang">{part}</{tag}>' for part in parts)
+
+
+def _letter(index: int) -> str:
+    return chr(ord("A") + index)
+
+
+def _sources_html(sources: list[str], lang: str) -> str:
+    items = []
+    for source in sources:
+        escaped = html.escape(source)
+        if source.startswith(("http://", "https://")):
+            items.append(f'<a href="{escaped}">{escaped}</a>')
+        else:
+            items.append(escaped)
+    return f"{label('sources', lang)}: " + "; ".join(items) if items else ""
+
+
+def _format_number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _fields(question: Any, topic_title: str, lang: str) -> tuple[str, list[str]]:
+    """(model key, field values) for one question."""
+    qtype = question.type
+    prompt = _block(question.prompt, lang)
+    explanation = _block(question.explanation, lang)
+    sources = _sources_html(list(question.sources), lang)
+    meta = [html.escape(question.id), html.escape(topic_title)]
+    extra_answer = _block(question.answer, lang) if question.answer is not None else ""
+
+    if qtype == "cloze":
+        keep: dict[str, str] = {}
+        for n, blank in enumerate(question.blanks, start=1):
+            keep["{{" + str(n) + "}}"] = "{{c" + str(n) + "::" + html.escape(blank.accept[0]) + "}}"
+        text = _block(question.prompt, lang, keep=keep)
+        accepted = "<br>".join(
+            f"{n}. " + " / ".join(html.escape(a) for a in blank.accept)
+            for n, blank in enumerate(question.blanks, start=1)
+        )
+        answer = (
+            f"{html.escape(label('accepted', lang))}:<br>"
+            + accepted
+            + (f"<br>{extra_answer}" if extra_answer else "")
+        )
+        return "cloze", [text, answer, explanation, sources, *meta]
+
+    details = ""
+    if qtype in ("mcq", "multi"):
+        front_items = []
+        correct_items = []
+        for i, choice in enumerate(question.choices):
+            choice_html = _block(choice.text, lang, inline=True)
+            front_items.append(f"<li>{choice_html}</li>")
+            if choice.correct:
+                correct_items.append(f"<b>{_letter(i)}</b>. {choice_html}")
+        details = '<ol class="choices">' + "".join(front_items) + "</ol>"
+        whys = [
+            f"<div class='why'><b>{_letter(i)}</b>: {_block(c.why, lang, inline=True)}</div>"
+            for i, c in enumerate(question.choices)
+            if c.why is not None
+        ]
+        answer = "<br>".join(correct_items) + "".join(whys)
+    elif qtype == "truefalse":
+        answer = label("true" if question.correct else "false", lang)
+    elif qtype == "numeric":
+        unit = f" {html.escape(question.unit)}" if question.unit else ""
+        answer = f"{_format_number(question.value)}{unit}"
+        if question.tolerance:
+            answer += f" (± {_format_number(question.tolerance)})"
+        details = html.escape(label("answer_in", lang, unit=question.unit)) if question.unit else ""
+    else:  # open
+        answer = extra_answer
+        points = "".join(f"<li>{_block(p, lang, inline=True)}</li>" for p in question.key_points)
+        details = f'<div class="keypoints">{html.escape(label("key_points", lang))}:<ul>{points}</ul></div>'
+        extra_answer = ""
+    if extra_answer:
+        answer += f"<div>{extra_answer}</div>"
+    return qtype, [prompt, details, answer, explanation, sources, *meta]
+
+
+@dataclass(frozen=True)
+class AnkiExport:
+    path: str
+    notes: int
+    decks: int
+
+
+def build_anki_package(bankset: Any, lang: str = "en"):
+    """A genanki.Package with one subdeck per topic and one note per question. Returns (package, note count)."""
+    import genanki
+
+    models = _models()
+    decks = []
+    count = 0
+    for topic in bankset.topics:
+        title = localized(topic.title, lang)
+        title_text = " / ".join(title) if title else topic.id
+        deck = genanki.Deck(_deck_id(topic.id), f"{DECK_ROOT}::{title_text.replace('::', ':')}")
+        for qid in topic.question_ids:
+            question = bankset.questions[qid]
+            key, values = _fields(question, title_text, lang)
+            tags = [topic.id, f"type::{question.type}", f"difficulty::{question.difficulty}"]
+            tags += [tag.replace(" ", "_") for tag in question.tags]
+            deck.add_note(
+                genanki.Note(model=models[key], fields=values, tags=tags, guid=genanki.guid_for(question.id))
+            )
+            count += 1
+        decks.append(deck)
+    return genanki.Package(decks), count
+
+
+def write_anki(bankset: Any, out_path: str | os.PathLike[str], lang: str = "en") -> AnkiExport:
+    package, count = build_anki_package(bankset, lang)
+    package.write_to_file(os.fspath(out_path))
+    return AnkiExport(path=os.fspath(out_path), notes=count, decks=len(package.decks))

@@ -1,0 +1,298 @@
+"""`posenc progress ...` (export, import, orphans, stats) and `posenc export ...` (anki, markdown).
+
+Global options read here: `--data-dir DIR` (args.data_dir; else POSENC_DATA_DIR, else the platform data folder)
+and `--bank PATH` (args.bank, repeatable extra banks). Errors are one line on stderr plus an exit code:
+1 for a failure while working, 2 for bad input (unreadable or malformed file, bad arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from quizbank.progress.render import LANG_CHOICES
+
+__all__ = ["add_export_parser", "add_parser"]
+
+EXIT_FAILURE = 1
+EXIT_BAD_INPUT = 2
+
+
+def _error(message: str) -> None:
+    print(f"posenc: error: {message}", file=sys.stderr)
+
+
+def _open(args: argparse.Namespace):
+    from quizbank.progress.store import open_store
+
+    store = open_store(getattr(args, "data_dir", None))
+    for notice in store.notices:
+        print(f"posenc: {notice}", file=sys.stderr)
+    return store
+
+
+def _load_banks(args: argparse.Namespace):
+    """The shipped bank plus --bank paths and the user bank folder; skipped files are named on stderr."""
+    from quizbank.loader import load_banks
+
+    bankset = load_banks(list(getattr(args, "bank", None) or []))
+    for path, problems in bankset.skipped:
+        first = f": {problems[0]}" if problems else ""
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        print(f"posenc: warning: skipped bank {path}{first}{more}", file=sys.stderr)
+    return bankset
+
+
+def _topics(bankset: Any) -> dict[str, list[str]]:
+    return {topic.id: list(topic.question_ids) for topic in bankset.topics}
+
+
+def _guard(handler):
+    """Turn expected failures into one-line messages and exit codes."""
+
+    def run(args: argparse.Namespace) -> int:
+        from quizbank.progress.backup import BackupError
+        from quizbank.progress.store import StoreError
+
+        try:
+            return handler(args)
+        except StoreError as exc:
+            _error(str(exc))
+            return EXIT_FAILURE
+        except BackupError as exc:
+            _error(str(exc))
+            return EXIT_BAD_INPUT
+        except OSError as exc:
+            where = f" {exc.filename}" if exc.filename else ""
+            _error(f"{exc.strerror or exc}{':' if where else ''}{where}")
+            return EXIT_FAILURE
+
+    run.__name__ = handler.__name__
+    run.__doc__ = handler.__doc__
+    return run
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    """Write to a temporary file beside `path`, then rename it over: a crash never leaves half a backup."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------------------------------------------- progress
+
+
+@_guard
+def _cmd_export(args: argparse.Namespace) -> int:
+    from quizbank.progress.backup import export_backup
+
+    with _open(args) as store:
+        data = export_backup(store)
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    if args.out in (None, "-"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        _write_text_atomic(Path(args.out), text)
+        print(
+            f"wrote {len(data['reviews'])} reviews, {len(data['cards'])} cards and "
+            f"{len(data['attempts'])} attempts to {args.out}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+@_guard
+def _cmd_import(args: argparse.Namespace) -> int:
+    from quizbank.progress.backup import import_backup
+
+    try:
+        if args.file == "-":
+            raw = sys.stdin.read()
+        else:
+            raw = Path(args.file).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        _error(f"backup file not found: {args.file}")
+        return EXIT_BAD_INPUT
+    except UnicodeDecodeError:
+        _error(f"{args.file} is not a UTF-8 text file (expected a JSON backup from 'posenc progress export')")
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        _error(f"cannot read {args.file}: {exc.strerror or exc}")
+        return EXIT_BAD_INPUT
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        _error(f"{args.file} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
+        return EXIT_BAD_INPUT
+    with _open(args) as store:
+        report = import_backup(store, data)
+    print(
+        f"imported {report.reviews_added} reviews ({report.reviews_skipped} already present), "
+        f"{report.attempts_added} attempts; rebuilt {report.cards_rebuilt} cards"
+        + (f"; added {report.cards_added} cards without history" if report.cards_added else "")
+        + (f"; {report.settings_added} settings" if report.settings_added else "")
+    )
+    return 0
+
+
+@_guard
+def _cmd_orphans(args: argparse.Namespace) -> int:
+    bankset = _load_banks(args)
+    with _open(args) as store:
+        orphans = store.orphans(bankset.questions.keys())
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "question_id": o.question_id,
+                        "reviews": o.reviews,
+                        "attempts": o.attempts,
+                        "last_activity": o.last_activity.isoformat() if o.last_activity else None,
+                    }
+                    for o in orphans
+                ],
+                indent=2,
+            )
+        )
+        return 0
+    if not orphans:
+        print("no orphaned progress: every question with history is in the loaded banks")
+        return 0
+    width = max(len("question id"), *(len(o.question_id) for o in orphans))
+    print(f"{'question id':<{width}}  reviews  attempts  last activity (UTC)")
+    for o in orphans:
+        last = o.last_activity.strftime("%Y-%m-%d %H:%M") if o.last_activity else "-"
+        print(f"{o.question_id:<{width}}  {o.reviews:>7}  {o.attempts:>8}  {last}")
+    print(
+        f"{len(orphans)} orphaned question id(s): their history is kept; restore the id in a bank to resume"
+    )
+    return 0
+
+
+@_guard
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from quizbank.progress.stats import compute_stats
+
+    bankset = _load_banks(args)
+    with _open(args) as store:
+        stats = compute_stats(store, _topics(bankset))
+    retention = "-" if stats.true_retention is None else f"{stats.true_retention:.1%}"
+    print(
+        f"reviews: {stats.reviewed_today} today, {stats.reviews_in_window} in {stats.days} days, "
+        f"{stats.reviews_total} total"
+    )
+    print(
+        f"true retention ({stats.days} days): {retention} of {stats.retention_reviews} reviews of mature cards"
+    )
+    print(f"streak: {stats.streak_days} day(s)")
+    print("due, next 14 days: " + " ".join(str(d.count) for d in stats.due_forecast))
+    print("mastery per topic:")
+    for topic in bankset.topics:
+        progress = stats.mastery[topic.id]
+        mastery = "-" if progress.mastery is None else f"{progress.mastery:.0%}"
+        print(
+            f"  {topic.id:<28} due {progress.due:>4}  new {progress.new:>4}  studied {progress.studied:>4}  "
+            f"mastery {mastery:>4}"
+        )
+    if stats.leeches:
+        print(
+            "leeches (>= 5 lapses): " + ", ".join(f"{lc.question_id} ({lc.lapses})" for lc in stats.leeches)
+        )
+    return 0
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """`posenc progress {export,import,orphans,stats}`."""
+    parser = subparsers.add_parser(
+        "progress",
+        help="back up, restore and inspect study progress",
+        description="Study progress lives in progress.db in the data folder (--data-dir or POSENC_DATA_DIR).",
+    )
+    actions = parser.add_subparsers(dest="progress_command", metavar="ACTION", required=True)
+
+    export = actions.add_parser("export", help="write all progress as JSON (stdout by default)")
+    export.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
+    export.set_defaults(func=_cmd_export)
+
+    imp = actions.add_parser(
+        "import", help="merge a JSON backup into the store (reviews already present are skipped)"
+    )
+    imp.add_argument(
+        "file", metavar="FILE", help="backup written by 'posenc progress export' ('-' for stdin)"
+    )
+    imp.set_defaults(func=_cmd_import)
+
+    orphans = actions.add_parser("orphans", help="list question ids with history that no loaded bank has")
+    orphans.add_argument("--json", action="store_true", help="print JSON")
+    orphans.set_defaults(func=_cmd_orphans)
+
+    stats = actions.add_parser("stats", help="print review counts, retention, streak, forecast and mastery")
+    stats.set_defaults(func=_cmd_stats)
+    return parser
+
+
+# ---------------------------------------------------------------------------------------------------- export
+
+
+@_guard
+def _cmd_export_anki(args: argparse.Namespace) -> int:
+    from quizbank.progress.anki_export import write_anki
+
+    out = Path(args.out)
+    if out.suffix.lower() != ".apkg":
+        _error(f"{args.out}: the Anki package name must end in .apkg")
+        return EXIT_BAD_INPUT
+    if out.is_dir():
+        _error(f"{args.out} is a folder; give a file name ending in .apkg")
+        return EXIT_BAD_INPUT
+    bankset = _load_banks(args)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    result = write_anki(bankset, out, lang=args.lang)
+    print(f"wrote {result.notes} notes in {result.decks} decks to {out}")
+    return 0
+
+
+@_guard
+def _cmd_export_markdown(args: argparse.Namespace) -> int:
+    from quizbank.progress.markdown_export import write_markdown
+
+    out = Path(args.out_dir)
+    if out.exists() and not out.is_dir():
+        _error(f"{args.out_dir} exists and is not a folder")
+        return EXIT_BAD_INPUT
+    bankset = _load_banks(args)
+    result = write_markdown(bankset, out, lang=args.lang)
+    print(f"wrote {len(result.files) - 1} topic files ({result.questions} questions) and README.md to {out}")
+    return 0
+
+
+def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """`posenc export {anki,markdown}`: the loaded banks (shipped plus --bank) as an Anki deck or Markdown."""
+    parser = subparsers.add_parser("export", help="export the question banks to Anki or Markdown")
+    kinds = parser.add_subparsers(dest="export_kind", metavar="FORMAT", required=True)
+
+    anki = kinds.add_parser("anki", help="write an Anki package (.apkg): one note per question")
+    anki.add_argument("out", metavar="OUT.apkg", help="package file to write")
+    anki.add_argument("--lang", choices=LANG_CHOICES, default="en", help="card language (default: en)")
+    anki.set_defaults(func=_cmd_export_anki)
+
+    markdown = kinds.add_parser("markdown", help="write one Markdown file per topic, plus README.md")
+    markdown.add_argument("out_dir", metavar="OUT_DIR", help="folder to write (created if missing)")
+    markdown.add_argument("--lang", choices=LANG_CHOICES, default="en", help="text language (default: en)")
+    markdown.set_defaults(func=_cmd_export_markdown)
+    return parser

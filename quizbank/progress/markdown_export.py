@@ -1,0 +1,163 @@
+"""`posenc export markdown OUT_DIR`: one readable Markdown file per topic, plus an index (README.md).
+
+Each question shows its prompt, its answer (choices as a checklist with the correct ones ticked, the value and
+tolerance for numeric ones, the filled-in blanks for cloze), the explanation, sources, the live demo it pairs
+with, and links to its follow-ups. Math stays as `$...$`, which GitHub, Obsidian and most Markdown viewers render.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from quizbank.progress.render import label, localized
+from quizbank.schema import BLANK_RE
+
+__all__ = ["MarkdownExport", "render_topic", "write_markdown"]
+
+
+@dataclass(frozen=True)
+class MarkdownExport:
+    out_dir: Path
+    files: list[Path]
+    questions: int
+
+
+def _join(value: Any, lang: str, sep: str = "\n\n") -> str:
+    return sep.join(localized(value, lang))
+
+
+def _inline(value: Any, lang: str) -> str:
+    """A localized value on one line (choices, key points): newlines folded."""
+    return " / ".join(" ".join(text.split()) for text in localized(value, lang))
+
+
+def _title(value: Any, lang: str, fallback: str) -> str:
+    parts = localized(value, lang)
+    return " / ".join(parts) if parts else fallback
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _answer_lines(question: Any, lang: str) -> list[str]:
+    qtype = question.type
+    lines: list[str] = []
+    if qtype in ("mcq", "multi"):
+        for i, choice in enumerate(question.choices):
+            mark = "x" if choice.correct else " "
+            line = f"- [{mark}] **{chr(ord('A') + i)}.** {_inline(choice.text, lang)}"
+            if choice.why is not None:
+                line += f" — {_inline(choice.why, lang)}"
+            lines.append(line)
+        correct = ", ".join(chr(ord("A") + i) for i in question.correct_indices())
+        lines += ["", f"**{label('answer', lang)}:** {correct}"]
+    elif qtype == "truefalse":
+        lines.append(f"**{label('answer', lang)}:** {label('true' if question.correct else 'false', lang)}")
+    elif qtype == "numeric":
+        unit = f" {question.unit}" if question.unit else ""
+        tolerance = f" (± {_number(question.tolerance)})" if question.tolerance else ""
+        lines.append(f"**{label('answer', lang)}:** {_number(question.value)}{unit}{tolerance}")
+    elif qtype == "cloze":
+        for lang_text in localized(question.prompt, lang):
+            filled = BLANK_RE.sub(
+                lambda m: f"**{question.blanks[int(m.group(1)) - 1].accept[0]}**", lang_text
+            )
+            lines += [f"**{label('answer', lang)}:** {filled}", ""]
+        for n, blank in enumerate(question.blanks, start=1):
+            if len(blank.accept) > 1:
+                alternatives = ", ".join(f"`{a}`" for a in blank.accept[1:])
+                lines.append(f"- {label('also_accepts', lang, n=n)}: {alternatives}")
+    elif qtype == "open":
+        lines += [f"**{label('model_answer', lang)}:**", "", _join(question.answer, lang), ""]
+        lines += [f"**{label('key_points', lang)}:**", ""]
+        lines += [f"- {_inline(point, lang)}" for point in question.key_points]
+    if qtype != "open" and question.answer is not None:
+        lines += ["", _join(question.answer, lang)]
+    return lines
+
+
+def _prompt(question: Any, lang: str) -> str:
+    text = _join(question.prompt, lang)
+    if question.type == "cloze":
+        text = BLANK_RE.sub(lambda m: f"\\_\\_\\_\\_ ({m.group(1)})", text)
+    return text
+
+
+def render_topic(topic: Any, questions: dict[str, Any], topic_of: dict[str, str], lang: str = "en") -> str:
+    """The Markdown text of one topic file."""
+    title = _title(topic.title, lang, topic.id)
+    out = [f"# {title}", ""]
+    description = getattr(topic, "description", None)
+    if description is not None:
+        out += [_join(description, lang), ""]
+    count = len(topic.question_ids)
+    counted = label("one_question", lang) if count == 1 else label("questions", lang, n=count)
+    out += [f"*{counted} · {label('exported', lang, id=topic.id)}*", ""]
+    for number, qid in enumerate(topic.question_ids, start=1):
+        question = questions[qid]
+        stars = "★" * question.difficulty + "☆" * (3 - question.difficulty)
+        out += [
+            f'<a id="{qid}"></a>',
+            "",
+            f"## {number}. `{qid}` · {question.type} · {stars}",
+            "",
+            _prompt(question, lang),
+            "",
+            *_answer_lines(question, lang),
+            "",
+            f"**{label('explanation', lang)}.**",
+            "",
+            _join(question.explanation, lang),
+            "",
+        ]
+        if question.sources:
+            out += [f"**{label('sources', lang)}:**", "", *[f"- {source}" for source in question.sources], ""]
+        if question.demo is not None:
+            params = ", ".join(f"{k}={v}" for k, v in question.demo.params.items())
+            shown = f"`{question.demo.name}`" + (f" ({params})" if params else "")
+            out += [f"**{label('live_demo', lang)}:** {shown}, {label('in_demo_lab', lang)}.", ""]
+        if question.follow_ups:
+            links = []
+            for follow in question.follow_ups:
+                target = topic_of.get(follow)
+                if target is None:
+                    links.append(f"`{follow}`")
+                elif target == topic.id:
+                    links.append(f"[{follow}](#{follow})")
+                else:
+                    links.append(f"[{follow}]({target}.md#{follow})")
+            out += [f"**{label('follow_ups', lang)}:** " + ", ".join(links), ""]
+        if question.tags:
+            out += [f"{label('tags', lang)}: " + ", ".join(f"`{tag}`" for tag in question.tags), ""]
+        out += ["---", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def write_markdown(bankset: Any, out_dir: str | os.PathLike[str], lang: str = "en") -> MarkdownExport:
+    """Write `<topic id>.md` for every topic and a README.md index into `out_dir` (created if missing)."""
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    topic_of = {qid: topic.id for topic in bankset.topics for qid in topic.question_ids}
+    files = []
+    index = [
+        f"# {label('bank_title', lang)}",
+        "",
+        f"| {label('topic', lang)} | {label('question_count', lang)} |",
+        "|---|---|",
+    ]
+    total = 0
+    for topic in bankset.topics:
+        path = folder / f"{topic.id}.md"
+        path.write_text(render_topic(topic, bankset.questions, topic_of, lang), encoding="utf-8")
+        files.append(path)
+        total += len(topic.question_ids)
+        index.append(
+            f"| [{_title(topic.title, lang, topic.id)}]({topic.id}.md) | {len(topic.question_ids)} |"
+        )
+    readme = folder / "README.md"
+    readme.write_text("\n".join(index) + "\n", encoding="utf-8")
+    return MarkdownExport(out_dir=folder, files=[*files, readme], questions=total)

@@ -1,0 +1,125 @@
+"""Bank text for export: pick a language, convert math, and render Markdown to HTML safely.
+
+Bank text is Markdown with LaTeX between `$...$` (inline) and `$$...$$` (display). For Anki the math becomes
+MathJax delimiters `\\(...\\)` and `\\[...\\]`, and everything else is rendered by markdown-it-py with raw HTML
+disabled, so text from a bank can never inject markup.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+__all__ = ["LANG_CHOICES", "MATH_RE", "label", "localized", "markdown_to_html", "math_to_mathjax", "text_in"]
+
+LANG_CHOICES = ("en", "zh", "both")
+
+# $$display$$ first, then $inline$: no space just inside the dollars, and "\$" is a literal dollar.
+MATH_RE = re.compile(
+    r"\$\$(?P<display>.+?)\$\$|(?<![\\$\w])\$(?=\S)(?P<inline>(?:\\.|[^$\\\n])+?)(?<=\S)\$(?!\d)",
+    re.DOTALL,
+)
+_PLACEHOLDER = "\ue000{}\ue001"
+_PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
+
+
+# Fixed words of the exports, per language ("both" shows "English / 中文").
+LABELS: dict[str, tuple[str, str]] = {
+    "answer": ("Answer", "答案"),
+    "model_answer": ("Model answer", "参考答案"),
+    "key_points": ("Key points", "要点"),
+    "explanation": ("Explanation", "解析"),
+    "sources": ("Sources", "参考资料"),
+    "live_demo": ("Live demo", "实时演示"),
+    "in_demo_lab": ("in posenc's Demo lab", "可在 posenc 的演示实验室运行"),
+    "follow_ups": ("Follow-ups", "延伸问题"),
+    "tags": ("Tags", "标签"),
+    "true": ("True", "正确"),
+    "false": ("False", "错误"),
+    "accepted": ("Accepted", "可接受的答案"),
+    "also_accepts": ("blank {n} also accepts", "第 {n} 空也接受"),
+    "answer_in": ("Answer in {unit}", "答案单位：{unit}"),
+    "questions": ("{n} questions", "{n} 道题"),
+    "one_question": ("1 question", "1 道题"),
+    "exported": ("topic `{id}` · exported by posenc", "主题 `{id}` · 由 posenc 导出"),
+    "topic": ("Topic", "主题"),
+    "question_count": ("Questions", "题数"),
+    "bank_title": ("posenc question bank", "posenc 题库"),
+}
+
+
+def label(key: str, lang: str, **fields: Any) -> str:
+    """A fixed export word in `lang` ('en', 'zh' or 'both')."""
+    en, zh = (text.format(**fields) for text in LABELS[key])
+    if lang == "zh":
+        return zh
+    if lang == "both":
+        return f"{en} / {zh}"
+    return en
+
+
+def text_in(value: Any, lang: str) -> str:
+    """One language of a localized value (a schema `Text`, a plain string, or None), with fallback."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return value.get(lang)
+
+
+def localized(value: Any, lang: str) -> list[str]:
+    """The texts to show for `lang` in ('en', 'zh', 'both'); 'both' gives English then Chinese when they differ."""
+    if lang != "both":
+        text = text_in(value, lang)
+        return [text] if text else []
+    first, second = text_in(value, "en"), text_in(value, "zh")
+    out = [first] if first else []
+    if second and second != first:
+        out.append(second)
+    return out
+
+
+def _mathjax(tex: str, display: bool) -> str:
+    # "}}" inside math would close an Anki cloze deletion early; TeX ignores the space.
+    body = html.escape(tex.strip().replace("}}", "} }"), quote=False)
+    return f"\\[{body}\\]" if display else f"\\({body}\\)"
+
+
+def math_to_mathjax(text: str) -> str:
+    """Replace `$$..$$` with `\\[..\\]` and `$..$` with `\\(..\\)` (HTML-escaped inside); rest untouched."""
+    return MATH_RE.sub(lambda m: _mathjax(m["display"] or m["inline"], m["display"] is not None), text)
+
+
+def _markdown_engine():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
+
+
+_ENGINE = None
+
+
+def markdown_to_html(text: str, inline: bool = False, keep: dict[str, str] | None = None) -> str:
+    """Render bank Markdown to HTML with MathJax math. Raw HTML in the text is escaped, never passed through.
+
+    Math is swapped for placeholders before Markdown runs (so `_` and `*` inside formulas are not emphasis),
+    then put back as MathJax. `keep` maps literal substrings to HTML inserted verbatim after rendering
+    (used for cloze deletions).
+    """
+    global _ENGINE
+    if _ENGINE is None:
+        _ENGINE = _markdown_engine()
+    pieces: list[str] = []
+
+    def stash(rendered: str) -> str:
+        pieces.append(rendered)
+        return _PLACEHOLDER.format(len(pieces) - 1)
+
+    protected = MATH_RE.sub(
+        lambda m: stash(_mathjax(m["display"] or m["inline"], m["display"] is not None)), text
+    )
+    for literal, replacement in (keep or {}).items():
+        protected = protected.replace(literal, stash(replacement))
+    rendered = _ENGINE.renderInline(protected) if inline else _ENGINE.render(protected)
+    return _PLACEHOLDER_RE.sub(lambda m: pieces[int(m.group(1))], rendered).strip()

@@ -1,0 +1,334 @@
+"""Stats: reviews per day (30 days), true retention, the 14-day due forecast, mastery per topic, the current
+streak and the leeches (five lapses or more), each leech one Enter away from its question.
+
+Numbers come from `quizbank.progress.stats.compute_stats`, computed in a thread worker (group "stats") that posts
+`StatsScreen.Computed`; charts are textual-plotext bar charts. All days are UTC days.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..i18n import STRINGS, tr
+from ..keys import bind, localize_bindings
+from ..richtext import plain
+from .study import utc_now
+
+__all__ = ["StatsScreen", "mastery_bar"]
+
+STRINGS.update(
+    {
+        "stats.title": ("Stats", "统计"),
+        "stats.loading": ("Computing stats…", "正在计算统计…"),
+        "stats.no_store": ("Stats need the progress store: {error}", "统计需要进度存储：{error}"),
+        "stats.failed": ("Could not compute stats: {error}", "无法计算统计：{error}"),
+        "stats.today": ("{n} reviews today", "今天复习 {n} 次"),
+        "stats.streak": ("streak {n} days", "连续 {n} 天"),
+        "stats.retention": (
+            "true retention {value} ({recalled}/{total} in review, {days} days)",
+            "真实保留率 {value}（复习状态 {recalled}/{total}，{days} 天）",
+        ),
+        "stats.retention_none": (
+            "true retention - (no reviews of mature cards yet)",
+            "真实保留率 -（尚无复习状态的评分）",
+        ),
+        "stats.accuracy": (
+            "quiz accuracy {value} ({correct}/{total})",
+            "测验正确率 {value}（{correct}/{total}）",
+        ),
+        "stats.cards": (
+            "cards: {learning} learning · {review} review · {relearning} relearning · {total} reviews in {days} days",
+            "卡片：学习中 {learning} · 复习 {review} · 重新学习 {relearning} · {days} 天内复习 {total} 次",
+        ),
+        "stats.reviews_chart": ("Reviews per day (last {days} days)", "每日复习次数（最近 {days} 天）"),
+        "stats.forecast_chart": ("Due per day (next {days} days)", "每日到期（未来 {days} 天）"),
+        "stats.mastery": ("Mastery per topic", "各主题掌握度"),
+        "stats.col_topic": ("Topic", "主题"),
+        "stats.col_studied": ("Studied", "已学"),
+        "stats.col_due": ("Due", "到期"),
+        "stats.col_new": ("New", "新"),
+        "stats.col_mastery": ("Mastery", "掌握度"),
+        "stats.leeches": ("Leeches (≥ {n} lapses) · Enter opens", "顽固卡片（遗忘 ≥ {n} 次）· 回车打开"),
+        "stats.no_leeches": (
+            "No leeches. Nothing has been forgotten five times.",
+            "没有顽固卡片：没有遗忘五次以上的题目。",
+        ),
+        "stats.lapses": ("{n} lapses", "遗忘 {n} 次"),
+        "stats.today_label": ("today", "今天"),
+        "stats.key_refresh": ("Refresh", "刷新"),
+    }
+)
+
+LEECH_LAPSES = 5
+
+
+def mastery_bar(value: float | None, width: int = 8) -> Text:
+    """`████░░░░  52%`, or a dash when nothing was studied (a Rich Text: DataTable measures those)."""
+    if value is None:
+        return Text("-", style="dim")
+    filled = max(0, min(width, round(value * width)))
+    color = "green" if value >= 0.85 else "yellow" if value >= 0.6 else "red"
+    return Text.assemble(("█" * filled, color), ("░" * (width - filled), "dim"), f" {value:4.0%}")
+
+
+def _integer_y_axis(plt: Any, top: int) -> None:
+    """Counts are whole numbers: at most 5 integer ticks from 0 to `top`."""
+    step = max(1, -(-top // 4))
+    ticks = list(range(0, top + step, step))
+    plt.ylim(0, ticks[-1])
+    plt.yticks(ticks, [str(t) for t in ticks])
+
+
+class StatsScreen(Screen):
+    """Study statistics (see the module docstring)."""
+
+    CSS_PATH = Path(__file__).with_name("stats.tcss")  # absolute: subclasses elsewhere still find it
+    BINDINGS = [bind("g", "refresh_stats", "stats.refresh", "stats.key_refresh")]
+
+    class Computed(Message):
+        def __init__(self, stats: Any = None, error: str | None = None) -> None:
+            super().__init__()
+            self.stats = stats
+            self.error = error
+
+    def __init__(self, *, clock: Callable[[], datetime] | None = None) -> None:
+        """`clock` returns the current aware UTC time (tests inject a fixed clock)."""
+        super().__init__()
+        self.clock = clock or utc_now
+        self.stats: Any = None
+        self.error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="stats-body"):
+            yield Static("", id="stats-summary", markup=False)
+            with Horizontal(id="stats-charts"):
+                yield self._plot("stats-reviews")
+                yield self._plot("stats-forecast")
+            with Horizontal(id="stats-tables"):
+                with Vertical(id="stats-mastery-box"):
+                    yield Label("", id="stats-mastery-title", classes="section-title", markup=False)
+                    table: DataTable = DataTable(id="stats-mastery", show_cursor=False, zebra_stripes=True)
+                    table.can_focus = False
+                    yield table
+                with Vertical(id="stats-leeches-box"):
+                    yield Label("", id="stats-leeches-title", classes="section-title", markup=False)
+                    yield OptionList(id="stats-leeches")
+                    yield Static("", id="stats-no-leeches", classes="muted", markup=False)
+        yield Footer()
+
+    @staticmethod
+    def _plot(widget_id: str) -> Any:
+        from textual_plotext import PlotextPlot
+
+        return PlotextPlot(id=widget_id, classes="stats-plot")
+
+    def on_mount(self) -> None:
+        localize_bindings(self, self.app.language)
+        self.watch(self.app, "language", self._language_changed, init=False)
+        self.watch(self.app, "banks_version", self._refresh, init=False)
+        self.query_one("#stats-summary", Static).update(tr("stats.loading", self.app.language))
+        self._refresh()
+
+    # ------------------------------------------------------------------ data
+
+    def _topics(self) -> dict[str, list[str]]:
+        bankset = self.app.bankset
+        if bankset is None:
+            return {}
+        return {topic.id: list(topic.question_ids) for topic in bankset.topics}
+
+    def _refresh(self) -> None:
+        store = self.app.store
+        lang = self.app.language
+        if store is None:
+            if getattr(self.app, "store_error", None):
+                self.query_one("#stats-summary", Static).update(
+                    tr("stats.no_store", lang, error=self.app.store_error)
+                )
+            return
+        if self.app.bankset is None:
+            return
+        self._compute(store, self._topics(), self.clock())
+
+    @work(thread=True, group="stats", exclusive=True, exit_on_error=False, name="stats-compute")
+    def _compute(self, store: Any, topics: dict[str, list[str]], now: datetime) -> None:
+        from quizbank.progress.stats import compute_stats
+
+        try:
+            stats = compute_stats(store, topics, now, leech_lapses=LEECH_LAPSES)
+        except Exception as exc:
+            text = str(exc).strip().splitlines()
+            self.post_message(self.Computed(error=text[0] if text else type(exc).__name__))
+            return
+        self.post_message(self.Computed(stats))
+
+    def on_stats_screen_computed(self, message: StatsScreen.Computed) -> None:
+        self.stats = message.stats
+        self.error = message.error
+        self._render_all()
+
+    def action_refresh_stats(self) -> None:
+        self._refresh()
+
+    # ------------------------------------------------------------------ rendering
+
+    def _language_changed(self) -> None:
+        localize_bindings(self, self.app.language)
+        self._render_all()
+
+    def _render_all(self) -> None:
+        lang = self.app.language
+        summary = self.query_one("#stats-summary", Static)
+        if self.error is not None:
+            summary.update(Content.styled(tr("stats.failed", lang, error=self.error), "$text-error"))
+            return
+        stats = self.stats
+        if stats is None:
+            return
+        summary.update(self._summary(stats, lang))
+        self._render_reviews_chart(stats, lang)
+        self._render_forecast_chart(stats, lang)
+        self._render_mastery(stats, lang)
+        self._render_leeches(stats, lang)
+
+    def _summary(self, stats: Any, lang: str) -> Content:
+        if stats.true_retention is None:
+            retention = tr("stats.retention_none", lang)
+        else:
+            retention = tr(
+                "stats.retention",
+                lang,
+                value=f"{stats.true_retention:.0%}",
+                recalled=stats.retention_recalled,
+                total=stats.retention_reviews,
+                days=stats.days,
+            )
+        first = [
+            (tr("stats.today", lang, n=stats.reviewed_today), "bold"),
+            ("  ·  ", "$text-muted"),
+            (tr("stats.streak", lang, n=stats.streak_days), "bold $text-warning"),
+            ("  ·  ", "$text-muted"),
+            (retention, "$text-success" if stats.true_retention is not None else "$text-muted"),
+        ]
+        if stats.quiz_accuracy is not None:
+            first += [
+                ("  ·  ", "$text-muted"),
+                tr(
+                    "stats.accuracy",
+                    lang,
+                    value=f"{stats.quiz_accuracy:.0%}",
+                    correct=stats.attempts_correct,
+                    total=stats.attempts_in_window,
+                ),
+            ]
+        states = stats.cards_by_state
+        second = tr(
+            "stats.cards",
+            lang,
+            learning=states.get("learning", 0),
+            review=states.get("review", 0),
+            relearning=states.get("relearning", 0),
+            total=stats.reviews_in_window,
+            days=stats.days,
+        )
+        return Content.assemble(*first, "\n", (second, "$text-secondary"))
+
+    def _render_reviews_chart(self, stats: Any, lang: str) -> None:
+        plot = self.query_one("#stats-reviews")
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        days = stats.reviews_per_day
+        xs = list(range(len(days)))
+        plt.bar(xs, [d.count for d in days], color="cyan", width=0.6)
+        ticks = [i for i in xs if (len(days) - 1 - i) % 7 == 0]
+        plt.xticks(ticks, [days[i].day.strftime("%m-%d") for i in ticks])
+        _integer_y_axis(plt, max([d.count for d in days] + [1]))
+        plt.title(tr("stats.reviews_chart", lang, days=len(days)))
+        plot.refresh()
+
+    def _render_forecast_chart(self, stats: Any, lang: str) -> None:
+        plot = self.query_one("#stats-forecast")
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        days = stats.due_forecast
+        xs = list(range(len(days)))
+        plt.bar(xs, [d.count for d in days], color="orange", width=0.6)
+        ticks = [i for i in xs if i % 3 == 0]
+        labels = [tr("stats.today_label", lang) if i == 0 else days[i].day.strftime("%m-%d") for i in ticks]
+        plt.xticks(ticks, labels)
+        _integer_y_axis(plt, max([d.count for d in days] + [1]))
+        plt.title(tr("stats.forecast_chart", lang, days=len(days)))
+        plot.refresh()
+
+    def _render_mastery(self, stats: Any, lang: str) -> None:
+        self.query_one("#stats-mastery-title", Label).update(tr("stats.mastery", lang))
+        table = self.query_one("#stats-mastery", DataTable)
+        table.clear(columns=True)
+        # Rich Text, not str (parsed as markup) or Content (DataTable measures it as one cell wide).
+        keys = ("stats.col_topic", "stats.col_studied", "stats.col_due", "stats.col_new", "stats.col_mastery")
+        table.add_columns(*[Text(tr(key, lang)) for key in keys])
+        bankset = self.app.bankset
+        topics = bankset.topics if bankset is not None else []
+        rows = []
+        for topic in topics:
+            progress = stats.mastery.get(topic.id)
+            if progress is None:
+                continue
+            rows.append(
+                [
+                    Text(plain(topic.title.get(lang))),
+                    Text(str(progress.studied), justify="right"),
+                    Text(str(progress.due), justify="right"),
+                    Text(str(progress.new), justify="right"),
+                    mastery_bar(progress.mastery),
+                ]
+            )
+        table.add_rows(rows)
+
+    def _render_leeches(self, stats: Any, lang: str) -> None:
+        self.query_one("#stats-leeches-title", Label).update(tr("stats.leeches", lang, n=LEECH_LAPSES))
+        options = self.query_one("#stats-leeches", OptionList)
+        empty = self.query_one("#stats-no-leeches", Static)
+        options.clear_options()
+        bankset = self.app.bankset
+        items = []
+        for leech in stats.leeches:
+            question = bankset.questions.get(leech.question_id) if bankset is not None else None
+            prompt = plain(question.prompt.get(lang)) if question is not None else ""
+            if len(prompt) > 60:
+                prompt = prompt[:59].rstrip() + "…"
+            label = Content.assemble(
+                (leech.question_id, "bold"),
+                ("  ", ""),
+                (tr("stats.lapses", lang, n=leech.lapses), "$text-error"),
+                ("  ", ""),
+                (prompt, "$text-muted"),
+            )
+            items.append(Option(label, id=leech.question_id))
+        options.add_options(items)
+        if items:
+            options.highlighted = 0
+        options.display = bool(items)
+        empty.display = not items
+        empty.update(tr("stats.no_leeches", lang))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.app.open_question(event.option.id)

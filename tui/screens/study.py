@@ -1,0 +1,607 @@
+"""Study: spaced repetition over the cards that are due plus today's new ones (FSRS, `quizbank.progress`).
+
+Every question type is studied the same way: answer if the type takes an answer (or just recall), then Space or
+Enter reveals the answer, the explanation and the live demo. 1-4 rate Again / Hard / Good / Easy; each rating
+button shows the interval the scheduler would give. An auto-graded answer suggests a rating (wrong -> Again,
+right -> Good), but only the user's rating schedules. `u` undoes the last rating, restoring the card exactly.
+
+The store is never touched on the UI thread: loading the queue, rating and undoing run in a thread worker
+(group "study-store") that posts `StudyScreen.Planned`. A rating is shown as recorded only after its
+transaction has committed, so killing the terminal never loses a review the screen reported.
+
+Queue policy (like Anki): cards due now, most overdue first, then new cards up to the daily limit; when those run
+out, learning cards due within the next 20 minutes are shown early. The card just rated is not shown again
+straight away if anything else is waiting.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Static
+
+from ..i18n import STRINGS, tr
+from ..keys import bind, localize_bindings
+from ..richtext import plain
+from ..widgets.demo_panel import DemoPanel
+from ..widgets.question_view import QuestionView
+
+__all__ = ["LEARN_AHEAD", "StudyPlan", "StudyScreen", "utc_now"]
+
+LEARN_AHEAD = timedelta(minutes=20)
+MAX_ANSWER_MS = 5 * 60 * 1000  # an answer left open longer counts as 5 minutes
+RATINGS = (1, 2, 3, 4)
+RATING_KEYS = {1: "study.again", 2: "study.hard", 3: "study.good", 4: "study.easy"}
+
+STRINGS.update(
+    {
+        "study.title": ("Study · {scope}", "学习 · {scope}"),
+        "study.all": ("all topics", "全部主题"),
+        "study.counts": ("due {due} · new {new} · done {done}", "到期 {due} · 新卡 {new} · 已完成 {done}"),
+        "study.card_new": ("new card", "新卡片"),
+        "study.card_info": (
+            "{state} · {reps} reviews · {lapses} lapses · recall {recall}",
+            "{state} · 已复习 {reps} 次 · 遗忘 {lapses} 次 · 记忆 {recall}",
+        ),
+        "study.state.1": ("learning", "学习中"),
+        "study.state.2": ("review", "复习期"),
+        "study.state.3": ("relearning", "重新学习"),
+        "study.again": ("Again", "重来"),
+        "study.hard": ("Hard", "困难"),
+        "study.good": ("Good", "良好"),
+        "study.easy": ("Easy", "简单"),
+        "study.reveal_hint": (
+            "Answer if you like, or just recall it; then Space or Enter shows the answer.",
+            "可以先作答，也可以只在心里回忆；然后按空格或回车显示答案。",
+        ),
+        "study.rate_hint": ("Rate your recall: 1-4", "评价你的回忆：1-4"),
+        "study.suggested": ("Suggested: {rating} ({why})", "建议：{rating}（{why}）"),
+        "study.why_right": ("your answer was right", "你的回答正确"),
+        "study.why_wrong": ("your answer was wrong", "你的回答错误"),
+        "study.loading": ("Loading your cards…", "正在加载卡片…"),
+        "study.done_title": ("Nothing left to study right now.", "现在没有需要学习的卡片了。"),
+        "study.done_session": (
+            "This session: {done} ratings ({again} Again).",
+            "本次：评分 {done} 次（重来 {again} 次）。",
+        ),
+        "study.next_due": (
+            "Next card due in {interval} ({at} UTC).",
+            "下一张卡片 {interval} 后到期（UTC {at}）。",
+        ),
+        "study.nothing_due": ("No studied card in this scope yet.", "这个范围内还没有学过的卡片。"),
+        "study.new_limit": (
+            "New cards per day: {limit} (setting new_per_day).",
+            "每天新卡片：{limit} 张（设置 new_per_day）。",
+        ),
+        "study.done_keys": ("u undoes the last rating · q goes back", "u 撤销上一次评分 · q 返回"),
+        "study.no_store": ("Study needs the progress store: {error}", "学习模式需要进度存储：{error}"),
+        "study.no_questions": ("No questions in this scope.", "这个范围内没有题目。"),
+        "study.recorded": ("Recorded {rating} · next in {interval}", "已记录 {rating} · {interval} 后再见"),
+        "study.undone": ("Undid {rating} on {id}", "已撤销 {id} 的 {rating}"),
+        "study.nothing_to_undo": ("Nothing to undo in this session.", "本次没有可以撤销的评分。"),
+        "study.failed": ("Could not save: {error}", "无法保存：{error}"),
+        "study.busy": ("Still saving the last rating…", "仍在保存上一次评分…"),
+        "study.key_reveal": ("Show answer", "显示答案"),
+        "study.key_undo": ("Undo", "撤销"),
+        "study.key_rate": ("Rate", "评分"),
+    }
+)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _interval_text(seconds: float) -> str:
+    from quizbank.progress.scheduler import format_interval
+
+    return format_interval(timedelta(seconds=max(0.0, seconds)))
+
+
+@dataclass
+class StudyPlan:
+    """What to show next, computed off the UI thread."""
+
+    question_id: str | None
+    previews: dict[int, tuple[datetime, float]] = field(default_factory=dict)  # rating -> (due, seconds)
+    due: int = 0
+    new: int = 0
+    card_state: int | None = None
+    reps: int = 0
+    lapses: int = 0
+    recall: float | None = None
+    next_due: datetime | None = None
+    new_limit: int = 0
+
+
+class StudyScreen(Screen):
+    """Spaced-repetition study for one topic (`topic_id`) or all topics (None)."""
+
+    CSS_PATH = Path(__file__).with_name("study.tcss")  # absolute: subclasses elsewhere still find it
+    BINDINGS = [
+        bind("space", "reveal", "study.reveal", "study.key_reveal"),
+        bind("enter", "reveal", "study.reveal_enter", "study.key_reveal", show=False),
+        *[bind(str(n), f"rate({n})", f"study.rate{n}", RATING_KEYS[n], show=False) for n in RATINGS],
+        bind("u", "undo", "study.undo", "study.key_undo"),
+        bind("d", "demo", "study.demo", "key.demo"),
+    ]
+
+    class Planned(Message):
+        """The worker finished: the next plan, plus what it did (`rated`: ReviewResult, `undone`: UndoResult)."""
+
+        def __init__(
+            self,
+            plan: StudyPlan | None,
+            *,
+            rated: Any = None,
+            undone: Any = None,
+            error: str | None = None,
+            nothing_to_undo: bool = False,
+        ) -> None:
+            super().__init__()
+            self.plan = plan
+            self.rated = rated
+            self.undone = undone
+            self.error = error
+            self.nothing_to_undo = nothing_to_undo
+
+    def __init__(
+        self,
+        topic_id: str | None = None,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        """
+        Args:
+            topic_id: study one topic; None studies every loaded topic.
+            clock: returns the current aware UTC time (tests inject a fixed clock).
+            seed: shuffle seed for choices (default: the app's fixed seed, else random per session).
+        """
+        super().__init__()
+        self.topic_id = topic_id
+        self.clock = clock or utc_now
+        self.seed = seed
+        self.plan: StudyPlan | None = None
+        self.busy = False
+        self.done_count = 0
+        self.again_count = 0
+        self.suggested: int | None = None
+        self.suggest_reason: str | None = None
+        self.shown_at = time.monotonic()
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="study-bar", markup=False)
+        with Horizontal(id="study-body"):
+            yield VerticalScroll(id="study-qa")
+            yield DemoPanel(id="study-demo", autorun=False)
+        with Vertical(id="study-footer"):
+            yield Static("", id="study-hint", markup=False)
+            with Horizontal(id="study-ratings"):
+                for n in RATINGS:
+                    button = Button("", id=f"rate-{n}", classes=f"rate rate-{n}", compact=True)
+                    button.can_focus = False
+                    yield button
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        if self.seed is None:
+            self.seed = getattr(self.app, "fixed_seed", None) or random.randrange(1, 2**31)
+        localize_bindings(self, self.app.language)
+        self.watch(self.app, "language", self._language_changed, init=False)
+        self.watch(self.app, "banks_version", self._banks_changed, init=False)
+        self.query_one("#study-demo", DemoPanel).display = False
+        self.query_one("#study-ratings").display = False
+        await self._start()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def lang(self) -> str:
+        return self.app.language
+
+    @property
+    def view(self) -> QuestionView | None:
+        views = list(self.query(QuestionView))
+        return views[0] if views else None
+
+    @property
+    def revealed(self) -> bool:
+        view = self.view
+        return view is not None and view.revealed
+
+    def scope_ids(self) -> list[str]:
+        bankset = self.app.bankset
+        if bankset is None:
+            return []
+        if self.topic_id is None:
+            return [qid for topic in bankset.topics for qid in topic.question_ids]
+        topic = next((t for t in bankset.topics if t.id == self.topic_id), None)
+        return list(topic.question_ids) if topic is not None else []
+
+    def _scope_title(self) -> str:
+        bankset = self.app.bankset
+        if self.topic_id is None or bankset is None:
+            return tr("study.all", self.lang)
+        topic = next((t for t in bankset.topics if t.id == self.topic_id), None)
+        return plain(topic.title.get(self.lang)) if topic is not None else self.topic_id
+
+    async def _start(self) -> None:
+        store = self.app.store
+        if store is None:
+            if getattr(self.app, "store_ready", False) or getattr(self.app, "store_error", None):
+                await self._message(tr("study.no_store", self.lang, error=self.app.store_error or "?"))
+            else:
+                await self._message(tr("study.loading", self.lang))
+            return
+        if self.app.bankset is None:
+            await self._message(tr("study.loading", self.lang))
+            return
+        if not self.scope_ids():
+            await self._message(tr("study.no_questions", self.lang))
+            return
+        await self._message(tr("study.loading", self.lang))
+        self._run_store("plan")
+
+    async def _banks_changed(self) -> None:
+        if self.plan is None and not self.busy:
+            await self._start()  # the store or the banks arrived after the screen opened
+            return
+        view = self.view
+        bankset = self.app.bankset
+        if view is None or bankset is None:
+            return
+        fresh = bankset.questions.get(view.question_id)
+        if fresh is not None and fresh is not view.question and view.compatible_with(fresh):
+            view.set_question(fresh)
+
+    # ------------------------------------------------------------------ worker
+
+    def _compute_plan(
+        self, store: Any, ids: list[str], now: datetime, avoid: str | None, force: str | None
+    ) -> StudyPlan:
+        """Runs in the worker thread: reads the store only."""
+        queue = store.study_queue(ids, now)
+        candidates = queue.ids
+        if not candidates:
+            candidates = store.study_queue(ids, now, learn_ahead=LEARN_AHEAD).due
+        if force is not None:
+            next_id: str | None = force
+        elif candidates:
+            others = [qid for qid in candidates if qid != avoid]
+            next_id = others[0] if others else candidates[0]
+        else:
+            next_id = None
+        plan = StudyPlan(
+            question_id=next_id,
+            due=len(queue.due),
+            new=len(queue.new),
+            new_limit=int(store.get_setting("new_per_day")),
+        )
+        if next_id is None:
+            wanted = set(ids)
+            dues = [card.due for qid, card in store.cards().items() if qid in wanted]
+            plan.next_due = min(dues) if dues else None
+            return plan
+        for rating, preview in store.preview(next_id, now).items():
+            plan.previews[int(rating)] = (preview.due, preview.interval.total_seconds())
+        info = store.card_info(next_id, now)
+        if info is not None:
+            plan.card_state = int(info.card.state)
+            plan.reps, plan.lapses, plan.recall = info.reps, info.lapses, info.retrievability
+        return plan
+
+    def _run_store(self, action: str, payload: Any = None) -> None:
+        """Start the store worker for `action` ("plan", "rate", "undo"); one at a time."""
+        self.busy = True
+        self.query_one("#study-ratings").disabled = True
+        self._store_worker(action, payload, self.scope_ids())
+
+    @work(thread=True, group="study-store", exit_on_error=False, name="study-store")
+    def _store_worker(self, action: str, payload: Any, ids: list[str]) -> None:
+        """Thread worker: touch the store only, then post Planned (never widgets)."""
+        store = self.app.store
+        try:
+            rated = undone = None
+            avoid = force = None
+            if action == "rate":
+                question_id, rating, duration_ms = payload
+                # With the real clock the store reads the time inside its transaction (commit order).
+                when = None if self.clock is utc_now else self.clock()
+                rated = store.review(question_id, rating, when, duration_ms)
+                avoid = question_id
+            elif action == "undo":
+                undone = store.undo_last()
+                if undone is None:
+                    self.post_message(self.Planned(None, nothing_to_undo=True))
+                    return
+                force = undone.question_id
+            plan = self._compute_plan(store, ids, self.clock(), avoid, force)
+        except Exception as exc:  # shown to the user; the app keeps running
+            text = str(exc).strip().splitlines()
+            self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
+            return
+        self.post_message(self.Planned(plan, rated=rated, undone=undone))
+
+    def plan_question_id(self) -> str | None:
+        return self.plan.question_id if self.plan is not None else None
+
+    async def on_study_screen_planned(self, message: StudyScreen.Planned) -> None:
+        self.busy = False
+        self.query_one("#study-ratings").disabled = False
+        lang = self.lang
+        if message.nothing_to_undo:
+            self.app.notify(tr("study.nothing_to_undo", lang), timeout=2)
+            return
+        if message.error is not None:
+            self.app.notify(tr("study.failed", lang, error=message.error), severity="error", timeout=6)
+            if self.plan is None:
+                await self._message(tr("study.failed", lang, error=message.error))
+            return
+        if message.rated is not None:
+            self.done_count += 1
+            self.again_count += int(message.rated.rating) == 1
+            interval = (message.rated.card_after.due - message.rated.reviewed_at).total_seconds()
+            self._flash(
+                tr(
+                    "study.recorded",
+                    lang,
+                    rating=tr(RATING_KEYS[int(message.rated.rating)], lang),
+                    interval=_interval_text(interval),
+                )
+            )
+        if message.undone is not None:
+            self.done_count = max(0, self.done_count - 1)
+            self.again_count = max(0, self.again_count - (int(message.undone.rating) == 1))
+            self._flash(
+                tr(
+                    "study.undone",
+                    lang,
+                    rating=tr(RATING_KEYS[int(message.undone.rating)], lang),
+                    id=message.undone.question_id,
+                )
+            )
+        self.plan = message.plan
+        await self._show_plan()
+
+    def _flash(self, text: str) -> None:
+        self.app.notify(text, timeout=2)
+
+    # ------------------------------------------------------------------ rendering
+
+    async def _message(self, text: str) -> None:
+        qa = self.query_one("#study-qa", VerticalScroll)
+        await qa.remove_children()
+        await qa.mount(Static(text, classes="study-message", markup=False))
+        self.query_one("#study-ratings").display = False
+        self.query_one("#study-demo", DemoPanel).display = False
+        self.query_one("#study-hint", Static).update("")
+        self._render_bar()
+
+    async def _show_plan(self) -> None:
+        plan = self.plan
+        qa = self.query_one("#study-qa", VerticalScroll)
+        panel = self.query_one("#study-demo", DemoPanel)
+        panel.set_demo(None, run=False)
+        panel.display = False
+        self.remove_class("-revealed")
+        self.suggested = None
+        self.suggest_reason = None
+        await qa.remove_children()
+        question = None
+        if plan is not None and plan.question_id is not None and self.app.bankset is not None:
+            question = self.app.bankset.questions.get(plan.question_id)
+        if question is None:
+            await qa.mount(Static(self._done_text(), classes="study-message study-done", markup=False))
+            self.query_one("#study-ratings").display = False
+            self.query_one("#study-hint", Static).update("")
+            self._render_bar()
+            self.refresh_bindings()
+            return
+        view = QuestionView(question, seed=self.seed, mode="study", id="study-question")
+        await qa.mount(view)
+        qa.scroll_home(animate=False)
+        self.shown_at = time.monotonic()
+        self._render_bar()
+        self._render_footer()
+        self.refresh_bindings()
+        self.call_after_refresh(view.focus_input)
+
+    def _done_text(self) -> Content:
+        lang = self.lang
+        plan = self.plan
+        lines = [
+            Content.styled("✓ " + tr("study.done_title", lang), "bold $text-success"),
+            Content(""),
+            Content(tr("study.done_session", lang, done=self.done_count, again=self.again_count)),
+        ]
+        if plan is not None and plan.next_due is not None:
+            seconds = (plan.next_due - self.clock()).total_seconds()
+            lines.append(
+                Content(
+                    tr(
+                        "study.next_due",
+                        lang,
+                        interval=_interval_text(seconds),
+                        at=plan.next_due.strftime("%Y-%m-%d %H:%M"),
+                    )
+                )
+            )
+        else:
+            lines.append(Content(tr("study.nothing_due", lang)))
+        if plan is not None:
+            lines.append(Content(tr("study.new_limit", lang, limit=plan.new_limit)))
+        lines += [Content(""), Content.styled(tr("study.done_keys", lang), "$text-muted")]
+        return Content("\n").join(lines)
+
+    def _render_bar(self) -> None:
+        lang = self.lang
+        plan = self.plan
+        parts: list[Any] = [(f" {tr('study.title', lang, scope=self._scope_title())} ", "bold")]
+        if plan is not None:
+            parts += [
+                "  ",
+                (
+                    tr("study.counts", lang, due=plan.due, new=plan.new, done=self.done_count),
+                    "$text-secondary",
+                ),
+            ]
+            if plan.question_id is not None:
+                if plan.card_state is None:
+                    info = tr("study.card_new", lang)
+                else:
+                    recall = "-" if plan.recall is None else f"{plan.recall:.0%}"
+                    info = tr(
+                        "study.card_info",
+                        lang,
+                        state=tr(f"study.state.{plan.card_state}", lang),
+                        reps=plan.reps,
+                        lapses=plan.lapses,
+                        recall=recall,
+                    )
+                parts += ["   ", (info, "$text-muted")]
+        self.query_one("#study-bar", Static).update(Content.assemble(*parts))
+
+    def _render_footer(self) -> None:
+        lang = self.lang
+        hint = self.query_one("#study-hint", Static)
+        ratings = self.query_one("#study-ratings")
+        if self.plan is None or self.plan.question_id is None or self.view is None:
+            hint.update("")
+            ratings.display = False
+            return
+        if not self.revealed:
+            hint.update(Content.styled(tr("study.reveal_hint", lang), "$text-muted"))
+            ratings.display = False
+            return
+        if self.suggested is not None:
+            why = tr("study.why_right" if self.suggest_reason == "right" else "study.why_wrong", lang)
+            hint.update(
+                Content.styled(
+                    tr(
+                        "study.suggested",
+                        lang,
+                        rating=f"{self.suggested} {tr(RATING_KEYS[self.suggested], lang)}",
+                        why=why,
+                    ),
+                    "bold $text-warning",
+                )
+            )
+        else:
+            hint.update(Content.styled(tr("study.rate_hint", lang), "$text-muted"))
+        ratings.display = True
+        for n in RATINGS:
+            button = self.query_one(f"#rate-{n}", Button)
+            preview = self.plan.previews.get(n)
+            interval = _interval_text(preview[1]) if preview else "?"
+            button.label = Content(f"{n} {tr(RATING_KEYS[n], lang)} · {interval}")
+            button.set_class(self.suggested == n, "-suggested")
+
+    async def _language_changed(self) -> None:
+        localize_bindings(self, self.lang)
+        self._render_bar()
+        self._render_footer()
+        if self.view is None and self.plan is not None:
+            await self._show_plan()  # re-render the "done" text
+
+    # ------------------------------------------------------------------ events
+
+    def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
+        self.add_class("-revealed")
+        self._render_footer()
+        self.refresh_bindings()
+        self._show_demo()
+
+    def on_question_view_answered(self, message: QuestionView.Answered) -> None:
+        from quizbank.progress.scheduler import suggest_rating
+
+        grade = message.grade
+        rating = suggest_rating(grade.correct)
+        if rating is not None and not grade.details.get("self_graded"):
+            self.suggested = int(rating)
+            self.suggest_reason = "right" if grade.correct else "wrong"
+            self.app.record_attempt(message.question_id, grade, self._elapsed_ms())
+        self._render_footer()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id and event.button.id.startswith("rate-"):
+            self.action_rate(int(event.button.id.removeprefix("rate-")))
+
+    def _elapsed_ms(self) -> int:
+        return min(MAX_ANSWER_MS, int((time.monotonic() - self.shown_at) * 1000))
+
+    def _show_demo(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        question = view.question
+        panel = self.query_one("#study-demo", DemoPanel)
+        if question.demo is None:
+            panel.display = False
+            return
+        panel.display = True
+        if panel.demo_name != question.demo.name or panel.params != dict(question.demo.params):
+            panel.set_demo(question.demo.name, dict(question.demo.params))
+        elif not panel.running and panel.result is None and panel.error is None:
+            panel.run()
+
+    # ------------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "reveal":
+            return self.view is not None and not self.revealed
+        if action == "rate":
+            return self.revealed
+        if action == "demo":
+            view = self.view
+            return view is not None and view.question.demo is not None
+        return True
+
+    def action_reveal(self) -> None:
+        view = self.view
+        if view is not None and not view.revealed:
+            view.reveal()
+
+    def action_rate(self, rating: int) -> None:
+        view = self.view
+        if view is None or not view.revealed or self.plan is None or self.plan.question_id is None:
+            return
+        if self.busy:
+            self.app.notify(tr("study.busy", self.lang), timeout=2)
+            return
+        self._run_store("rate", (view.question_id, int(rating), self._elapsed_ms()))
+
+    def action_undo(self) -> None:
+        store = self.app.store
+        if store is None:
+            return
+        if self.busy:
+            self.app.notify(tr("study.busy", self.lang), timeout=2)
+            return
+        if not getattr(store, "can_undo", False):
+            self.app.notify(tr("study.nothing_to_undo", self.lang), timeout=2)
+            return
+        self._run_store("undo")
+
+    def action_demo(self) -> None:
+        panel = self.query_one("#study-demo", DemoPanel)
+        if not panel.display:
+            self._show_demo()
+        else:
+            panel.run()
