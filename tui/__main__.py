@@ -1,5 +1,8 @@
+"""`python -m tui` is `posenc`."""
+
 import sys
 
 from tui.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Screens of the app; each module is imported when its screen is first opened."""

@@ -1,0 +1,1 @@
+"""Reusable widgets: `question_view.QuestionView`, `demo_panel.DemoPanel`, `heatmap.Heatmap`."""

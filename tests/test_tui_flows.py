@@ -1,0 +1,581 @@
+"""Pilot-driven flows through the app on the fixture bank (tui/testing.py), with a fake demo runner.
+
+Every test points POSENC_DATA_DIR and POSENC_BANK_DIR at tmp dirs, so no real user folder is touched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.cells import cell_len
+from textual.widgets import DataTable, Input, Markdown, OptionList, Static, Tree
+from textual_plotext import PlotextPlot
+
+from tui.quiz_session import QuizConfig, QuizSession
+from tui.screens.browse import BrowseScreen
+from tui.screens.demo_lab import DemoLabScreen
+from tui.screens.home import HomeScreen
+from tui.screens.quiz import QuizScreen, QuizSetupScreen, QuizSummaryScreen
+from tui.testing import fake_demo_runner, make_app, screen_text
+from tui.widgets.demo_panel import DemoPanel
+from tui.widgets.heatmap import Heatmap
+from tui.widgets.question_view import QuestionView
+
+SIZE = (100, 30)
+
+
+def pilot_test(coro_fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async Pilot test with asyncio.run (the project does not use pytest-asyncio)."""
+
+    @functools.wraps(coro_fn)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(coro_fn(*args, **kwargs))
+
+    return run
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
+    monkeypatch.setenv("POSENC_LANG", "en")
+    return tmp_path
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def start_quiz(pilot: Any, question_ids: list[str]) -> QuizScreen:
+    app = pilot.app
+    screen = QuizScreen(QuizSession(QuizConfig(seed=1), question_ids))
+    await app.push_screen(screen)
+    await settle(pilot)
+    return screen
+
+
+def correct_position(view: QuestionView) -> int:
+    question = view.question
+    return [view.order.index(i) for i, c in enumerate(question.choices) if c.correct][0]
+
+
+# ---------------------------------------------------------------------------------------------------- home
+
+
+@pilot_test
+async def test_home_shows_topics_counts_and_store(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        tree = app.screen.query_one("#topic-tree", Tree)
+        labels = [" ".join(str(node.label).split()) for node in tree.root.children]
+        # question count, due (none yet), mastery (none yet: "·"), title
+        assert labels == ["6 · All topics", "4 · Fixture RoPE", "2 · Fixture ALiBi"]
+        text = screen_text(app)
+        assert "2 topics · 6 questions" in text
+        assert app.store is not None and app.store_error is None
+
+
+@pilot_test
+async def test_skipped_user_bank_file_is_listed_with_its_error(env: Path) -> None:
+    user = env / "user-banks"
+    user.mkdir(parents=True)
+    (user / "broken.yaml").write_text(
+        "topic: x\ntitle: X\nquestions:\n  - id: Bad Id\n    type: mcq\n", encoding="utf-8"
+    )
+    app = make_app(env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Skipped user bank files" in text
+        assert "broken.yaml" in text
+        assert len(app.bankset.questions) == 6  # the good bank still loads
+
+
+@pilot_test
+async def test_unusable_data_dir_is_explained(env: Path) -> None:
+    blocker = env / "not-a-dir"
+    blocker.write_text("x", encoding="utf-8")
+    app = make_app(env)
+    app.data_dir = str(blocker / "sub")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert app.store is None
+        assert app.store_error
+        assert "Progress is not saved" in screen_text(app).replace("\n", " ")
+
+
+# ---------------------------------------------------------------------------------------------------- quiz
+
+
+ANSWERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # question id -> (keys for a right answer, keys for a wrong answer); "{c}" = correct choice number
+    "fx.mcq": (("{c}",), ("{w}",)),
+    "fx.multi": (("{c}", "{c2}", "space"), ("{c}", "space")),
+    "fx.truefalse": (("t",), ("2",)),
+    "fx.numeric": (tuple("1/256") + ("enter",), tuple("0.5") + ("enter",)),
+    "fx.cloze": (
+        tuple("The Slope") + ("enter",) + tuple("logits") + ("enter",),
+        tuple("bias") + ("enter",) + tuple("logits") + ("enter",),
+    ),
+    "fx.literal": (("space", "3"), ("space", "n")),
+}
+
+
+def _keys(view: QuestionView, keys: tuple[str, ...]) -> list[str]:
+    out = []
+    if view.question.type in ("mcq", "multi"):
+        right = [view.order.index(i) + 1 for i, c in enumerate(view.question.choices) if c.correct]
+        wrong = [view.order.index(i) + 1 for i, c in enumerate(view.question.choices) if not c.correct]
+        names = {"{c}": str(right[0]), "{c2}": str(right[-1]), "{w}": str(wrong[0])}
+        out = [names.get(k, k) for k in keys]
+    else:
+        out = list(keys)
+    return out
+
+
+@pytest.mark.parametrize("right", [True, False], ids=["right", "wrong"])
+@pytest.mark.parametrize("question_id", list(ANSWERS))
+@pilot_test
+async def test_quiz_question_of_each_type(env: Path, question_id: str, right: bool) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, [question_id])
+        view = screen.view
+        assert view is not None and view.question.id == question_id
+        await pilot.press(*_keys(view, ANSWERS[question_id][0 if right else 1]))
+        await settle(pilot)
+        assert view.revealed
+        assert view.grade is not None and view.grade.correct is right
+        assert screen.session.grades[question_id].correct is right
+        text = screen_text(app)
+        if view.question.type == "open":
+            assert ("You marked this right" if right else "You marked this wrong") in text
+        else:
+            assert ("✓ Correct" if right else "✗ Incorrect") in text
+        assert "Explanation" in text
+        attempts = app.store.attempts()
+        assert [(a.question_id, a.correct) for a in attempts] == [(question_id, right)]
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, QuizSummaryScreen)
+        summary = screen_text(app)
+        assert f"Score: {1 if right else 0}/1" in summary
+        if not right:
+            assert question_id in summary
+
+
+@pilot_test
+async def test_quiz_from_setup_answers_and_summarises(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("z")
+        await settle(pilot)
+        assert isinstance(app.screen, QuizSetupScreen)
+        assert "6 questions match" in screen_text(app)
+        count = app.screen.query_one("#setup-count", Input)
+        count.value = "all"
+        await pilot.press("s")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, QuizScreen)
+        assert sorted(screen.session.question_ids) == sorted(app.bankset.questions)
+        # the seed is fixed (1): the order is stable for the session and across runs
+        from tui.quiz_session import select_question_ids
+
+        assert screen.session.question_ids == select_question_ids(app.bankset, screen.session.config)
+        for _ in range(6):
+            await pilot.press("escape", "n")  # skip everything (Esc leaves a text input first)
+            await settle(pilot)
+        assert isinstance(app.screen, QuizSummaryScreen)
+        revisit = app.screen.query_one("#summary-revisit", OptionList)
+        assert revisit.option_count == 6
+        revisit.highlighted = 0
+        revisit.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, BrowseScreen)
+
+
+@pilot_test
+async def test_answer_needed_before_check(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.numeric"])
+        await pilot.press("escape", "space")
+        await settle(pilot)
+        assert not screen.view.revealed
+        screen.view.query_one(".qv-number", Input).focus()
+        await pilot.press(*"abc", "enter")
+        await settle(pilot)
+        assert not screen.view.revealed
+        assert "Not a number" in screen_text(app)
+
+
+@pilot_test
+async def test_demo_panel_beside_the_explanation(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.mcq"])
+        panel = screen.query_one("#quiz-demo", DemoPanel)
+        assert not panel.display  # hidden until answered: the demo could give the answer away
+        await pilot.press(str(correct_position(screen.view) + 1))
+        await settle(pilot)
+        assert panel.display and panel.result is not None and panel.error is None
+        explanation = screen.view.query_one(Markdown)
+        assert explanation.region.x < panel.region.x  # side by side
+        assert explanation.region.y < panel.region.bottom
+        assert panel.query(DataTable) and panel.query(PlotextPlot) and panel.query(Heatmap)
+        text = screen_text(app)
+        assert "cpu · float32 · 1.25 ms" in text
+        assert "✓ textbook and fast forms agree" in text
+        assert "✗ a deliberately failing check" in text
+        assert "m=7" in text and "n=3" in text
+
+
+@pilot_test
+async def test_failing_demo_is_shown_in_the_panel(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.truefalse"])
+        await pilot.press("t")
+        await settle(pilot)
+        panel = screen.query_one("#quiz-demo", DemoPanel)
+        assert panel.error is not None and "NotImplementedError" in panel.error
+        assert "The demo failed: NotImplementedError" in screen_text(app)
+        await pilot.press("d")  # re-running keeps failing politely
+        await settle(pilot)
+        assert app.is_running and isinstance(app.screen, QuizScreen)
+
+
+@pilot_test
+async def test_stale_demo_result_is_ignored(env: Path) -> None:
+    release = threading.Event()
+
+    def slow_runner(name: str, params: dict[str, Any]) -> Any:
+        if name == "rope-relativity":
+            release.wait(5)
+        return fake_demo_runner(name, params)
+
+    app = make_app(env, demo_runner=slow_runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        panel = DemoPanel("rope-relativity", {"m": 1})
+        await app.screen.mount(panel)
+        await pilot.pause()
+        assert panel.running
+        panel.set_demo("alibi-slopes", {"n_heads": 8})
+        await pilot.pause()
+        release.set()
+        await settle(pilot)
+        time.sleep(0.05)
+        await settle(pilot)
+        assert panel.result is not None and panel.result.name == "alibi-slopes"
+
+
+# ---------------------------------------------------------------------------------------------------- browse, lab
+
+
+@pilot_test
+async def test_browse_reads_a_topic_with_its_demo(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=(130, 36)) as pilot:
+        await settle(pilot)
+        app.open_topic("fixture-rope")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BrowseScreen)
+        assert screen.question_id == "fx.mcq"
+        assert screen.view.mode == "reference" and screen.view.revealed
+        text = screen_text(app)
+        assert "1/4" in text and "Explanation" in text
+        assert screen.query_one("#browse-index", OptionList).display  # wide enough for the index
+        panel = screen.query_one("#browse-demo", DemoPanel)
+        assert panel.result is not None and panel.demo_name == "rope-relativity"
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.question_id == "fx.multi"
+        assert panel.demo_name == "rope-decay"
+        await pilot.press("p", "p")
+        await settle(pilot)
+        assert screen.question_id == "fx.literal"
+        assert not panel.display  # no demo for this question
+
+
+@pilot_test
+async def test_demo_lab_good_and_bad_parameters(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DemoLabScreen)
+        screen.select_demo("alibi-bias")
+        await settle(pilot)
+        panel = screen.query_one("#lab-panel", DemoPanel)
+        assert panel.result is not None and panel.result.params["seq_len"] == 8
+        field = screen.query_one("#param-seq_len", Input)
+        field.focus()
+        field.value = ""
+        await pilot.press(*"0")
+        await settle(pilot)
+        assert "seq_len" in screen.errors
+        error = screen.query_one("#error-seq_len", Static)
+        assert error.display and "must be int in [1, 16384], got 0" in str(error.content)
+        await pilot.press("enter")  # refuses to run
+        await settle(pilot)
+        assert panel.result.params["seq_len"] == 8
+        form_error = screen.query_one("#lab-form-error", Static)
+        assert form_error.display and "Fix the highlighted parameters first." in str(form_error.content)
+        field.value = ""
+        await pilot.press(*"12", "enter")
+        await settle(pilot)
+        assert screen.errors == {} and not error.display
+        assert panel.result.params["seq_len"] == 12
+        field.value = "abc"
+        await settle(pilot)
+        assert "must be an integer" in screen.errors["seq_len"]
+        assert app.is_running
+
+
+@pilot_test
+async def test_demo_lab_memory_budget_is_checked_before_running(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POSENC_MEMORY_BUDGET_MIB", "1")
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_demo("alibi-bias")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#param-seq_len", Input).value = "16000"
+        screen.action_run()
+        await settle(pilot)
+        form_error = screen.query_one("#lab-form-error", Static)
+        assert form_error.display and "budget" in str(form_error.content)
+
+
+# ---------------------------------------------------------------------------------------------------- search, palette
+
+
+@pilot_test
+async def test_search_jumps_to_a_question(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        await pilot.press(*"smallest alibi")
+        await settle(pilot)
+        assert "fx.numeric" in screen_text(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, BrowseScreen)
+        assert app.screen.question_id == "fx.numeric"
+
+
+@pilot_test
+async def test_search_finds_topics_and_demos(env: Path) -> None:
+    from tui.screens.search import search
+
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        kinds = {(kind, key) for kind, key, _label, _jump in search(app, "alibi")}
+        assert ("topic", "fixture-alibi") in kinds
+        assert ("demo", "alibi-bias") in kinds
+        assert ("question", "fx.numeric") in kinds
+        assert search(app, "fx.cloze")[0][1] == "fx.cloze"  # an exact id comes first
+
+
+@pilot_test
+async def test_command_palette_opens_a_question(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"fx.cloze")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, BrowseScreen)
+        assert app.screen.question_id == "fx.cloze"
+
+
+# ---------------------------------------------------------------------------------------------------- language, text
+
+
+@pilot_test
+async def test_language_toggle_everywhere_and_remembered(env: Path) -> None:
+    app = make_app(env, language=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.language == "en"
+        screen = await start_quiz(pilot, ["fx.mcq"])
+        assert "Which form does RoPE" in screen_text(app)
+        await pilot.press("l")
+        await settle(pilot)
+        assert app.language == "zh"
+        text = screen_text(app)
+        assert "RoPE 把 query 乘以什么" in text
+        assert "第 1/1 题" in text
+        assert "下一题" in text  # the footer follows too
+        assert app.store.get_setting("language") == "zh"
+        await pilot.press(str(correct_position(screen.view) + 1))
+        await settle(pilot)
+        assert "正确" in screen_text(app)
+    again = make_app(env, language=None)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert again.language == "zh"
+        assert "测试用 RoPE" in screen_text(again)
+
+
+@pilot_test
+async def test_bank_markup_shows_literally(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.literal"])
+        text = screen_text(app)
+        assert "[bold]this[/bold]" in text
+        assert "[link=https://example.com]that[/link]" in text
+        await pilot.press("space")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "[red]markup[/red]" in text
+        assert "[b]brackets[/b]" in text
+        assert "[bold]tags[/bold]" in text  # inside the Markdown explanation
+        assert "[link=" in text and "]links[/link]" in text
+        assert screen.view.awaiting_self_grade
+
+
+@pilot_test
+async def test_cjk_wraps_inside_80_columns(env: Path) -> None:
+    app = make_app(env, language="zh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.mcq"])
+        await pilot.press(str(correct_position(screen.view) + 1))
+        await settle(pilot)
+        text = screen_text(app)
+        lines = text.splitlines()
+        assert all(cell_len(line) <= 80 for line in lines)
+        assert "乘以什么" in text
+        assert "\ufffd" not in text
+
+
+@pilot_test
+async def test_no_raw_latex_on_screen(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.mcq"])
+        await pilot.press(str(correct_position(screen.view) + 1))
+        await settle(pilot)
+        text = screen_text(app)
+        assert "θᵢ = 10000^(-2i/d)" in text
+        assert "\\theta" not in text and "\\langle" not in text
+        assert "⟨Rₘ q," in text.replace("\n", " ")
+
+
+# ---------------------------------------------------------------------------------------------------- reload, keymap
+
+
+@pilot_test
+async def test_reload_after_a_bank_file_changes(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=(130, 36)) as pilot:
+        await settle(pilot)
+        app.open_question("fx.numeric")
+        await settle(pilot)
+        assert "smallest ALiBi slope" in screen_text(app)
+        bank = env / "banks" / "fixture.yaml"
+        bank.write_text(
+            bank.read_text(encoding="utf-8").replace(
+                "what is the smallest ALiBi slope?", "what is the LAST slope (edited)?"
+            ),
+            encoding="utf-8",
+        )
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, BrowseScreen) and app.screen.question_id == "fx.numeric"
+        assert "LAST slope (edited)" in screen_text(app)
+        # a broken edit keeps the app usable and says what is wrong
+        bank.write_text("topics: [oops", encoding="utf-8")
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.is_running
+        assert app.bankset.skipped  # the file is reported, not fatal
+        assert isinstance(app.screen, HomeScreen)  # its topic is gone, so Browse closed
+
+
+@pilot_test
+async def test_user_keymap_remaps_bindings(env: Path) -> None:
+    from quizbank.progress.store import open_store
+
+    store = open_store(env / "data")
+    store.set_setting("keymap", {"posenc.next": "j"})
+    store.close()
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.mcq", "fx.truefalse"])
+        await pilot.press("escape", "j")
+        await settle(pilot)
+        assert screen.session.index == 1
+
+
+@pilot_test
+async def test_help_lists_bindings_in_groups(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=(110, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        text = screen_text(app)
+        for heading in ("Everywhere", "Home", "Quiz", "Browse", "Demo lab", "Answering a question"):
+            assert heading in text
+        for binding_id in ("posenc.next", "posenc.demo", "posenc.language", "posenc.reload", "posenc.search"):
+            assert binding_id in text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+
+
+@pilot_test
+async def test_space_twice_reveals_without_an_answer(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.mcq"])
+        await pilot.press("space")
+        await settle(pilot)
+        assert not screen.view.revealed
+        await pilot.press("space")
+        await settle(pilot)
+        assert screen.view.revealed and screen.view.grade is None
+        assert "Revealed" in screen_text(app)
+        assert app.store.attempts() == []  # nothing was answered, nothing recorded
+        await pilot.press("n")
+        await settle(pilot)
+        assert "revealed" in screen_text(app) and "fx.mcq" in screen_text(app)

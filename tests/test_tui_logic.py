@@ -1,0 +1,172 @@
+"""Pure parts of the app: grading, quiz selection and shuffling, rich text rendering, i18n, keymaps."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tui.grading import (
+    grade_choices,
+    grade_cloze,
+    grade_numeric,
+    grade_truefalse,
+    normalize_blank,
+    parse_number,
+)
+from tui.i18n import STRINGS, tr
+from tui.keys import keymap_errors
+from tui.quiz_session import QuizConfig, QuizSession, choice_order, select_question_ids
+from tui.richtext import render_text
+
+
+def _choices(*flags: bool) -> SimpleNamespace:
+    return SimpleNamespace(choices=[SimpleNamespace(correct=f) for f in flags])
+
+
+def test_mcq_and_multi_grading() -> None:
+    mcq = _choices(False, True, False)
+    assert grade_choices(mcq, {1}).correct is True
+    assert grade_choices(mcq, {0}).correct is False
+    multi = _choices(True, True, False)
+    assert grade_choices(multi, {0, 1}).correct is True
+    assert grade_choices(multi, {0}).correct is False
+    assert grade_choices(multi, {0, 1, 2}).correct is False
+    assert grade_choices(multi, {1, 0}).response == "1,2"
+
+
+def test_truefalse_grading() -> None:
+    q = SimpleNamespace(correct=False)
+    assert grade_truefalse(q, False).correct is True
+    assert grade_truefalse(q, True).correct is False
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("0.5", 0.5),
+        (".5", 0.5),
+        ("1e-4", 1e-4),
+        ("1/256", 1 / 256),
+        ("1,024", 1024.0),
+        ("50%", 0.5),
+        ("−3", -3.0),
+        ("０.２５", 0.25),
+        (" 7 ", 7.0),
+        ("-inf", -math.inf),
+    ],
+)
+def test_parse_number(raw: str, value: float) -> None:
+    assert parse_number(raw) == value
+
+
+@pytest.mark.parametrize("raw", ["", "abc", "1/0", "1..2", "--1"])
+def test_parse_number_rejects(raw: str) -> None:
+    with pytest.raises(ValueError):
+        parse_number(raw)
+
+
+def test_numeric_tolerance_is_absolute_and_inclusive() -> None:
+    q = SimpleNamespace(value=0.00390625, tolerance=0.0001)
+    assert grade_numeric(q, "0.0039").correct is True
+    assert grade_numeric(q, "0.00400625").correct is True  # exactly at the edge
+    assert grade_numeric(q, "0.0041").correct is False
+    assert grade_numeric(q, "1/256").correct is True
+
+
+def test_cloze_matching_ignores_case_space_and_width() -> None:
+    q = SimpleNamespace(
+        blanks=[SimpleNamespace(accept=["m-n", "(m-n)"]), SimpleNamespace(accept=["Attention Scores"])]
+    )
+    assert grade_cloze(q, ["M - N", "attentionscores"]).correct is True
+    assert grade_cloze(q, ["ｍ－ｎ", " Attention  scores "]).correct is True
+    graded = grade_cloze(q, ["m+n", "attention scores"])
+    assert graded.correct is False and graded.details["blanks"] == [False, True]
+    assert grade_cloze(q, ["", ""]).correct is False
+    assert normalize_blank(" A b\tC ") == "abc"
+
+
+@given(st.integers(min_value=0, max_value=2**31), st.text(min_size=1, max_size=12), st.integers(1, 9))
+def test_choice_order_is_a_stable_permutation(seed: int, qid: str, n: int) -> None:
+    order = choice_order(seed, qid, n)
+    assert sorted(order) == list(range(n))
+    assert order == choice_order(seed, qid, n)
+
+
+def _bankset() -> SimpleNamespace:
+    questions = {
+        f"t{t}.q{i}": SimpleNamespace(id=f"t{t}.q{i}", difficulty=1 + i % 3, type="mcq")
+        for t in range(2)
+        for i in range(9)
+    }
+    topics = [SimpleNamespace(id=f"t{t}", question_ids=[f"t{t}.q{i}" for i in range(9)]) for t in range(2)]
+    return SimpleNamespace(topics=topics, questions=questions)
+
+
+def test_selection_filters_shuffles_and_counts() -> None:
+    bankset = _bankset()
+    everything = select_question_ids(bankset, QuizConfig(count=None, seed=3))
+    assert sorted(everything) == sorted(bankset.questions)
+    assert everything == select_question_ids(bankset, QuizConfig(count=None, seed=3))
+    assert everything != select_question_ids(bankset, QuizConfig(count=None, seed=4))
+    hard_t1 = select_question_ids(bankset, QuizConfig(topics=("t1",), difficulty=3, count=None, seed=1))
+    assert sorted(hard_t1) == ["t1.q2", "t1.q5", "t1.q8"]
+    assert len(select_question_ids(bankset, QuizConfig(count=5, seed=1))) == 5
+
+
+def test_session_tracks_score_and_revisit_list() -> None:
+    from tui.grading import Grade
+
+    session = QuizSession(QuizConfig(), ["a", "b", "c", "d"])
+    session.record("a", Grade(True, "1"))
+    session.advance()
+    session.record("b", Grade(False, "2"))
+    session.advance()
+    session.advance()  # c skipped
+    session.record("d", Grade(None, ""))
+    session.advance()
+    assert session.finished
+    assert session.correct_count == 1
+    assert session.to_revisit() == ["b", "c", "d"]
+
+
+def test_bank_markup_renders_literally() -> None:
+    text = "Use [bold]this[/bold] and [link=https://example.com]that[/link] and [red]x"
+    content = render_text(text)
+    assert content.plain == text
+    assert list(content.spans) == []
+
+
+def test_inline_syntax_is_styled_and_math_converted() -> None:
+    content = render_text(r"**Bold**, `code`, *it* and $\theta_i$")
+    assert content.plain == "Bold, code, it and θᵢ"
+    assert len(content.spans) == 4
+
+
+def test_paragraph_soft_breaks_join_like_markdown() -> None:
+    content = render_text("one line\nwraps here\n\n- item\n  continues\n\n中文\n接着 and\nmore")
+    assert content.plain == "one line wraps here\n\n• item continues\n\n中文接着 and more"
+
+
+def test_cloze_blanks_are_rendered_by_the_callback() -> None:
+    from textual.content import Content
+
+    content = render_text("a {{1}} b {{2}}", blank=lambda n: Content(f"<{n}>"))
+    assert content.plain == "a <1> b <2>"
+
+
+def test_every_ui_string_has_both_languages() -> None:
+    missing = [key for key, (en, zh) in STRINGS.items() if not en or not zh]
+    assert missing == []
+    assert tr("quiz.progress", "zh", n=1, total=3) == "第 1/3 题"
+    assert tr("no.such.key", "en") == "no.such.key"
+
+
+def test_keymap_validation() -> None:
+    assert keymap_errors({"posenc.next": "j"}) is None
+    assert keymap_errors(["posenc.next"]) is not None
+    assert keymap_errors({"posenc.next": ""}) is not None
+    assert keymap_errors({"posenc.next": 3}) is not None

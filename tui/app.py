@@ -1,0 +1,454 @@
+"""The posenc study app (Textual).
+
+Startup is built for a fast first paint: this module imports only Textual. The Home screen
+mounts in a light "loading banks" state; after the first refresh, named thread workers load the
+banks (pydantic + YAML, ~100 ms+), open the progress store, and import torch (~1 s) to warm it
+for the first demo. Workers never touch widgets: they post messages (`tui.messages`) that the
+app handles on the UI thread.
+
+API used by other screens (Study, Stats) and widgets:
+
+* `app.bankset` - the loaded `quizbank.loader.BankSet` (None while loading or if loading failed);
+  `app.banks_version` (reactive int) increments on every (re)load: watch it to refresh.
+* `app.store` - the `ProgressStore`, or None when it could not open (`app.store_error` says why).
+* `app.language` - reactive "en" / "zh"; `l` toggles it everywhere and the choice is saved.
+* `app.open_question(question_id)`, `app.open_topic(topic_id)`, `app.open_demo(name)` - jump.
+* `app.record_attempt(question_id, grade, duration_ms)` - record a quiz answer in a worker.
+* `app.demo_runner` - callable `(name, params) -> DemoResult` used by `DemoPanel`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import events, work
+from textual.app import App
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from .commands import PosencCommands
+from .demo_host import DemoHost
+from .i18n import default_language, tr
+from .keys import bind, keymap_errors, localize_bindings
+from .messages import BanksLoaded, StoreOpened, TorchWarmed
+
+if TYPE_CHECKING:
+    from .grading import Grade
+
+__all__ = ["PosencApp", "run_app"]
+
+BENCH_LOG_ENV = "POSENC_BENCH_LOG"  # append JSON events (first paint, demo results, key latency)
+BENCH_EXIT_ENV = "POSENC_BENCH_EXIT"  # "paint": exit right after the first paint
+INPROCESS_ENV = "POSENC_DEMO_INPROCESS"  # "1": run demos (and torch) in the UI process
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class PosencApp(App[int]):
+    """Interview prep and live reference for position encoding in Transformers."""
+
+    # The default (Home) screen's CSS is listed here: Textual loads a screen's CSS_PATH only when
+    # the screen is pushed, not for the default screen.
+    # Absolute paths, so subclasses defined elsewhere (tests, benchmarks) find them too.
+    CSS_PATH = [Path(__file__).with_name("app.tcss"), Path(__file__).parent / "screens" / "home.tcss"]
+    TITLE = "posenc"
+    COMMANDS = App.COMMANDS | {PosencCommands}
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        bind("ctrl+q", "quit", "quit", "key.quit", priority=True),
+        bind("q", "back", "back", "key.back"),
+        bind("question_mark", "help", "help", "key.help", key_display="?"),
+        bind("slash", "search", "search", "key.search", key_display="/"),
+        bind("l", "toggle_language", "language", "key.language"),
+        bind("r", "reload", "reload", "key.reload"),
+    ]
+
+    language: reactive[str] = reactive("en", init=False)
+    banks_version: reactive[int] = reactive(0, init=False)
+
+    def __init__(
+        self,
+        bank_paths: Sequence[str] = (),
+        data_dir: str | None = None,
+        *,
+        include_shipped: bool = True,
+        include_user: bool = True,
+        language: str | None = None,
+        seed: int | None = None,
+        demo_runner: Callable[[str, dict[str, Any]], Any] | None = None,
+        warm_torch: bool = True,
+        open_store: bool = True,
+        cursor_blink: bool = True,
+    ) -> None:
+        """
+        Args:
+            bank_paths: extra bank files or folders (`posenc --bank`).
+            data_dir: progress store folder (`--data-dir`); None uses POSENC_DATA_DIR or the platform dir.
+            include_shipped / include_user: passed to `load_banks` (tests turn them off).
+            language: force a language instead of the saved setting.
+            seed: fixed quiz shuffle seed (tests, snapshots); None draws one per session.
+            demo_runner: `(name, params) -> DemoResult`; default `posenc_ref.demos.run_demo`.
+            warm_torch: import torch in a background worker after the first paint.
+            open_store: open the progress store (tests of pure UI can turn it off).
+            cursor_blink: False for snapshots.
+        """
+        super().__init__()
+        self.bank_paths = [str(p) for p in bank_paths]
+        self.data_dir = data_dir
+        self.include_shipped = include_shipped
+        self.include_user = include_user
+        self.forced_language = language
+        self.fixed_seed = seed
+        self._demo_runner = demo_runner
+        self.warm_torch = warm_torch
+        self.should_open_store = open_store
+        self.cursor_blink = cursor_blink
+        self.bankset: Any = None
+        self.banks_error: str | None = None
+        self.store: Any = None
+        self.store_error: str | None = None
+        self.store_notices: list[str] = []
+        self.store_ready = False
+        self.torch_ready = False
+        self.torch_error: str | None = None
+        self.first_paint_at: float | None = None
+        self._bench_log = os.environ.get(BENCH_LOG_ENV) or None
+        # Demos run in a child process (tui/demo_host.py) unless a runner is injected or
+        # POSENC_DEMO_INPROCESS=1: the UI process then never imports torch.
+        self.demo_host: DemoHost | None = (
+            None if demo_runner is not None or os.environ.get(INPROCESS_ENV) == "1" else DemoHost()
+        )
+        self._launched = time.time()
+        self.set_reactive(PosencApp.language, language or default_language())
+
+    # ------------------------------------------------------------------ startup
+
+    def get_default_screen(self) -> Screen:
+        from .screens.home import HomeScreen
+
+        return HomeScreen()
+
+    def on_mount(self) -> None:
+        if self.demo_host is not None and self.warm_torch:
+            # Start the demo process as soon as the first frame is out (a fork/exec, a few ms
+            # here): it imports torch on another core; the warm-up worker waits for it later.
+            self.call_after_refresh(self.demo_host.start)
+        self.theme = "tokyo-night"
+        self.sub_title = tr("app.subtitle", self.language)
+        localize_bindings(self, self.language)
+
+    def first_paint(self) -> None:
+        """Called by the Home screen after its first refresh: start the background work."""
+        if self.first_paint_at is not None:
+            return
+        self.first_paint_at = time.time()
+        self.bench_event("first_paint", t=self.first_paint_at)
+        if os.environ.get(BENCH_EXIT_ENV) == "paint":
+            self.exit(0)
+            return
+        self.load_banks()
+        if self.should_open_store:
+            self.open_progress_store()
+        else:
+            self.store_ready = True
+        if self.warm_torch:
+            self.warm_up_torch()
+
+    def bench_event(self, event: str, **fields: Any) -> None:
+        """Append one JSON line to $POSENC_BENCH_LOG (used by bench/startup.py); no-op otherwise."""
+        if not self._bench_log:
+            return
+        record = {"event": event, "t": time.time(), **fields}
+        with open(self._bench_log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+    def on_key(self, event: events.Key) -> None:
+        """In bench mode, log each key's latency: from the key event to the repaint after the
+        binding it triggered (keys reach the app after bindings ran; typing into an Input does not)."""
+        if self._bench_log is not None:
+            self.screen.call_after_refresh(self._log_key_latency, event.key, event.time)
+
+    def _log_key_latency(self, key: str, started: float) -> None:
+        self.bench_event(
+            "key", key=key, ms=(time.monotonic() - started) * 1000, screen=type(self.screen).__name__
+        )
+
+    @work(thread=True, name="load-banks", group="banks", exclusive=True, exit_on_error=False)
+    def load_banks(self, reload: bool = False) -> None:
+        """Thread worker: load every bank, then post BanksLoaded."""
+        start = time.perf_counter()
+        try:
+            from quizbank.loader import load_banks
+
+            bankset = load_banks(
+                self.bank_paths, include_shipped=self.include_shipped, include_user=self.include_user
+            )
+        except Exception as exc:  # the loader reports file problems itself; this is the unexpected
+            self.post_message(BanksLoaded(None, _one_line(exc), reload=reload))
+            return
+        elapsed = (time.perf_counter() - start) * 1000
+        self.post_message(BanksLoaded(bankset, None, reload=reload, elapsed_ms=elapsed))
+
+    @work(thread=True, name="open-store", group="store", exclusive=True, exit_on_error=False)
+    def open_progress_store(self) -> None:
+        """Thread worker: open the progress store (thread-safe), then post StoreOpened."""
+        try:
+            from quizbank.progress.store import StoreError, open_store
+        except Exception as exc:
+            self.post_message(StoreOpened(None, _one_line(exc)))
+            return
+        try:
+            store = open_store(self.data_dir)
+        except StoreError as exc:
+            self.post_message(StoreOpened(None, str(exc)))
+            return
+        except Exception as exc:
+            self.post_message(StoreOpened(None, _one_line(exc)))
+            return
+        self.post_message(StoreOpened(store, None, list(getattr(store, "notices", []))))
+
+    @work(thread=True, name="torch-warmup", group="warmup", exclusive=True, exit_on_error=False)
+    def warm_up_torch(self) -> None:
+        """Thread worker: get torch imported and a device picked before the first demo, in the
+        demo host process (default) or, with an in-process runner, here."""
+        start = time.perf_counter()
+        try:
+            if self.demo_host is not None:
+                device = self.demo_host.warm()
+            else:
+                import torch
+
+                from posenc_ref.device import pick_device
+
+                device = str(pick_device("auto"))
+                torch.zeros(8, device=device).sum().item()
+        except Exception as exc:
+            self.post_message(TorchWarmed((time.perf_counter() - start) * 1000, None, _one_line(exc)))
+            return
+        self.post_message(TorchWarmed((time.perf_counter() - start) * 1000, device))
+
+    def on_banks_loaded(self, message: BanksLoaded) -> None:
+        if message.bankset is None:
+            self.banks_error = message.error
+            if message.reload:
+                self.notify(tr("reload.failed", self.language, error=message.error), severity="error")
+            self.banks_version += 1
+            return
+        self.bankset = message.bankset
+        self.banks_error = None
+        self.bench_event("banks_loaded", ms=message.elapsed_ms)
+        if message.reload:
+            self.notify(
+                tr(
+                    "reload.done",
+                    self.language,
+                    topics=len(self.bankset.topics),
+                    questions=len(self.bankset.questions),
+                ),
+                timeout=3,
+            )
+        self.banks_version += 1
+
+    def on_store_opened(self, message: StoreOpened) -> None:
+        self.store = message.store
+        self.store_error = message.error
+        self.store_notices = message.notices
+        self.store_ready = True
+        for notice in message.notices:
+            self.notify(notice, severity="warning", timeout=10)
+        if self.store is not None:
+            if self.forced_language is None:
+                saved = self._setting("language", None)
+                if saved in ("en", "zh") and saved != self.language:
+                    self.set_reactive(PosencApp.language, saved)
+                    self._language_changed()
+            self.apply_keymap(self._setting("keymap", {}) or {})
+        self.banks_version += 1  # Home shows progress (due, mastery) once the store is there
+
+    def on_torch_warmed(self, message: TorchWarmed) -> None:
+        self.torch_ready = message.error is None
+        self.torch_error = message.error
+        self.bench_event("torch_warm", ms=message.elapsed_ms, error=message.error)
+
+    def _setting(self, key: str, default: Any) -> Any:
+        try:
+            return self.store.get_setting(key, default)
+        except Exception:
+            return default
+
+    def apply_keymap(self, keymap: Any) -> None:
+        """Apply user remaps {binding id: "keys"} from the "keymap" setting (bad ones are reported)."""
+        error = keymap_errors(keymap)
+        if error:
+            self.notify(tr("keymap.bad", self.language, error=error), severity="warning")
+            return
+        if keymap:
+            self.set_keymap(keymap)
+
+    # ------------------------------------------------------------------ language
+
+    def action_toggle_language(self) -> None:
+        self.language = "zh" if self.language == "en" else "en"
+        if self.store is not None:
+            try:
+                self.store.set_setting("language", self.language)
+            except Exception as exc:
+                self.notify(tr("store.setting_failed", self.language, error=_one_line(exc)), severity="error")
+
+    def watch_language(self) -> None:
+        self._language_changed()
+
+    def _language_changed(self) -> None:
+        self.sub_title = tr("app.subtitle", self.language)
+        for screen in self.screen_stack:
+            localize_bindings(screen, self.language)
+            for node in screen.walk_children():
+                localize_bindings(node, self.language)
+        localize_bindings(self, self.language)
+        self.refresh_bindings()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_back(self) -> None:
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+        else:
+            self.exit(0)
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_search(self) -> None:
+        from .screens.search import SearchScreen
+
+        if not isinstance(self.screen, SearchScreen):
+            self.push_screen(SearchScreen(), callback=lambda jump: jump() if jump is not None else None)
+
+    def action_reload(self) -> None:
+        self.load_banks(reload=True)
+
+    def require_banks(self) -> bool:
+        """True if banks are loaded; otherwise tell the user and return False."""
+        if self.bankset is None:
+            self.notify(self.banks_error or tr("not.ready", self.language), severity="warning")
+            return False
+        return True
+
+    def open_question(self, question_id: str) -> None:
+        """Show one question in Browse (its topic, scrolled to it, with its demo beside it)."""
+        if not self.require_banks():
+            return
+        if question_id not in self.bankset.questions:
+            self.notify(tr("question.missing", self.language, id=question_id), severity="warning")
+            return
+        from .screens.browse import BrowseScreen
+
+        topic_id = self.bankset.topic_of[question_id]
+        if isinstance(self.screen, BrowseScreen) and self.screen.topic_id == topic_id:
+            self.screen.select_question(question_id)
+        else:
+            self.push_screen(BrowseScreen(topic_id, question_id))
+
+    def open_topic(self, topic_id: str) -> None:
+        """Browse a topic from its first question."""
+        if not self.require_banks():
+            return
+        from .screens.browse import BrowseScreen
+
+        if not any(t.id == topic_id for t in self.bankset.topics):
+            self.notify(tr("topic.missing", self.language, id=topic_id), severity="warning")
+            return
+        self.push_screen(BrowseScreen(topic_id))
+
+    def open_demo(self, name: str | None = None) -> None:
+        """Open the Demo lab, optionally on demo `name`."""
+        from .screens.demo_lab import DemoLabScreen
+
+        if isinstance(self.screen, DemoLabScreen):
+            if name:
+                self.screen.select_demo(name)
+            return
+        self.push_screen(DemoLabScreen(name))
+
+    def open_quiz_setup(self, topics: Sequence[str] = ()) -> None:
+        if not self.require_banks():
+            return
+        from .screens.quiz import QuizSetupScreen
+
+        self.push_screen(QuizSetupScreen(tuple(topics)))
+
+    def open_study(self, topic_id: str | None = None) -> None:
+        if not self.require_banks():
+            return
+        try:
+            from .screens.study import StudyScreen
+        except ImportError as exc:
+            self.notify(
+                tr("module.missing", self.language, what="Study", error=_one_line(exc)), severity="warning"
+            )
+            return
+        self.push_screen(StudyScreen(topic_id))
+
+    def open_stats(self) -> None:
+        if not self.require_banks():
+            return
+        try:
+            from .screens.stats import StatsScreen
+        except ImportError as exc:
+            self.notify(
+                tr("module.missing", self.language, what="Stats", error=_one_line(exc)), severity="warning"
+            )
+            return
+        self.push_screen(StatsScreen())
+
+    # ------------------------------------------------------------------ demos and progress
+
+    @property
+    def demo_runner(self) -> Callable[[str, dict[str, Any]], Any]:
+        """`(name, params) -> DemoResult`; runs on a worker thread."""
+        if self._demo_runner is not None:
+            return self._demo_runner
+        if self.demo_host is not None:
+            return self.demo_host.run
+        from posenc_ref.demos import run_demo
+
+        return run_demo
+
+    def record_attempt(self, question_id: str, grade: Grade, duration_ms: int) -> None:
+        """Record a quiz answer in the store (in a worker: the UI never waits on the disk)."""
+        if self.store is None:
+            return
+        self._record_attempt_worker(question_id, grade.correct, grade.response, duration_ms)
+
+    @work(thread=True, group="record", exit_on_error=False)
+    def _record_attempt_worker(
+        self, question_id: str, correct: bool | None, response: str, duration_ms: int
+    ) -> None:
+        try:
+            self.store.record_attempt(question_id, correct, response, duration_ms)
+        except Exception as exc:
+            self.notify(tr("store.record_failed", self.language, error=_one_line(exc)), severity="error")
+
+
+def run_app(bank_paths: Sequence[str] = (), data_dir: str | None = None) -> int:
+    """Entry point of `posenc` with no subcommand. Returns the process exit code."""
+    if data_dir is not None:
+        data_dir = str(Path(data_dir).expanduser())
+    app = PosencApp(bank_paths, data_dir)
+    try:
+        app.run()
+    finally:
+        if app.demo_host is not None:
+            app.demo_host.close()
+    return app.return_code or 0

@@ -1,0 +1,104 @@
+"""Grading answers, one function per question type. Pure Python (no textual, no pydantic import).
+
+Each grader takes the question (a `quizbank.schema` model) and what the user entered, and returns
+a `Grade`: whether it is correct and the response as recorded in the progress store.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+__all__ = [
+    "Grade",
+    "grade_choices",
+    "grade_cloze",
+    "grade_numeric",
+    "grade_truefalse",
+    "normalize_blank",
+    "parse_number",
+]
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The outcome of one answer. `correct` is None when the user revealed without answering."""
+
+    correct: bool | None
+    response: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def grade_choices(question: Any, selected: set[int] | frozenset[int]) -> Grade:
+    """mcq / multi: `selected` holds indices into `question.choices` (the bank order).
+
+    Correct means exactly the set of correct choices was selected.
+    """
+    correct_set = {i for i, c in enumerate(question.choices) if c.correct}
+    ok = set(selected) == correct_set
+    response = ",".join(str(i + 1) for i in sorted(selected))
+    return Grade(ok, response, {"selected": sorted(selected), "correct": sorted(correct_set)})
+
+
+def grade_truefalse(question: Any, value: bool) -> Grade:
+    return Grade(value == bool(question.correct), "true" if value else "false", {"value": value})
+
+
+_NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def parse_number(raw: str) -> float:
+    """Read a number the way people type it: `0.5`, `.5`, `1e-4`, `1/2`, `1,024`, `50%`, `−3`,
+    full-width digits. Raises ValueError with a short, user-facing message."""
+    text = unicodedata.normalize("NFKC", raw).strip().replace("−", "-").replace("×10^", "e")
+    if not text:
+        raise ValueError("enter a number")
+    percent = text.endswith("%")
+    if percent:
+        text = text[:-1].strip()
+    if re.fullmatch(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?", text):
+        text = text.replace(",", "")
+    value: float
+    if _NUMBER_RE.match(text):
+        value = float(text)
+    elif re.fullmatch(r"[+-]?\d+\s*/\s*\d+", text):
+        num, den = (part.strip() for part in text.split("/"))
+        if int(den) == 0:
+            raise ValueError("division by zero")
+        value = float(Fraction(int(num), int(den)))
+    elif text.lower() in {"inf", "+inf", "-inf", "infinity", "-infinity", "∞", "-∞"}:
+        value = -math.inf if text.startswith("-") else math.inf
+    else:
+        raise ValueError(f"{raw.strip()!r} is not a number")
+    return value / 100.0 if percent else value
+
+
+def grade_numeric(question: Any, raw: str) -> Grade:
+    """Correct when |answer - value| <= tolerance (absolute). Raises ValueError for non-numbers."""
+    value = parse_number(raw)
+    target = float(question.value)
+    tolerance = float(question.tolerance)
+    if math.isinf(target) or math.isinf(value):
+        ok = value == target
+    else:
+        ok = abs(value - target) <= tolerance + 1e-12 * max(1.0, abs(target))
+    return Grade(ok, raw.strip(), {"value": value, "target": target, "tolerance": tolerance})
+
+
+def normalize_blank(text: str) -> str:
+    """Cloze matching key: NFKC (full-width -> ASCII), case-folded, all whitespace removed."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text)).casefold()
+
+
+def grade_cloze(question: Any, answers: list[str]) -> Grade:
+    """Each blank is right when its answer matches any `accept` entry after `normalize_blank`."""
+    per_blank: list[bool] = []
+    for blank, answer in zip(question.blanks, answers, strict=False):
+        key = normalize_blank(answer)
+        per_blank.append(bool(key) and any(normalize_blank(a) == key for a in blank.accept))
+    per_blank += [False] * (len(question.blanks) - len(per_blank))
+    return Grade(all(per_blank), " | ".join(a.strip() for a in answers), {"blanks": per_blank})

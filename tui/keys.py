@@ -1,0 +1,67 @@
+"""Key bindings with stable ids, localized descriptions and user remaps.
+
+Every binding in the app is made with `bind()`, which gives it an id `posenc.<name>`; users remap
+keys with the store setting "keymap" (`{"posenc.next": "j"}`), applied through
+`App.set_keymap`. Footer descriptions follow the app language: `localize_bindings(node, lang)`
+rewrites the node's binding descriptions from `tui.i18n`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from textual.binding import Binding
+
+from .i18n import tr
+
+__all__ = ["DESCRIPTION_KEYS", "bind", "keymap_errors", "localize_bindings"]
+
+# binding id -> i18n key of its description
+DESCRIPTION_KEYS: dict[str, str] = {}
+
+
+def bind(
+    keys: str,
+    action: str,
+    name: str,
+    description_key: str,
+    *,
+    show: bool = True,
+    priority: bool = False,
+    key_display: str | None = None,
+) -> Binding:
+    """A Binding with id `posenc.<name>` whose description is the i18n string `description_key`."""
+    binding_id = f"posenc.{name}"
+    DESCRIPTION_KEYS[binding_id] = description_key
+    return Binding(
+        keys,
+        action,
+        tr(description_key, "en"),
+        show=show,
+        priority=priority,
+        key_display=key_display,
+        id=binding_id,
+    )
+
+
+def localize_bindings(node: Any, lang: str) -> None:
+    """Rewrite the descriptions of `node`'s bindings into `lang` (footer and help follow)."""
+    bindings_map = getattr(node, "_bindings", None)
+    if bindings_map is None:
+        return
+    for key, bindings in list(bindings_map.key_to_bindings.items()):
+        bindings_map.key_to_bindings[key] = [
+            replace(b, description=tr(DESCRIPTION_KEYS[b.id], lang)) if b.id in DESCRIPTION_KEYS else b
+            for b in bindings
+        ]
+
+
+def keymap_errors(keymap: Any) -> str | None:
+    """Why a stored keymap is unusable, or None if it is a {binding id: keys} mapping of strings."""
+    if not isinstance(keymap, dict):
+        return "the keymap must be a mapping of binding id to keys"
+    for binding_id, keys in keymap.items():
+        if not isinstance(binding_id, str) or not isinstance(keys, str) or not keys.strip():
+            return f"bad entry {binding_id!r}: {keys!r} (keys must be a non-empty string)"
+    return None

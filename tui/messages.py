@@ -1,0 +1,42 @@
+"""Messages that workers post to the app. Workers never touch widgets: they post one of these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+__all__ = ["BanksLoaded", "StoreOpened", "TorchWarmed"]
+
+
+class BanksLoaded(Message):
+    """The bank loader worker finished (`bankset` is None when loading failed: see `error`)."""
+
+    def __init__(
+        self, bankset: Any, error: str | None = None, *, reload: bool = False, elapsed_ms: float = 0.0
+    ):
+        super().__init__()
+        self.bankset = bankset
+        self.error = error
+        self.reload = reload
+        self.elapsed_ms = elapsed_ms
+
+
+class StoreOpened(Message):
+    """The progress store opened (`store`), or could not (`error`, one line)."""
+
+    def __init__(self, store: Any, error: str | None = None, notices: list[str] | None = None):
+        super().__init__()
+        self.store = store
+        self.error = error
+        self.notices = list(notices or [])
+
+
+class TorchWarmed(Message):
+    """The torch warm-up worker finished; `error` says why torch is unusable, if it is."""
+
+    def __init__(self, elapsed_ms: float, device: str | None = None, error: str | None = None):
+        super().__init__()
+        self.elapsed_ms = elapsed_ms
+        self.device = device
+        self.error = error

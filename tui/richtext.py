@@ -1,0 +1,194 @@
+"""Bank text -> Textual `Content`, treating the text as data.
+
+Bank text is authored in a small Markdown dialect with LaTeX math. Prompts, choices and short
+answers are rendered here, synchronously and cheaply, into `textual.content.Content` built from
+plain strings plus style spans, so Textual/Rich markup in the bank (`[bold]`, `[link=...]`) is
+never interpreted: it shows literally. Long explanations go through the `Markdown` widget
+instead (see `markdown_source`).
+
+Supported inline syntax: `code`, **bold**, *italic* / _italic_, $math$ and $$display math$$,
+``` fenced code blocks, and "- " / "* " bullets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from textual.content import Content, Span
+
+from .mathtext import MathSpan, convert_math, split_math
+
+__all__ = ["inline", "markdown_source", "plain", "render_text"]
+
+MATH_STYLE = "italic $text-accent"
+CODE_STYLE = "$text-warning"
+BOLD_STYLE = "bold"
+ITALIC_STYLE = "italic"
+
+_INLINE_RE = re.compile(
+    r"(?P<code>`[^`\n]+`)"
+    r"|(?P<bold>\*\*(?=\S)[^*\n]+?(?<=\S)\*\*)"
+    r"|(?P<italic>(?<![\w*])\*(?=\S)[^*\n]+?(?<=\S)\*(?![\w*])|(?<![\w_])_(?=\S)[^_\n]+?(?<=\S)_(?![\w_]))"
+)
+_BLANK_RE = re.compile(r"\{\{(\d+)\}\}")
+
+
+def plain(text: str) -> str:
+    """Text with math converted, cloze blanks as ___ and no styling: for titles, list items and
+    search results."""
+    return _BLANK_RE.sub("___", convert_math(text)).replace("\n", " ").strip()
+
+
+def _inline_runs(text: str) -> list[tuple[str, str]]:
+    """Split plain (math-free) text into (text, style) runs for code/bold/italic."""
+    runs: list[tuple[str, str]] = []
+    pos = 0
+    for m in _INLINE_RE.finditer(text):
+        if m.start() > pos:
+            runs.append((text[pos : m.start()], ""))
+        token = m.group(0)
+        if m.group("code"):
+            runs.append((token[1:-1], CODE_STYLE))
+        elif m.group("bold"):
+            runs.append((token[2:-2], BOLD_STYLE))
+        else:
+            runs.append((token[1:-1], ITALIC_STYLE))
+        pos = m.end()
+    if pos < len(text):
+        runs.append((text[pos:], ""))
+    return runs
+
+
+def inline(
+    text: str,
+    *,
+    style: str = "",
+    blank: Callable[[int], Content] | None = None,
+) -> Content:
+    """Render one paragraph of bank text (inline syntax, math) to Content.
+
+    `blank(n)` renders cloze placeholders `{{n}}`; without it they show as `[n]`.
+    """
+    parts: list[Content | tuple[str, str] | str] = []
+    for piece in split_math(text):
+        if isinstance(piece, MathSpan):
+            parts.append((str(piece), MATH_STYLE))
+            continue
+        for run_text, run_style in _inline_runs(piece):
+            if blank is None or "{{" not in run_text:
+                parts.append((run_text, run_style))
+                continue
+            pos = 0
+            for m in _BLANK_RE.finditer(run_text):
+                if m.start() > pos:
+                    parts.append((run_text[pos : m.start()], run_style))
+                parts.append(blank(int(m.group(1))))
+                pos = m.end()
+            if pos < len(run_text):
+                parts.append((run_text[pos:], run_style))
+    content = Content.assemble(*parts)
+    if style:
+        content = content.stylize_before(style)
+    return content
+
+
+_BULLET_RE = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
+_CJK_RE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+
+
+def _join_soft(left: str, right: str) -> str:
+    """Join two source lines of one paragraph as Markdown does (a soft break is a space),
+    without a space between CJK characters."""
+    left = left.rstrip()
+    right = right.strip()
+    if not left:
+        return right
+    if not right:
+        return left
+    if _CJK_RE.match(left[-1]) or _CJK_RE.match(right[0]):
+        return left + right
+    return left + " " + right
+
+
+def _blocks(text: str) -> list[tuple[str, str, str]]:
+    """Split text into display blocks (kind, prefix, body): paragraphs with soft breaks joined,
+    bullets (continuation lines joined), headings, fenced code lines and blank separators."""
+    blocks: list[tuple[str, str, str]] = []
+    in_code = False
+    current: list[str] | None = None  # [kind, prefix, body] of the block being joined
+
+    def flush() -> None:
+        nonlocal current
+        if current is not None:
+            blocks.append((current[0], current[1], current[2]))
+            current = None
+
+    for raw_line in text.rstrip().split("\n"):
+        stripped = raw_line.strip()
+        if stripped.startswith("```"):
+            flush()
+            in_code = not in_code
+            continue
+        if in_code:
+            blocks.append(("code", "", raw_line.rstrip()))
+            continue
+        if not stripped:
+            flush()
+            if blocks and blocks[-1][0] != "blank":
+                blocks.append(("blank", "", ""))
+            continue
+        bullet = _BULLET_RE.match(raw_line)
+        if bullet:
+            flush()
+            indent = "  " * (len(bullet.group(1)) // 2)
+            marker = "•" if bullet.group(2) in "-*+" else bullet.group(2)
+            current = ["bullet", f"{indent}{marker} ", raw_line[bullet.end() :].strip()]
+            continue
+        heading = re.match(r"^#{1,6}\s+", raw_line)
+        if heading:
+            flush()
+            blocks.append(("heading", "", raw_line[heading.end() :].strip()))
+            continue
+        if current is None:
+            current = ["para", "", stripped]
+        else:
+            current[2] = _join_soft(current[2], stripped)
+    flush()
+    while blocks and blocks[-1][0] == "blank":
+        blocks.pop()
+    return blocks
+
+
+def render_text(text: str, *, style: str = "", blank: Callable[[int], Content] | None = None) -> Content:
+    """Render multi-line bank text: paragraphs, bullets, fenced code and display math.
+
+    Every character of `text` is data; the only styling comes from the syntax listed in the
+    module docstring.
+    """
+    lines_out: list[Content] = []
+    for kind, prefix, body in _blocks(text):
+        if kind == "code":
+            lines_out.append(Content.styled("  " + body, CODE_STYLE))
+        elif kind == "blank":
+            lines_out.append(Content(""))
+        elif kind == "heading":
+            lines_out.append(inline(body, style="bold", blank=blank))
+        elif kind == "bullet":
+            lines_out.append(Content.assemble(prefix, inline(body, blank=blank)))
+        else:
+            lines_out.append(inline(body, blank=blank))
+    content = Content("\n").join(lines_out)
+    if style:
+        content = content.stylize_before(style)
+    return content
+
+
+def markdown_source(text: str) -> str:
+    """Bank Markdown prepared for the `Markdown` widget: math converted to escaped Unicode."""
+    return convert_math(text, markdown=True)
+
+
+def spans_of(content: Content) -> list[Span]:
+    """The style spans of rendered content (used by tests to check what is styled)."""
+    return list(content.spans)

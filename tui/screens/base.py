@@ -1,0 +1,31 @@
+"""Shared screen behaviour: footer descriptions and texts that follow the app language and banks."""
+
+from __future__ import annotations
+
+from textual.screen import Screen
+
+from ..keys import localize_bindings
+
+__all__ = ["LocalizedScreen"]
+
+
+class LocalizedScreen(Screen):
+    """A screen whose footer follows the app language and that re-renders on language change."""
+
+    def on_mount(self) -> None:
+        localize_bindings(self, self.app.language)
+        self.watch(self.app, "language", self._on_language, init=False)
+        self.watch(self.app, "banks_version", self._on_banks, init=False)
+
+    def _on_language(self) -> None:
+        localize_bindings(self, self.app.language)
+        self.relabel()
+
+    def _on_banks(self) -> None:
+        self.banks_reloaded()
+
+    def relabel(self) -> None:
+        """Re-render UI strings in the current language."""
+
+    def banks_reloaded(self) -> None:
+        """React to `app.bankset` being replaced."""

@@ -1,0 +1,195 @@
+"""Browse: a topic read as reference notes (question, answer, explanation), one note at a time,
+with the live demo panel beside it. n / p move through the topic; i shows the index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.events import Resize
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..i18n import tr
+from ..keys import bind
+from ..richtext import plain
+from ..widgets.demo_panel import DemoPanel
+from ..widgets.question_view import QuestionView
+from .base import LocalizedScreen
+
+__all__ = ["BrowseScreen"]
+
+WIDE = 120  # columns from which the index is shown beside the note by default
+
+
+def _short(text: str, limit: int) -> str:
+    flat = plain(text)
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+class BrowseScreen(LocalizedScreen):
+    """Reference notes for one topic. `select_question(id)` jumps to a question."""
+
+    CSS_PATH = Path(__file__).with_name("browse.tcss")
+    BINDINGS = [
+        bind("n", "move(1)", "browse.next", "key.next"),
+        bind("p", "move(-1)", "browse.prev", "key.prev"),
+        bind("d", "demo", "demo", "key.demo"),
+        bind("i", "toggle_index", "browse.index", "key.index"),
+    ]
+
+    def __init__(self, topic_id: str, question_id: str | None = None) -> None:
+        super().__init__()
+        self.topic_id = topic_id
+        self.question_id = question_id
+        self.index_forced: bool | None = None
+        self.view: QuestionView | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="browse-bar", markup=False)
+        with Horizontal(id="browse-body"):
+            yield OptionList(id="browse-index")
+            yield VerticalScroll(id="browse-note", can_focus=True)
+            yield DemoPanel(id="browse-demo", autorun=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._fill_index()
+        ids = self._ids()
+        if self.question_id not in ids:
+            self.question_id = ids[0] if ids else None
+        self._show()
+        self._layout_index(self.size.width)
+
+    # ------------------------------------------------------------------ data
+
+    def _topic(self) -> Any:
+        bankset = self.app.bankset
+        return bankset.topic(self.topic_id) if bankset is not None else None
+
+    def _ids(self) -> list[str]:
+        topic = self._topic()
+        if topic is None:
+            return []
+        return [qid for qid in topic.question_ids if qid in self.app.bankset.questions]
+
+    def _fill_index(self) -> None:
+        lang = self.app.language
+        index = self.query_one("#browse-index", OptionList)
+        index.clear_options()
+        for number, qid in enumerate(self._ids(), start=1):
+            question = self.app.bankset.questions[qid]
+            index.add_option(
+                Option(
+                    Content.assemble((f"{number:>2} ", "dim"), _short(question.prompt.get(lang), 60)),
+                    id=qid,
+                )
+            )
+
+    def _show(self) -> None:
+        note = self.query_one("#browse-note", VerticalScroll)
+        panel = self.query_one("#browse-demo", DemoPanel)
+        note.remove_children()
+        self._update_bar()
+        if self.question_id is None:
+            note.mount(Static(tr("browse.empty", self.app.language), classes="hint"))
+            panel.display = False
+            return
+        question = self.app.bankset.questions[self.question_id]
+        self.view = QuestionView(question, mode="reference", classes="browse-question")
+        note.mount(self.view)
+        note.scroll_home(animate=False)
+        index = self.query_one("#browse-index", OptionList)
+        ids = self._ids()
+        if self.question_id in ids:
+            index.highlighted = ids.index(self.question_id)
+        if question.demo is None:
+            panel.set_demo(None, run=False)
+            panel.display = False
+        else:
+            panel.display = True
+            if (panel.demo_name, panel.params) != (question.demo.name, dict(question.demo.params)):
+                panel.set_demo(question.demo.name, dict(question.demo.params))
+
+    def _update_bar(self) -> None:
+        lang = self.app.language
+        topic = self._topic()
+        ids = self._ids()
+        position = ids.index(self.question_id) + 1 if self.question_id in ids else 0
+        title = _short(topic.title.get(lang), 60) if topic is not None else self.topic_id
+        self.query_one("#browse-bar", Static).update(
+            Content.assemble(
+                (f" {tr('browse.title', lang, topic=title)} ", "bold"),
+                (f" ‹ {tr('browse.position', lang, n=position, total=len(ids))} › ", "$text-accent"),
+                (f" {self.question_id or ''}", "dim"),
+            )
+        )
+
+    def select_question(self, question_id: str) -> None:
+        """Show `question_id` (it must be in this topic)."""
+        if question_id == self.question_id:
+            return
+        self.question_id = question_id
+        self._show()
+
+    def relabel(self) -> None:
+        highlighted = self.query_one("#browse-index", OptionList).highlighted
+        self._fill_index()
+        self.query_one("#browse-index", OptionList).highlighted = highlighted
+        self._update_bar()
+
+    def banks_reloaded(self) -> None:
+        if self.app.bankset is None:
+            return
+        if self._topic() is None:
+            self.app.notify(tr("browse.gone", self.app.language, id=self.topic_id), severity="warning")
+            self.app.pop_screen()
+            return
+        ids = self._ids()
+        if self.question_id not in ids:
+            self.question_id = ids[0] if ids else None
+        self._fill_index()
+        self._show()
+
+    # ------------------------------------------------------------------ layout
+
+    def on_resize(self, event: Resize) -> None:
+        self._layout_index(event.size.width)
+
+    def _layout_index(self, width: int) -> None:
+        show = self.index_forced if self.index_forced is not None else width >= WIDE
+        self.query_one("#browse-index", OptionList).display = show
+
+    # ------------------------------------------------------------------ actions
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.select_question(event.option.id)
+            self.query_one("#browse-note", VerticalScroll).focus()
+
+    def action_move(self, delta: int) -> None:
+        ids = self._ids()
+        if not ids:
+            return
+        position = ids.index(self.question_id) if self.question_id in ids else 0
+        self.select_question(ids[(position + delta) % len(ids)])
+
+    def action_demo(self) -> None:
+        panel = self.query_one("#browse-demo", DemoPanel)
+        if panel.demo_name:
+            panel.run()
+        else:
+            self.app.notify(tr("quiz.no_demo", self.app.language), timeout=2)
+
+    def action_toggle_index(self) -> None:
+        index = self.query_one("#browse-index", OptionList)
+        self.index_forced = not index.display
+        index.display = self.index_forced
+        if self.index_forced:
+            index.focus()

@@ -1,0 +1,260 @@
+"""Demo lab: pick any demo, edit its parameters with validated inputs, run it, see the result.
+
+Every field is checked with `Param.coerce` as you type; a bad value is explained under the
+field (never a crash), and the demo's memory budget is checked before it runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, Switch
+
+from ..i18n import tr
+from ..keys import bind
+from ..widgets.demo_panel import DemoPanel
+from .base import LocalizedScreen
+
+__all__ = ["DemoLabScreen"]
+
+
+def _default_text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value)) if abs(value) >= 1e4 else str(value)
+    return str(value)
+
+
+class DemoLabScreen(LocalizedScreen):
+    """Demo picker, parameter form and the result panel."""
+
+    CSS_PATH = Path(__file__).with_name("demo_lab.tcss")
+    BINDINGS = [bind("d", "run", "demo", "key.demo")]
+
+    def __init__(self, demo_name: str | None = None) -> None:
+        super().__init__()
+        from posenc_ref.demos import list_demos
+
+        self.demos = {d.name: d for d in list_demos()}
+        self.demo_name = demo_name if demo_name in self.demos else next(iter(self.demos), None)
+        self.errors: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        lang = self.app.language
+        yield Header()
+        with Horizontal(id="lab-body"):
+            with VerticalScroll(id="lab-form"):
+                yield Label(tr("lab.demo", lang), id="lab-demo-label", classes="field-label")
+                yield Select(
+                    [(Content(name), name) for name in self.demos],
+                    value=self.demo_name if self.demo_name else Select.NULL,
+                    allow_blank=False,
+                    id="lab-demo",
+                )
+                yield Static("", id="lab-claim", markup=False)
+                yield Label(tr("lab.params", lang), id="lab-params-label", classes="field-label")
+                yield Vertical(id="lab-params")
+                yield Static("", id="lab-form-error", classes="error", markup=False)
+                with Horizontal(id="lab-buttons"):
+                    yield Button(tr("lab.run", lang), id="lab-run", variant="primary")
+                    yield Button(tr("lab.reset", lang), id="lab-reset")
+            yield DemoPanel(self.demo_name, autorun=False, id="lab-panel")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        super().on_mount()
+        await self._build_form()
+        self.query_one("#lab-demo", Select).focus()
+        self.action_run()
+
+    @property
+    def demo(self) -> Any:
+        return self.demos.get(self.demo_name) if self.demo_name else None
+
+    # ------------------------------------------------------------------ form
+
+    async def _build_form(self) -> None:
+        lang = self.app.language
+        demo = self.demo
+        box = self.query_one("#lab-params", Vertical)
+        await box.remove_children()
+        self.errors = {}
+        self.query_one("#lab-form-error", Static).display = False
+        if demo is None:
+            return
+        self.query_one("#lab-claim", Static).update(
+            Content.assemble(
+                (demo.title, "bold"),
+                "\n",
+                (demo.claim, "italic"),
+                "\n",
+                (tr("lab.topic", lang, topic=demo.topic), "dim"),
+            )
+        )
+        widgets: list[Any] = []
+        if not demo.params:
+            widgets.append(Static(tr("lab.no_params", lang), classes="hint"))
+        blink = getattr(self.app, "cursor_blink", True)
+        for param in demo.params:
+            widgets.append(
+                Label(
+                    Content.assemble((param.name, "bold $text-accent"), ("  " + param.help, "dim")),
+                    classes="param-label",
+                )
+            )
+            if param.type == "bool":
+                widgets.append(
+                    Switch(value=bool(param.default), id=f"param-{param.name}", classes="param-switch")
+                )
+            elif param.choices:
+                widgets.append(
+                    Select(
+                        [(Content(c), c) for c in param.choices],
+                        value=param.default,
+                        allow_blank=False,
+                        id=f"param-{param.name}",
+                    )
+                )
+            else:
+                field = Input(
+                    _default_text(param.default),
+                    placeholder=param.describe_bounds(),
+                    id=f"param-{param.name}",
+                    classes="param-input",
+                    compact=True,
+                )
+                field.cursor_blink = blink
+                widgets.append(field)
+                widgets.append(Static(Content.styled(param.describe_bounds(), "dim"), classes="param-bounds"))
+            widgets.append(Static("", id=f"error-{param.name}", classes="param-error error", markup=False))
+        await box.mount_all(widgets)
+        for error in widgets:
+            if isinstance(error, Static) and error.has_class("param-error"):
+                error.display = False
+
+    def _raw_values(self) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        demo = self.demo
+        if demo is None:
+            return values
+        for param in demo.params:
+            widget = self.query_one(f"#param-{param.name}")
+            if isinstance(widget, Input):
+                values[param.name] = widget.value
+            elif isinstance(widget, Switch):
+                values[param.name] = widget.value
+            elif isinstance(widget, Select):
+                values[param.name] = widget.value
+        return values
+
+    def _validate_field(self, name: str, raw: Any) -> Any:
+        """Coerce one field; show or clear its inline error. Returns the value or None."""
+        demo = self.demo
+        param = demo.param(name) if demo is not None else None
+        if param is None:
+            return None
+        error_widget = self.query_one(f"#error-{name}", Static)
+        field = self.query_one(f"#param-{name}")
+        try:
+            value = param.coerce(raw)
+        except Exception as exc:  # ParamError: one clear line
+            self.errors[name] = str(exc)
+            error_widget.update(Content.styled("✗ " + str(exc), ""))
+            error_widget.display = True
+            field.add_class("-invalid")
+            return None
+        self.errors.pop(name, None)
+        error_widget.display = False
+        field.remove_class("-invalid")
+        return value
+
+    def _collect(self) -> dict[str, Any] | None:
+        """Typed params if every field is valid and the run fits the memory budget; else None."""
+        demo = self.demo
+        if demo is None:
+            return None
+        typed: dict[str, Any] = {}
+        for name, raw in self._raw_values().items():
+            value = self._validate_field(name, raw)
+            if name in self.errors:
+                continue
+            typed[name] = value
+        form_error = self.query_one("#lab-form-error", Static)
+        if self.errors:
+            form_error.update(tr("lab.fix", self.app.language))
+            form_error.display = True
+            return None
+        try:
+            from posenc_ref.demos import check_memory
+
+            resolved = demo.resolve_params(typed)
+            check_memory(demo, resolved)
+        except Exception as exc:
+            form_error.update("✗ " + (str(exc).splitlines() or [type(exc).__name__])[0])
+            form_error.display = True
+            return None
+        form_error.display = False
+        return typed
+
+    # ------------------------------------------------------------------ events
+
+    @on(Select.Changed, "#lab-demo")
+    def _demo_changed(self, event: Select.Changed) -> None:
+        if event.value is Select.NULL or event.value == self.demo_name:
+            return
+        self.select_demo(str(event.value))
+
+    def select_demo(self, name: str) -> None:
+        """Switch to demo `name`, rebuild the form with its defaults, and run it."""
+        if name not in self.demos:
+            self.app.notify(tr("demo.unknown", self.app.language, error=name), severity="warning")
+            return
+        self.demo_name = name
+        select = self.query_one("#lab-demo", Select)
+        if select.value != name:
+            select.value = name
+        self.call_next(self._rebuild_and_run)
+
+    async def _rebuild_and_run(self) -> None:
+        await self._build_form()
+        self.action_run()
+
+    @on(Input.Changed, ".param-input")
+    def _field_changed(self, event: Input.Changed) -> None:
+        if event.input.id:
+            self._validate_field(event.input.id.removeprefix("param-"), event.value)
+
+    @on(Input.Submitted, ".param-input")
+    @on(Button.Pressed, "#lab-run")
+    def action_run(self) -> None:
+        params = self._collect()
+        panel = self.query_one("#lab-panel", DemoPanel)
+        if params is None:
+            return
+        panel.set_demo(self.demo_name, params)
+
+    @on(Button.Pressed, "#lab-reset")
+    async def _reset(self) -> None:
+        await self._rebuild_and_run()
+
+    def relabel(self) -> None:
+        lang = self.app.language
+        self.query_one("#lab-demo-label", Label).update(tr("lab.demo", lang))
+        self.query_one("#lab-params-label", Label).update(tr("lab.params", lang))
+        self.query_one("#lab-run", Button).label = tr("lab.run", lang)
+        self.query_one("#lab-reset", Button).label = tr("lab.reset", lang)
+        demo = self.demo
+        if demo is not None:
+            self.query_one("#lab-claim", Static).update(
+                Content.assemble(
+                    (demo.title, "bold"),
+                    "\n",
+                    (demo.claim, "italic"),
+                    "\n",
+                    (tr("lab.topic", lang, topic=demo.topic), "dim"),
+                )
+            )

@@ -1,0 +1,424 @@
+"""Home: the topic tree (question counts, due and mastery), entry points, and load problems.
+
+This is the first screen, so it imports only Textual: it mounts in a "loading banks" state and
+fills in when the app posts `banks_version` changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Label, LoadingIndicator, OptionList, Static, Tree
+from textual.widgets.option_list import Option
+from textual.widgets.tree import TreeNode
+
+from ..i18n import tr
+from ..keys import bind, localize_bindings
+
+MAX_QUESTION_LABEL = 70
+
+# (menu option id, i18n label key, key hint)
+MENU = (
+    ("menu-quiz", "key.quiz", "z"),
+    ("menu-browse", "key.browse", "b"),
+    ("menu-demo", "key.demo_lab", "d"),
+    ("menu-study", "key.study", "s"),
+    ("menu-stats", "key.stats", "t"),
+    ("menu-help", "key.help", "?"),
+)
+
+
+def _flat(text: str, limit: int) -> str:
+    from ..richtext import plain
+
+    flat = plain(text)
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+class HomeScreen(Screen):
+    """Topic tree and entry points. `Enter` browses a topic or opens a question."""
+
+    CSS_PATH = Path(__file__).with_name("home.tcss")
+    BINDINGS = [
+        bind("z", "quiz", "home.quiz", "key.quiz"),
+        bind("b", "browse", "home.browse", "key.browse"),
+        bind("d", "demo_lab", "home.demo_lab", "key.demo_lab"),
+        bind("s", "study", "home.study", "key.study"),
+        bind("t", "stats", "home.stats", "key.stats"),
+    ]
+
+    class ProgressReady(Message):
+        """Posted by the progress worker with {topic_id: TopicProgress}."""
+
+        def __init__(self, summary: dict[str, Any], version: int) -> None:
+            super().__init__()
+            self.summary = summary
+            self.version = version
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._summary: dict[str, Any] = {}
+
+    def compose(self) -> ComposeResult:
+        # The first paint shows only this light "loading" state; the body (tree, menu, status)
+        # is mounted once the banks are in (see `_ensure_body`).
+        yield Header()
+        with Vertical(id="home-splash"):
+            yield LoadingIndicator(id="home-loading")
+            yield Static(tr("loading.banks", self.app.language), id="splash-status", markup=False)
+        yield Footer()
+
+    def _body(self) -> Horizontal:
+        lang = self.app.language
+        tree: Tree[tuple[str, str | None]] = Tree(Text(tr("home.topics", lang)), id="topic-tree")
+        tree.show_root = False
+        tree.auto_expand = False
+        tree.guide_depth = 3
+        menu = OptionList(
+            *[Option(self._menu_label(key, hint), id=option_id) for option_id, key, hint in MENU], id="menu"
+        )
+        return Horizontal(
+            Vertical(
+                Label(self._columns_title(), classes="pane-title", id="topics-title"),
+                tree,
+                Static("", id="topic-info", markup=False),
+                id="topics-pane",
+            ),
+            Vertical(
+                Label(tr("home.start", lang), classes="pane-title", id="start-title"),
+                menu,
+                Label(tr("home.status", lang), classes="pane-title", id="status-title"),
+                VerticalScroll(
+                    Static("", id="status", markup=False),
+                    Static("", id="problems", markup=False),
+                    id="status-scroll",
+                ),
+                id="side-pane",
+            ),
+            id="home-body",
+        )
+
+    async def _ensure_body(self) -> bool:
+        """Mount the body once; returns True if it is there."""
+        if self.query("#home-body"):
+            return True
+        await self.mount(self._body(), before=self.query_one(Footer))
+        await self.query_one("#home-splash").remove()
+        self.query_one("#topic-tree", Tree).focus()
+        return True
+
+    def _menu_label(self, key: str, hint: str) -> Content:
+        return Content.assemble((f" {hint} ", "bold $text-accent"), " ", tr(key, self.app.language))
+
+    async def on_mount(self) -> None:
+        localize_bindings(self, self.app.language)
+        self.watch(self.app, "banks_version", self._banks_changed, init=False)
+        self.watch(self.app, "language", self._language_changed, init=False)
+        self.call_after_refresh(self._painted)
+        if self.app.bankset is not None or self.app.banks_error:
+            await self._rebuild()
+
+    def _painted(self) -> None:
+        first_paint = getattr(self.app, "first_paint", None)
+        if first_paint is not None:
+            first_paint()
+
+    def on_screen_resume(self) -> None:
+        if self.app.bankset is not None:
+            self._refresh_progress()
+
+    # ------------------------------------------------------------------ data
+
+    async def _banks_changed(self) -> None:
+        await self._rebuild()
+
+    async def _language_changed(self) -> None:
+        lang = self.app.language
+        if not self.query("#home-body"):
+            self.query_one("#splash-status", Static).update(tr("loading.banks", lang))
+            return
+        self.query_one("#topics-title", Label).update(self._columns_title())
+        self.query_one("#start-title", Label).update(tr("home.start", lang))
+        self.query_one("#status-title", Label).update(tr("home.status", lang))
+        menu = self.query_one("#menu", OptionList)
+        for option_id, key, hint in MENU:
+            menu.replace_option_prompt(option_id, self._menu_label(key, hint))
+        await self._rebuild()
+
+    async def _rebuild(self) -> None:
+        app = self.app
+        lang = app.language
+        bankset = app.bankset
+        if bankset is None and not app.banks_error:
+            return
+        await self._ensure_body()
+        tree = self.query_one("#topic-tree", Tree)
+        status = self.query_one("#status", Static)
+        if bankset is None:
+            status.update(tr("banks.failed", lang, error=app.banks_error))
+            status.add_class("error")
+            return
+        status.remove_class("error")
+        self._fill_tree(tree, bankset)
+        self._update_status()
+        self._refresh_progress()
+
+    def _topic_label(self, title: str, count: int, topic_id: str | None, *, leaf: bool = False) -> Text:
+        """Fixed-width columns first (questions, due, mastery), then the title, so a narrow
+        terminal crops the end of the title rather than the numbers. A leaf row is indented by
+        the width of the expand arrow so the columns line up."""
+        parts: list[tuple[str, str] | str] = [("  " if leaf else "", ""), (f"{count:>3} ", "dim")]
+        if self._summary:
+            progress = self._summary.get(topic_id) if topic_id else self._total_progress()
+            due = progress.due if progress is not None else 0
+            mastery = progress.mastery if progress is not None else None
+            parts.append((f"{due:>3}↻ " if due else "     ", "bold #e0af68"))
+            parts.append((f"{round(mastery * 100):>3}% " if mastery is not None else "   · ", "#9ece6a"))
+        parts += [" ", (title, "bold")]
+        return Text.assemble(*parts)
+
+    def _columns_title(self) -> str:
+        lang = self.app.language
+        key = "home.columns_progress" if self._summary else "home.columns"
+        return f"{tr('home.topics', lang)}  ·  {tr(key, lang)}"
+
+    def _total_progress(self) -> Any:
+        if not self._summary:
+            return None
+        due = sum(p.due for p in self._summary.values())
+        studied = sum(p.studied for p in self._summary.values())
+        weighted = sum(p.mastery * p.studied for p in self._summary.values() if p.mastery is not None)
+        from types import SimpleNamespace
+
+        return SimpleNamespace(due=due, mastery=(weighted / studied) if studied else None)
+
+    def _fill_tree(self, tree: Tree, bankset: Any) -> None:
+        lang = self.app.language
+        cursor_data = tree.cursor_node.data if tree.cursor_node is not None else None
+        expanded = {n.data for n in self._walk(tree.root) if n.is_expanded and n.data is not None}
+        tree.clear()
+        total = sum(len(t.question_ids) for t in bankset.topics)
+        tree.root.add_leaf(
+            self._topic_label(tr("home.all", lang), total, None, leaf=True), data=("all", None)
+        )
+        for topic in bankset.topics:
+            data = ("topic", topic.id)
+            node = tree.root.add(
+                self._topic_label(_flat(topic.title.get(lang), 60), len(topic.question_ids), topic.id),
+                data=data,
+                expand=data in expanded,
+            )
+            for qid in topic.question_ids:
+                question = bankset.questions.get(qid)
+                if question is None:
+                    continue
+                label = Text.assemble(
+                    (f"{qid}  ", "dim"), _flat(question.prompt.get(lang), MAX_QUESTION_LABEL)
+                )
+                node.add_leaf(label, data=("question", qid))
+        self._restore_cursor(tree, cursor_data)
+
+    def _walk(self, node: TreeNode) -> list[TreeNode]:
+        out = [node]
+        for child in node.children:
+            out.extend(self._walk(child))
+        return out
+
+    def _restore_cursor(self, tree: Tree, data: Any) -> None:
+        if data is None:
+            tree.move_cursor(tree.root.children[0] if tree.root.children else None)
+            return
+        for node in self._walk(tree.root):
+            if node.data == data:
+                if node.parent is not None and not node.parent.is_expanded and node.parent is not tree.root:
+                    node.parent.expand()
+                self.call_after_refresh(tree.move_cursor, node)
+                return
+        tree.move_cursor(tree.root.children[0] if tree.root.children else None)
+
+    def _update_status(self) -> None:
+        app = self.app
+        lang = app.language
+        bankset = app.bankset
+        lines = [tr("home.counts", lang, topics=len(bankset.topics), questions=len(bankset.questions))]
+        if app.store is not None:
+            lines.append(tr("home.store", lang, path=str(getattr(app.store, "path", ""))))
+        elif app.store_error:
+            lines.append(tr("store.off", lang, error=app.store_error))
+        lines.append("")
+        lines.append(tr("home.hint", lang))
+        self.query_one("#status", Static).update("\n".join(lines))
+        problems = self.query_one("#problems", Static)
+        problem_text = self._problem_text()
+        problems.update(problem_text)
+        problems.display = bool(problem_text)
+
+    def _problem_text(self) -> Text:
+        app = self.app
+        lang = app.language
+        bankset = app.bankset
+        text = Text()
+        skipped = list(getattr(bankset, "skipped", []) or [])
+        if skipped:
+            text.append(tr("home.skipped", lang) + "\n", style="bold #f7768e")
+            for path, problems in skipped:
+                text.append(f"• {path}\n", style="#f7768e")
+                for problem in problems[:5]:
+                    text.append(f"  {problem}\n", style="dim")
+                if len(problems) > 5:
+                    text.append(f"  … +{len(problems) - 5}\n", style="dim")
+        loaded_problems = list(getattr(bankset, "problems", []) or [])
+        if loaded_problems:
+            text.append(tr("home.problems", lang) + "\n", style="bold #e0af68")
+            for problem in loaded_problems[:20]:
+                text.append(f"• {problem}\n", style="dim")
+        if app.store_notices:
+            text.append(tr("home.notices", lang) + "\n", style="bold #e0af68")
+            for notice in app.store_notices:
+                text.append(f"• {notice}\n", style="dim")
+        text.rstrip()
+        return text
+
+    def _refresh_progress(self) -> None:
+        store = self.app.store
+        bankset = self.app.bankset
+        if store is None or bankset is None:
+            return
+        topics = {t.id: list(t.question_ids) for t in bankset.topics}
+        self._progress_worker(store, topics, self.app.banks_version)
+
+    @work(thread=True, name="home-progress", group="home-progress", exclusive=True, exit_on_error=False)
+    def _progress_worker(self, store: Any, topics: dict[str, list[str]], version: int) -> None:
+        try:
+            summary = store.topic_summary(topics)
+        except Exception:
+            return
+        self.post_message(self.ProgressReady(summary, version))
+
+    def on_home_screen_progress_ready(self, message: ProgressReady) -> None:
+        self._summary = message.summary
+        if not self.query("#home-body"):
+            return
+        self.query_one("#topics-title", Label).update(self._columns_title())
+        tree = self.query_one("#topic-tree", Tree)
+        bankset = self.app.bankset
+        if bankset is None:
+            return
+        titles = {t.id: t for t in bankset.topics}
+        lang = self.app.language
+        for node in tree.root.children:
+            kind, topic_id = node.data
+            if kind == "all":
+                total = sum(len(t.question_ids) for t in bankset.topics)
+                node.set_label(self._topic_label(tr("home.all", lang), total, None, leaf=True))
+            elif topic_id in titles:
+                topic = titles[topic_id]
+                node.set_label(
+                    self._topic_label(_flat(topic.title.get(lang), 60), len(topic.question_ids), topic_id)
+                )
+        self._update_status()
+
+    # ------------------------------------------------------------------ navigation
+
+    def _highlighted(self) -> tuple[str, str | None]:
+        trees = list(self.query("#topic-tree").results(Tree))
+        node = trees[0].cursor_node if trees else None
+        if node is None or node.data is None:
+            return ("all", None)
+        kind, value = node.data
+        if kind == "question":
+            return ("topic", self.app.bankset.topic_of.get(value)) if self.app.bankset else ("all", None)
+        return kind, value
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
+        self._show_info(event.node.data)
+
+    def _show_info(self, data: Any) -> None:
+        """Describe the highlighted topic (description, mix of types) or question (its prompt)."""
+        infos = list(self.query("#topic-info").results(Static))
+        bankset = self.app.bankset
+        if not infos or bankset is None or data is None:
+            return
+        lang = self.app.language
+        kind, value = data
+        parts: list[Content] = []
+        if kind == "question" and value in bankset.questions:
+            question = bankset.questions[value]
+            parts.append(Content.styled(f"{value} · {question.type}", "bold $text-accent"))
+            parts.append(Content(_flat(question.prompt.get(lang), 400)))
+        else:
+            topics = bankset.topics if kind == "all" else [t for t in bankset.topics if t.id == value]
+            if not topics:
+                return
+            if kind == "topic":
+                topic = topics[0]
+                parts.append(Content.styled(_flat(topic.title.get(lang), 120), "bold $text-accent"))
+                if topic.description is not None:
+                    parts.append(Content(_flat(topic.description.get(lang), 600)))
+            types: dict[str, int] = {}
+            for topic in topics:
+                for qid in topic.question_ids:
+                    question = bankset.questions.get(qid)
+                    if question is not None:
+                        types[question.type] = types.get(question.type, 0) + 1
+            mix = "  ".join(f"{name} {count}" for name, count in sorted(types.items()))
+            parts.append(Content.styled(mix, "dim"))
+        self.query_one("#topic-info", Static).update(Content("\n").join(parts))
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+        event.stop()
+        if event.node.data is None:
+            return
+        kind, value = event.node.data
+        if kind == "question":
+            self.app.open_question(value)
+        elif kind == "topic":
+            self.app.open_topic(value)
+        else:
+            self.action_quiz()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        actions = {
+            "menu-quiz": self.action_quiz,
+            "menu-browse": self.action_browse,
+            "menu-demo": self.action_demo_lab,
+            "menu-study": self.action_study,
+            "menu-stats": self.action_stats,
+            "menu-help": self.app.action_help,
+        }
+        action = actions.get(event.option.id or "")
+        if action is not None:
+            action()
+
+    def action_quiz(self) -> None:
+        kind, topic_id = self._highlighted()
+        self.app.open_quiz_setup((topic_id,) if kind == "topic" and topic_id else ())
+
+    def action_browse(self) -> None:
+        if not self.app.require_banks():
+            return
+        kind, topic_id = self._highlighted()
+        if kind != "topic" or topic_id is None:
+            if not self.app.bankset.topics:
+                return
+            topic_id = self.app.bankset.topics[0].id
+        self.app.open_topic(topic_id)
+
+    def action_demo_lab(self) -> None:
+        self.app.open_demo()
+
+    def action_study(self) -> None:
+        kind, topic_id = self._highlighted()
+        self.app.open_study(topic_id if kind == "topic" else None)
+
+    def action_stats(self) -> None:
+        self.app.open_stats()

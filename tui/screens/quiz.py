@@ -1,0 +1,503 @@
+"""Quiz: setup (topics, difficulty, count), the question loop with the live demo beside the
+explanation, and the summary with a list of questions to revisit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import (
+    Button,
+    Footer,
+    Header,
+    Input,
+    Label,
+    OptionList,
+    RadioButton,
+    RadioSet,
+    SelectionList,
+    Static,
+)
+from textual.widgets.option_list import Option
+from textual.widgets.selection_list import Selection
+
+from ..grading import Grade
+from ..i18n import tr
+from ..keys import bind
+from ..quiz_session import QuizConfig, QuizSession, new_seed, select_question_ids
+from ..richtext import plain
+from ..widgets.demo_panel import DemoPanel
+from ..widgets.question_view import QuestionView
+from .base import LocalizedScreen
+
+__all__ = ["QuizScreen", "QuizSetupScreen", "QuizSummaryScreen", "parse_count"]
+
+DIFFICULTIES = (("setup.any", None), ("setup.easy", 1), ("setup.medium", 2), ("setup.hard", 3))
+
+
+def parse_count(raw: str) -> int | None | str:
+    """`"all"` -> None, a positive integer -> int, anything else -> "error"."""
+    text = raw.strip().lower()
+    if text in ("all", "a", "全部", "*"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        return "error"
+    return value if value >= 1 else "error"
+
+
+def _short(text: str, limit: int = 80) -> str:
+    flat = plain(text)
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+# ---------------------------------------------------------------------------------------------------- setup
+
+
+class QuizSetupScreen(LocalizedScreen):
+    """Choose topics, difficulty and count ("all" for every matching question)."""
+
+    CSS_PATH = Path(__file__).with_name("quiz.tcss")
+    BINDINGS = [bind("s,ctrl+s", "start", "setup.start", "key.start", key_display="s")]
+
+    def __init__(self, topics: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.initial_topics = topics
+        self.seed = new_seed()
+
+    def compose(self) -> ComposeResult:
+        lang = self.app.language
+        bankset = self.app.bankset
+        yield Header()
+        with VerticalScroll(id="setup"):
+            yield Label(tr("setup.title", lang), id="setup-title", classes="screen-title")
+            yield Label(tr("setup.topics", lang), id="setup-topics-label", classes="field-label")
+            selections = [
+                Selection(self._topic_prompt(t), t.id, not self.initial_topics or t.id in self.initial_topics)
+                for t in bankset.topics
+            ]
+            yield SelectionList[str](*selections, id="setup-topics")
+            yield Label(tr("setup.difficulty", lang), id="setup-difficulty-label", classes="field-label")
+            with RadioSet(id="setup-difficulty"):
+                for index, (key, _value) in enumerate(DIFFICULTIES):
+                    yield RadioButton(tr(key, lang), value=index == 0, id=f"difficulty-{index}")
+            yield Label(tr("setup.count", lang), id="setup-count-label", classes="field-label")
+            yield Input("10", id="setup-count", compact=True)
+            yield Static("", id="setup-matching", markup=False)
+            with Horizontal(id="setup-buttons"):
+                yield Button(tr("setup.start", lang), id="setup-start", variant="primary")
+            yield Static("", id="setup-seed", classes="hint", markup=False)
+        yield Footer()
+
+    def _topic_prompt(self, topic: Any) -> Content:
+        lang = self.app.language
+        return Content.assemble(
+            (_short(topic.title.get(lang), 60), "bold"),
+            (f"  {tr('home.topic_line', lang, count=len(topic.question_ids))}", "dim"),
+        )
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#setup-count", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.query_one("#setup-topics", SelectionList).focus()
+        self._update_matching()
+
+    def relabel(self) -> None:
+        lang = self.app.language
+        self.query_one("#setup-title", Label).update(tr("setup.title", lang))
+        self.query_one("#setup-topics-label", Label).update(tr("setup.topics", lang))
+        self.query_one("#setup-difficulty-label", Label).update(tr("setup.difficulty", lang))
+        self.query_one("#setup-count-label", Label).update(tr("setup.count", lang))
+        self.query_one("#setup-start", Button).label = tr("setup.start", lang)
+        for index, (key, _value) in enumerate(DIFFICULTIES):
+            self.query_one(f"#difficulty-{index}", RadioButton).label = tr(key, lang)
+        topics = self.query_one("#setup-topics", SelectionList)
+        selected = set(topics.selected)
+        topics.clear_options()
+        topics.add_options(
+            [Selection(self._topic_prompt(t), t.id, t.id in selected) for t in self.app.bankset.topics]
+        )
+        self._update_matching()
+
+    def banks_reloaded(self) -> None:
+        if self.app.bankset is not None:
+            self.relabel()
+
+    def _config(self) -> QuizConfig | None:
+        topics = tuple(self.query_one("#setup-topics", SelectionList).selected)
+        radio = self.query_one("#setup-difficulty", RadioSet)
+        index = radio.pressed_index if radio.pressed_index >= 0 else 0
+        count = parse_count(self.query_one("#setup-count", Input).value)
+        if count == "error":
+            return None
+        seed = self.app.fixed_seed if self.app.fixed_seed is not None else self.seed
+        return QuizConfig(topics=topics, difficulty=DIFFICULTIES[index][1], count=count, seed=seed)  # type: ignore[arg-type]
+
+    def _update_matching(self) -> None:
+        lang = self.app.language
+        status = self.query_one("#setup-matching", Static)
+        config = self._config()
+        seed = self.app.fixed_seed if self.app.fixed_seed is not None else self.seed
+        self.query_one("#setup-seed", Static).update(tr("setup.seed", lang, seed=seed))
+        if config is None:
+            status.update(Content.styled(tr("setup.count_bad", lang), "$text-error"))
+            return
+        if not config.topics:
+            status.update(Content.styled(tr("setup.none", lang), "$text-warning"))
+            return
+        n = len(select_question_ids(self.app.bankset, QuizConfig(config.topics, config.difficulty, None, 0)))
+        if n == 0:
+            status.update(Content.styled(tr("setup.none", lang), "$text-warning"))
+        else:
+            shown = n if config.count is None else min(n, config.count)
+            status.update(Content.styled(tr("setup.matching", lang, n=n) + f"  →  {shown}", "$text-success"))
+
+    @on(SelectionList.SelectedChanged)
+    @on(RadioSet.Changed)
+    @on(Input.Changed, "#setup-count")
+    def _changed(self) -> None:
+        self._update_matching()
+
+    @on(Input.Submitted, "#setup-count")
+    @on(Button.Pressed, "#setup-start")
+    def action_start(self) -> None:
+        lang = self.app.language
+        config = self._config()
+        if config is None:
+            self.app.notify(tr("setup.count_bad", lang), severity="warning")
+            return
+        ids = select_question_ids(self.app.bankset, config) if config.topics else []
+        if not ids:
+            self.app.notify(tr("setup.none", lang), severity="warning")
+            return
+        self.app.switch_screen(QuizScreen(QuizSession(config, ids)))
+
+
+# ---------------------------------------------------------------------------------------------------- quiz
+
+
+class QuizScreen(LocalizedScreen):
+    """One question at a time; after answering, the explanation beside the live demo panel."""
+
+    CSS_PATH = Path(__file__).with_name("quiz.tcss")
+    BINDINGS = [
+        bind("space", "check", "check", "key.check"),
+        bind("n", "next", "next", "key.next"),
+        bind("d", "demo", "demo", "key.demo"),
+        bind("q", "end", "quiz.end", "key.back"),
+    ]
+
+    def __init__(self, session: QuizSession) -> None:
+        super().__init__()
+        self.session = session
+        self._view: QuestionView | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="quiz-bar", markup=False)
+        with Horizontal(id="quiz-body"):
+            yield VerticalScroll(id="quiz-qa")
+            yield DemoPanel(id="quiz-demo", autorun=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#quiz-demo", DemoPanel).display = False
+        self._show_current()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def view(self) -> QuestionView | None:
+        """The question on screen (None once the quiz is over)."""
+        return self._view
+
+    def _question(self, question_id: str | None) -> Any:
+        if question_id is None or self.app.bankset is None:
+            return None
+        return self.app.bankset.questions.get(question_id)
+
+    def _show_current(self) -> None:
+        qa = self.query_one("#quiz-qa", VerticalScroll)
+        question = self._question(self.session.current_id)
+        while question is None and not self.session.finished:
+            question = self._question(self.session.advance())
+        if self.session.finished:
+            self._view = None
+            self._finish()
+            return
+        old = list(qa.children)
+        for widget in old:  # hidden now, removed after the new question is on screen
+            widget.display = False
+        if old:
+            self.call_after_refresh(self._remove_widgets, old)
+        view = QuestionView(question, seed=self.session.config.seed, mode="quiz", classes="quiz-question")
+        self._view = view
+        qa.mount(view)
+        qa.scroll_home(animate=False)
+        panel = self.query_one("#quiz-demo", DemoPanel)
+        panel.set_demo(None, run=False)
+        panel.display = False
+        self.remove_class("-answered")
+        self._update_bar()
+        self.refresh_bindings()
+        self.call_after_refresh(view.focus_input)
+
+    @staticmethod
+    def _remove_widgets(widgets: list[Any]) -> None:
+        for widget in widgets:
+            if widget.is_attached:
+                widget.remove()
+
+    def _update_bar(self) -> None:
+        lang = self.app.language
+        session = self.session
+        n = min(session.index + 1, session.total)
+        wrong = sum(1 for g in session.grades.values() if g.correct is False)
+        done = session.index + (1 if session.current_id in session.grades else 0)
+        width = 20
+        filled = round(width * done / max(1, session.total))
+        question = self._question(session.current_id)
+        topic = ""
+        if question is not None and self.app.bankset is not None:
+            topic_id = self.app.bankset.topic_of.get(question.id, "")
+            titles = {t.id: t.title.get(lang) for t in self.app.bankset.topics}
+            topic = _short(titles.get(topic_id, topic_id), 40)
+        bar = Content.assemble(
+            (f" {tr('quiz.progress', lang, n=n, total=session.total)} ", "bold"),
+            ("▰" * filled, "$text-accent"),
+            ("▱" * (width - filled), "dim"),
+            "  ",
+            (topic, "$text-secondary"),
+            "   ",
+            (f"✓ {session.correct_count}", "bold $text-success"),
+            "  ",
+            (f"✗ {wrong}", "bold $text-error"),
+        )
+        self.query_one("#quiz-bar", Static).update(bar)
+
+    def relabel(self) -> None:
+        self._update_bar()
+
+    def banks_reloaded(self) -> None:
+        view = self.view
+        if view is None or self.app.bankset is None:
+            return
+        fresh = self.app.bankset.questions.get(view.question_id)
+        if fresh is None:
+            return
+        if view.compatible_with(fresh):
+            view.set_question(fresh)
+        elif not view.revealed:
+            self._show_current()
+        panel = self.query_one("#quiz-demo", DemoPanel)
+        if view.revealed and fresh.demo is not None:
+            if (panel.demo_name, panel.params) != (fresh.demo.name, dict(fresh.demo.params)):
+                panel.set_demo(fresh.demo.name, dict(fresh.demo.params))
+        self._update_bar()
+
+    # ------------------------------------------------------------------ events
+
+    def on_question_view_answered(self, message: QuestionView.Answered) -> None:
+        duration = self.session.record(message.question_id, message.grade)
+        self.app.record_attempt(message.question_id, message.grade, duration)
+        self._update_bar()
+
+    def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
+        view = message.view
+        if view.grade is None and not view.awaiting_self_grade:
+            # shown without an answer: on the revisit list, but no attempt is recorded
+            self.session.record(message.question_id, Grade(None, ""))
+        self.add_class("-answered")
+        self._show_demo()
+        self.refresh_bindings()
+
+    def _show_demo(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        question = view.question
+        panel = self.query_one("#quiz-demo", DemoPanel)
+        if question.demo is None:
+            panel.display = False
+            return
+        panel.display = True
+        if panel.demo_name != question.demo.name or panel.params != dict(question.demo.params):
+            panel.set_demo(question.demo.name, dict(question.demo.params))
+        elif not panel.running and panel.result is None and panel.error is None:
+            panel.run()
+
+    # ------------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self.view
+        if action == "check":
+            return view is not None and not view.revealed
+        if action == "demo":
+            return view is not None and view.question.demo is not None
+        return True
+
+    def action_check(self) -> None:
+        view = self.view
+        if view is not None:
+            view.check()
+
+    def action_next(self) -> None:
+        view = self.view
+        if view is not None and view.awaiting_self_grade:
+            view.self_grade(False, rating=1)
+        self.session.advance()
+        self._show_current()
+
+    def action_demo(self) -> None:
+        view = self.view
+        if view is None or view.question.demo is None:
+            self.app.notify(tr("quiz.no_demo", self.app.language), timeout=2)
+            return
+        panel = self.query_one("#quiz-demo", DemoPanel)
+        if not panel.display:
+            self.add_class("-answered")
+            self._show_demo()
+        else:
+            panel.run()
+
+    def action_end(self) -> None:
+        if self.session.current_id is not None and self.session.current_id not in self.session.grades:
+            self.session.skipped.add(self.session.current_id)
+        self._finish()
+
+    def _finish(self) -> None:
+        self.app.switch_screen(QuizSummaryScreen(self.session))
+
+
+# ---------------------------------------------------------------------------------------------------- summary
+
+
+class QuizSummaryScreen(LocalizedScreen):
+    """Score, per-topic breakdown and the questions to revisit (Enter opens one in Browse)."""
+
+    CSS_PATH = Path(__file__).with_name("quiz.tcss")
+    BINDINGS = [
+        bind("m", "retry", "summary.retry", "key.retry"),
+        bind("z", "new_quiz", "summary.new", "key.new_quiz"),
+    ]
+
+    def __init__(self, session: QuizSession) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="summary"):
+            yield Static("", id="summary-score", markup=False)
+            yield Static("", id="summary-detail", markup=False)
+            yield Static("", id="summary-topics", markup=False)
+            yield Label("", id="summary-revisit-label", classes="section-title")
+            yield OptionList(id="summary-revisit")
+            with Horizontal(id="summary-buttons"):
+                yield Button("", id="summary-retry", variant="primary")
+                yield Button("", id="summary-new")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.relabel()
+        self.query_one("#summary-revisit", OptionList).focus()
+
+    def relabel(self) -> None:
+        lang = self.app.language
+        session = self.session
+        total = session.total
+        right = session.correct_count
+        pct = round(100 * right / total) if total else 0
+        seconds = max(0, round(session.shown_at - session.started_at))
+        duration = f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+        self.query_one("#summary-score", Static).update(
+            Content.styled(tr("summary.score", lang, right=right, total=total, pct=pct), "bold $text-accent")
+        )
+        self.query_one("#summary-detail", Static).update(
+            tr(
+                "summary.detail",
+                lang,
+                answered=len(session.grades),
+                skipped=len(session.skipped),
+                duration=duration,
+            )
+        )
+        bankset = self.app.bankset
+        lines: list[Content] = [Content.styled(tr("summary.by_topic", lang), "bold")]
+        if bankset is not None:
+            per_topic: dict[str, list[int]] = {}
+            for qid in session.question_ids:
+                topic_id = bankset.topic_of.get(qid, "?")
+                entry = per_topic.setdefault(topic_id, [0, 0])
+                entry[1] += 1
+                grade = session.grades.get(qid)
+                if grade is not None and grade.correct:
+                    entry[0] += 1
+            titles = {t.id: t.title.get(lang) for t in bankset.topics}
+            for topic_id, (good, count) in per_topic.items():
+                lines.append(
+                    Content.assemble(
+                        ("  " + _short(titles.get(topic_id, topic_id), 50), ""),
+                        (
+                            f"  {good}/{count}",
+                            "bold $text-success" if good == count else "bold $text-warning",
+                        ),
+                    )
+                )
+        self.query_one("#summary-topics", Static).update(Content("\n").join(lines))
+        revisit = session.to_revisit()
+        label = self.query_one("#summary-revisit-label", Label)
+        label.update(tr("summary.revisit", lang) if revisit else tr("summary.perfect", lang))
+        options = self.query_one("#summary-revisit", OptionList)
+        options.clear_options()
+        for qid in revisit:
+            grade = session.grades.get(qid)
+            if qid in session.skipped:
+                reason, style = tr("summary.skipped", lang), "$text-warning"
+            elif grade is not None and grade.correct is None:
+                reason, style = tr("summary.revealed", lang), "$text-warning"
+            else:
+                reason, style = tr("summary.wrong", lang), "$text-error"
+            question = bankset.questions.get(qid) if bankset is not None else None
+            prompt = _short(question.prompt.get(lang), 70) if question is not None else ""
+            options.add_option(
+                Option(
+                    Content.assemble((f"{reason:<8} ", style), (qid, "bold"), "  ", (prompt, "dim")), id=qid
+                )
+            )
+        options.display = bool(revisit)
+        retry = self.query_one("#summary-retry", Button)
+        retry.label = tr("key.retry", lang)
+        retry.display = bool(revisit)
+        self.query_one("#summary-new", Button).label = tr("key.new_quiz", lang)
+
+    def banks_reloaded(self) -> None:
+        self.relabel()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.app.open_question(event.option.id)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "retry":
+            return bool(self.session.to_revisit())
+        return True
+
+    @on(Button.Pressed, "#summary-retry")
+    def action_retry(self) -> None:
+        ids = self.session.to_revisit()
+        if not ids:
+            return
+        config = self.session.config
+        self.app.switch_screen(QuizScreen(QuizSession(config, ids)))
+
+    @on(Button.Pressed, "#summary-new")
+    def action_new_quiz(self) -> None:
+        self.app.switch_screen(QuizSetupScreen(self.session.config.topics))

@@ -1,0 +1,216 @@
+"""Deterministic fixtures for the app's tests, snapshots and benchmarks.
+
+* `FIXTURE_BANK`: a small bank (two topics, every question type, math, CJK, and bank text that
+  looks like Textual markup, which must render literally).
+* `fake_demo_runner`: a stand-in for `posenc_ref.demos.run_demo` with fixed output (device,
+  timing, checks, a table, a plot and a heatmap), so screenshots never depend on the machine.
+  It validates parameters with the real demo specs and raises NotImplementedError for
+  `FAILING_DEMO`, to exercise the failure path.
+* `make_app(tmp_path, ...)`: a `PosencApp` on the fixture bank with user/data dirs in `tmp_path`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "FAILING_DEMO",
+    "FIXTURE_BANK",
+    "fake_demo_runner",
+    "make_app",
+    "screen_text",
+    "write_fixture_bank",
+]
+
+FAILING_DEMO = "rope-norm"
+
+FIXTURE_BANK = r"""
+topics:
+  - topic: fixture-rope
+    title: {en: "Fixture RoPE", zh: "测试用 RoPE"}
+    description: {en: "Rotary embeddings, for tests.", zh: "用于测试的旋转位置编码。"}
+    order: 1
+    questions:
+      - id: fx.mcq
+        type: mcq
+        difficulty: 1
+        prompt:
+          en: 'Which form does RoPE multiply the query by? It uses $\theta_i = 10000^{-2i/d}$.'
+          zh: 'RoPE 把 query 乘以什么？其中 $\theta_i = 10000^{-2i/d}$。'
+        choices:
+          - text: {en: '$e^{i m \theta}$, a rotation', zh: '$e^{i m \theta}$，一个旋转'}
+            correct: true
+            why: {en: "A unit complex number rotates the pair.", zh: "单位复数旋转这一对分量。"}
+          - text: {en: "A learned vector added to it", zh: "加上一个可学习的向量"}
+            why: {en: "That is learned absolute PE.", zh: "那是可学习的绝对位置编码。"}
+          - text: {en: "A bias on the logits", zh: "logit 上的偏置"}
+            why: {en: "That is ALiBi or T5.", zh: "那是 ALiBi 或 T5。"}
+        explanation:
+          en: 'Multiplying by $e^{i m \theta}$ rotates; the score $\langle R_m q, R_n k \rangle$ depends on $m - n$ only.'
+          zh: '乘以 $e^{i m \theta}$ 就是旋转；打分 $\langle R_m q, R_n k \rangle$ 只依赖 $m - n$。'
+        demo: {name: rope-relativity, params: {m: 7, n: 3}}
+      - id: fx.multi
+        type: multi
+        difficulty: 2
+        prompt: {en: "Which of these use rotations? (choose all)", zh: "下面哪些使用旋转？（多选）"}
+        choices:
+          - text: {en: "RoPE", zh: "RoPE"}
+            correct: true
+          - text: {en: "M-RoPE", zh: "M-RoPE"}
+            correct: true
+          - text: {en: "ALiBi", zh: "ALiBi"}
+            why: {en: "ALiBi adds a linear bias.", zh: "ALiBi 加的是线性偏置。"}
+        explanation: {en: "Both RoPE variants rotate pairs of channels.", zh: "两种 RoPE 都旋转通道对。"}
+        demo: {name: rope-decay, params: {dim: 32}}
+      - id: fx.truefalse
+        type: truefalse
+        difficulty: 1
+        prompt: {en: "RoPE preserves the norm of the vector.", zh: "RoPE 保持向量的模长不变。"}
+        correct: true
+        explanation: {en: 'A rotation never stretches: $\lVert R x \rVert = \lVert x \rVert$.', zh: '旋转不会拉伸：$\lVert R x \rVert = \lVert x \rVert$。'}
+        demo: {name: rope-norm}
+      - id: fx.literal
+        type: open
+        difficulty: 3
+        prompt:
+          en: "Explain why [bold]this[/bold] and [link=https://example.com]that[/link] show literally."
+          zh: "解释为什么 [bold]这个[/bold] 和 [link=https://example.com]那个[/link] 原样显示。"
+        answer:
+          en: "Bank text is data: [red]markup[/red] is never interpreted."
+          zh: "题库文本是数据：[red]标记[/red] 永远不会被解释。"
+        key_points:
+          - {en: "Escaping keeps [b]brackets[/b].", zh: "转义保留 [b]方括号[/b]。"}
+        explanation:
+          en: "The explanation also keeps [bold]tags[/bold] and [link=https://example.com]links[/link] as text."
+          zh: "解析中的 [bold]标签[/bold] 和 [link=https://example.com]链接[/link] 也保持为文本。"
+  - topic: fixture-alibi
+    title: {en: "Fixture ALiBi", zh: "测试用 ALiBi"}
+    order: 2
+    questions:
+      - id: fx.numeric
+        type: numeric
+        difficulty: 2
+        prompt: {en: "With 4 heads, what is the smallest ALiBi slope?", zh: "4 个头时，最小的 ALiBi 斜率是多少？"}
+        value: 0.00390625
+        tolerance: 0.0001
+        explanation: {en: "Slopes are $2^{-8h/n}$; the last is $2^{-8} = 1/256$.", zh: "斜率为 $2^{-8h/n}$，最后一个是 $2^{-8} = 1/256$。"}
+        demo: {name: alibi-slopes, params: {n_heads: 4}}
+        checks:
+          - {demo: alibi-slopes, params: {n_heads: 4}, path: values.last_slope, expect: 0.00390625}
+      - id: fx.cloze
+        type: cloze
+        difficulty: 2
+        prompt: {en: "ALiBi adds {{1}} times the distance to the {{2}}.", zh: "ALiBi 把距离乘以 {{1}} 加到 {{2}} 上。"}
+        blanks:
+          - accept: ["slope", "m", "the slope"]
+          - accept: ["logits", "attention scores", "scores"]
+        explanation: {en: 'The bias is $-m \cdot (i - j)$ on the logits.', zh: '偏置 $-m \cdot (i - j)$ 加在 logit 上。'}
+        demo: {name: alibi-bias, params: {n_heads: 2, seq_len: 6}}
+"""
+
+
+def write_fixture_bank(folder: Path) -> Path:
+    """Write the fixture bank into `folder` (created if needed) and return the file path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "fixture.yaml"
+    path.write_text(FIXTURE_BANK.lstrip(), encoding="utf-8")
+    return path
+
+
+def fake_demo_runner(name: str, params: dict[str, Any] | None = None, device: str = "auto") -> Any:
+    """Deterministic DemoResult for `name` (parameters validated by the real spec)."""
+    from posenc_ref.demos import get_demo
+    from posenc_ref.demos.base import Check, DemoResult, Matrix, Series, Table
+
+    demo = get_demo(name)
+    resolved = demo.resolve_params(params)
+    if name == FAILING_DEMO:
+        raise NotImplementedError(f"{name} is not implemented in the fake runner")
+    xs = [float(i) for i in range(24)]
+    size = 6
+    matrix = [[(-math.inf if j > i else -0.5 * (i - j)) for j in range(size)] for i in range(size)]
+    return DemoResult(
+        name=name,
+        title=demo.title,
+        claim=demo.claim,
+        device="cpu",
+        dtype="float32",
+        elapsed_ms=1.25,
+        params=resolved,
+        checks=[
+            Check("textbook and fast forms agree", True, 2.5e-7, 1e-5),
+            Check("a deliberately failing check", False, 0.5, 1e-3),
+        ],
+        tables=[
+            Table(
+                "m, n, score",
+                ["m", "n", "m − n", "score"],
+                [[5, 2, 3, 0.75], [7, 4, 3, 0.75], [9, 6, 3, 0.75]],
+            )
+        ],
+        series=[
+            Series(
+                "a sine and a decay",
+                xs,
+                {"sin": [math.sin(x / 3) for x in xs], "decay": [1 / (1 + x) for x in xs]},
+                "distance",
+                "value",
+            )
+        ],
+        matrices=[Matrix("causal bias", matrix, "query", "key")],
+        values={v: float(i) + 0.5 for i, v in enumerate(demo.values)},
+        notes=["fake runner: fixed output for tests"],
+    )
+
+
+def make_app(tmp_path: Path, *, language: str = "en", with_user_dir: bool = True, **kwargs: Any) -> Any:
+    """A PosencApp on the fixture bank only, with its data and user bank dirs under tmp_path.
+
+    Sets POSENC_DATA_DIR and POSENC_BANK_DIR for the process (tests should use monkeypatch to
+    restore them; `tests/test_tui_*` do).
+    """
+    from .app import PosencApp
+
+    bank_dir = tmp_path / "banks"
+    write_fixture_bank(bank_dir)
+    data_dir = tmp_path / "data"
+    user_dir = tmp_path / "user-banks"
+    if with_user_dir:
+        user_dir.mkdir(parents=True, exist_ok=True)
+    os.environ["POSENC_DATA_DIR"] = str(data_dir)
+    os.environ["POSENC_BANK_DIR"] = str(user_dir)
+    options: dict[str, Any] = {
+        "include_shipped": False,
+        "include_user": True,
+        "language": language,
+        "seed": 1,
+        "demo_runner": fake_demo_runner,
+        "warm_torch": False,
+        "cursor_blink": False,
+    }
+    options.update(kwargs)
+    return PosencApp([str(bank_dir)], str(data_dir), **options)
+
+
+def screen_text(app: Any) -> str:
+    """The current screen as plain text (what a user reads), for assertions in tests."""
+    import io
+
+    from rich.console import Console
+
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text(styles=False)

@@ -1,0 +1,700 @@
+"""`QuestionView`: one bank question in the current language, with its type's input and a revealed state.
+
+Reusable by every screen that shows a question (Quiz, Browse, Study). Usage::
+
+    view = QuestionView(question, seed=1234, mode="quiz")     # mount it, then:
+    view.check()        # grade the input (Space in a quiz); posts QuestionView.Answered
+    view.reveal()       # show the answer; grades the input if there is one (Study)
+    view.self_grade(True)   # open questions: the user's own verdict after reveal
+
+Modes:
+    "quiz"      answer first; `check()` refuses an empty answer; open questions are self-graded
+                (1-4 or y/n after Space).
+    "study"     like quiz, but `reveal()` works with or without an answer and open questions
+                post `Revealed` only (the Study screen rates with its own 1-4 keys).
+    "reference" read-only and revealed from the start (Browse): choices marked, answer shown.
+
+Messages (bubble to the screen):
+    QuestionView.Answered(view, question_id, grade)   auto-graded or self-graded answer
+    QuestionView.Revealed(view, question_id)          the answer became visible
+
+Keys while unrevealed: 1-9 choose (mcq answers at once; multi toggles), up/down + Enter, t/f for
+true/false, Esc leaves a text input. After reveal in quiz mode on an open question: 1-4 / y / n
+self-grade. Keys that do not apply fall through to the screen (check_action returns False).
+
+Bank text is data: everything is rendered with `tui.richtext` (no markup parsing) and the
+explanation with the `Markdown` widget after `richtext.markdown_source` (math converted).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Input, Label, Markdown, Static
+
+from ..grading import Grade, grade_choices, grade_cloze, grade_numeric, grade_truefalse
+from ..i18n import tr
+from ..keys import bind, localize_bindings
+from ..quiz_session import choice_order
+from ..richtext import inline, markdown_source, render_text
+
+__all__ = ["ChoiceItem", "QuestionView"]
+
+STARS = {1: "★☆☆", 2: "★★☆", 3: "★★★"}
+
+
+class ChoiceItem(Horizontal):
+    """One choice: a number marker and the wrapped text, with its `why` shown after reveal."""
+
+    DEFAULT_CSS = """
+    ChoiceItem { height: auto; margin-bottom: 0; }
+    ChoiceItem .choice-marker { width: 5; color: $text-accent; text-style: bold; }
+    ChoiceItem .choice-body { height: auto; width: 1fr; }
+    ChoiceItem .choice-text { width: 1fr; }
+    ChoiceItem .choice-why { display: none; color: $text-muted; padding-left: 2; }
+    ChoiceItem .choice-why.-has-why { display: block; }
+    ChoiceItem.-highlight { background: $boost; }
+    ChoiceItem.-highlight .choice-marker { background: $accent; color: $text; }
+    ChoiceItem.-selected .choice-marker { background: $primary; color: $text; }
+    ChoiceItem.-correct .choice-marker { background: $success-muted; color: $text-success; }
+    ChoiceItem.-correct .choice-text { color: $text-success; }
+    ChoiceItem.-wrong .choice-marker { background: $error-muted; color: $text-error; }
+    ChoiceItem.-wrong .choice-text { color: $text-error; }
+    """
+
+    class Clicked(Message):
+        def __init__(self, position: int) -> None:
+            super().__init__()
+            self.position = position
+
+    def __init__(self, position: int) -> None:
+        super().__init__(classes="choice")
+        self.position = position
+
+    def compose(self) -> ComposeResult:
+        yield Static(f" {self.position + 1} ", classes="choice-marker", markup=False)
+        with Vertical(classes="choice-body"):
+            yield Static("", classes="choice-text", markup=False)
+            yield Static("", classes="choice-why", markup=False)
+
+    def set_text(self, text: Content, why: Content | None) -> None:
+        self.query_one(".choice-text", Static).update(text)
+        why_widget = self.query_one(".choice-why", Static)
+        why_widget.update(why if why is not None else "")
+        why_widget.set_class(why is not None, "-has-why")
+
+    def set_marker(self, marker: str) -> None:
+        self.query_one(".choice-marker", Static).update(marker)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(self.Clicked(self.position))
+
+
+class QuestionView(Vertical, can_focus=True):
+    """A question with type-specific input and a revealed state (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    QuestionView { height: auto; padding-bottom: 1; }
+    QuestionView .qv-meta { color: $text-muted; }
+    QuestionView .qv-prompt { margin: 1 0; }
+    QuestionView .qv-choices { height: auto; }
+    QuestionView .qv-numeric { height: auto; }
+    QuestionView .qv-number { width: 24; }
+    QuestionView .qv-unit { margin-left: 1; color: $text-secondary; }
+    QuestionView .qv-input-error { display: none; }
+    QuestionView .qv-blanks {
+        layout: grid;
+        grid-size: 2;
+        grid-columns: auto 1fr;
+        grid-rows: 1;
+        grid-gutter: 0 1;
+        height: auto;
+    }
+    QuestionView .qv-blank-label { color: $text-accent; text-style: bold; }
+    QuestionView .qv-blank { max-width: 40; }
+    QuestionView .qv-hint { margin-top: 1; padding: 0; }
+    QuestionView .qv-feedback { margin-top: 1; padding: 0 1; }
+    QuestionView .qv-feedback.-correct { background: $success-muted; color: $text-success; }
+    QuestionView .qv-feedback.-wrong { background: $error-muted; color: $text-error; }
+    QuestionView .qv-answer { height: auto; margin-top: 1; }
+    QuestionView .qv-answer-title { margin-top: 0; }
+    QuestionView .qv-key-points { margin-top: 1; }
+    QuestionView .qv-self-grade { margin-top: 1; }
+    QuestionView .qv-explanation-title { display: none; }
+    QuestionView.-revealed .qv-explanation-title { display: block; }
+    QuestionView .qv-explanation { margin: 0; padding: 0; background: transparent; }
+    """
+
+    BINDINGS = [
+        *[bind(str(n), f"number({n})", f"choose{n}", "key.check", show=False) for n in range(1, 10)],
+        bind("up", "move(-1)", "choice_up", "key.check", show=False),
+        bind("down", "move(1)", "choice_down", "key.check", show=False),
+        bind("enter", "pick", "choice_pick", "key.check", show=False),
+        bind("t", "truefalse(True)", "answer_true", "quiz.true", show=False),
+        bind("f", "truefalse(False)", "answer_false", "quiz.false", show=False),
+        bind("y", "self_grade(True)", "self_yes", "quiz.correct", show=False),
+        bind("n", "self_grade(False)", "self_no", "quiz.incorrect", show=False),
+        bind("escape", "leave_input", "leave_input", "key.leave_input"),
+    ]
+
+    revealed: reactive[bool] = reactive(False, init=False)
+
+    class Answered(Message):
+        """The question was graded (`grade.correct` is True/False)."""
+
+        def __init__(self, view: QuestionView, question_id: str, grade: Grade) -> None:
+            super().__init__()
+            self.view = view
+            self.question_id = question_id
+            self.grade = grade
+
+        @property
+        def control(self) -> QuestionView:
+            return self.view
+
+    class Revealed(Message):
+        """The answer became visible (graded or not)."""
+
+        def __init__(self, view: QuestionView, question_id: str) -> None:
+            super().__init__()
+            self.view = view
+            self.question_id = question_id
+
+        @property
+        def control(self) -> QuestionView:
+            return self.view
+
+    def __init__(
+        self,
+        question: Any,
+        *,
+        seed: int | None = None,
+        mode: str = "quiz",
+        show_meta: bool = True,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        if mode not in ("quiz", "study", "reference"):
+            raise ValueError(f"unknown mode {mode!r}")
+        self.question = question
+        self.mode = mode
+        self.seed = seed
+        self.show_meta = show_meta
+        self.grade: Grade | None = None
+        self.highlight = 0
+        self.cursor_moved = False  # the highlight shows (and Enter picks) only after an arrow key
+        self._asked_for_input = False  # check() without an answer once: the next one reveals
+        self.selected: set[int] = set()  # bank indices
+        self.tf_value: bool | None = None
+        self.awaiting_self_grade = False
+        self._ready = False
+        self.order = self._choice_order()
+        self.add_class(f"-type-{question.type}", f"-mode-{mode}")
+
+    # ------------------------------------------------------------------ structure
+
+    @property
+    def question_id(self) -> str:
+        return self.question.id
+
+    @property
+    def qtype(self) -> str:
+        return self.question.type
+
+    @property
+    def lang(self) -> str:
+        return self.app.language
+
+    def _choice_order(self) -> list[int]:
+        n = len(getattr(self.question, "choices", []) or [])
+        if self.question.type not in ("mcq", "multi") or self.seed is None or self.mode == "reference":
+            return list(range(n))
+        return choice_order(self.seed, self.question.id, n)
+
+    def _choice_count(self) -> int:
+        if self.qtype in ("mcq", "multi"):
+            return len(self.order)
+        if self.qtype == "truefalse":
+            return 2
+        return 0
+
+    def compose(self) -> ComposeResult:
+        if self.show_meta:
+            yield Static("", classes="qv-meta", markup=False)
+        yield Static("", classes="qv-prompt", markup=False)
+        qtype = self.qtype
+        if qtype in ("mcq", "multi", "truefalse"):
+            with Vertical(classes="qv-choices"):
+                for position in range(self._choice_count()):
+                    yield ChoiceItem(position)
+        elif qtype == "numeric" and self.mode != "reference":
+            with Horizontal(classes="qv-numeric"):
+                yield Input(placeholder="0.0", classes="qv-number", compact=True)
+                yield Label("", classes="qv-unit", markup=False)
+            yield Static("", classes="qv-input-error error", markup=False)
+        elif qtype == "cloze" and self.mode != "reference":
+            with Horizontal(classes="qv-blanks"):
+                for n in range(1, len(self.question.blanks) + 1):
+                    yield Label(f"[{n}]", classes="qv-blank-label", markup=False)
+                    yield Input(classes="qv-blank", id=f"blank-{n}", compact=True)
+        if self.mode != "reference":
+            yield Static("", classes="qv-hint hint", markup=False)
+        yield Static("", classes="qv-feedback", markup=False)
+        with Vertical(classes="qv-answer"):
+            yield Static("", classes="qv-answer-title section-title", markup=False)
+            yield Static("", classes="qv-answer-text", markup=False)
+            yield Static("", classes="qv-key-points", markup=False)
+        yield Static("", classes="qv-self-grade", markup=False)
+        yield Static("", classes="qv-explanation-title section-title", markup=False)
+
+    def on_mount(self) -> None:
+        localize_bindings(self, self.lang)
+        cursor_blink = getattr(self.app, "cursor_blink", True)
+        for field in self.query(Input):
+            field.cursor_blink = cursor_blink
+        self.watch(self.app, "language", self._language_changed, init=False)
+        self._ready = True
+        if self.mode == "reference":
+            self.revealed = True  # renders through watch_revealed
+        else:
+            self.render_texts()
+
+    def focus_input(self) -> None:
+        """Focus the first text input (numeric/cloze) or the view itself."""
+        inputs = list(self.query(Input))
+        if inputs and not self.revealed:
+            inputs[0].focus()
+        else:
+            self.focus()
+
+    # ------------------------------------------------------------------ rendering
+
+    def _language_changed(self) -> None:
+        localize_bindings(self, self.lang)
+        self.render_texts()
+
+    def set_question(self, question: Any) -> None:
+        """Swap in an edited version of the same question (after a reload). Input state is kept
+        when the structure is unchanged; otherwise the screen should mount a fresh view."""
+        self.question = question
+        self.order = self._choice_order() if len(self.order) != self._choice_count() else self.order
+        for old in self.query(".qv-explanation"):
+            old.remove()
+        self.render_texts()
+
+    def compatible_with(self, question: Any) -> bool:
+        """True if `question` can replace the current one in place (same type and shape)."""
+        if question.type != self.question.type:
+            return False
+        if question.type in ("mcq", "multi"):
+            return len(question.choices) == len(self.question.choices)
+        if question.type == "cloze":
+            return len(question.blanks) == len(self.question.blanks)
+        return True
+
+    def _blank_content(self, n: int) -> Content:
+        inputs = list(self.query(".qv-blank").results(Input))
+        value = inputs[n - 1].value.strip() if 0 < n <= len(inputs) else ""
+        per_blank = (self.grade.details.get("blanks") if self.grade else None) or []
+        if self.revealed and n - 1 < len(per_blank):
+            style = "bold $text-success" if per_blank[n - 1] else "bold $text-error strike"
+            shown = value or "…"
+            parts: list[Any] = [(f"⟦{n}: {shown}⟧", style)]
+            if not per_blank[n - 1]:
+                parts.append((f" {self._blank_answer(n)}", "bold $text-success"))
+            return Content.assemble(*parts)
+        if self.mode == "reference" or (self.revealed and not value):
+            return Content.styled(f"⟦{self._blank_answer(n)}⟧", "bold $text-success")
+        if value:
+            return Content.styled(f"⟦{n}: {value}⟧", "bold $text-accent")
+        return Content.styled(f"⟦{n}: ____⟧", "$text-accent")
+
+    def _blank_answer(self, n: int) -> str:
+        accept = self.question.blanks[n - 1].accept
+        readable = [a for a in accept if "\\" not in a] or [a.replace("\\", "") for a in accept]
+        return readable[0]
+
+    def render_texts(self) -> None:
+        """(Re)render every text in the current language from the question and the state."""
+        if not self._ready:
+            return
+        lang = self.lang
+        q = self.question
+        if self.show_meta:
+            meta = Content.assemble(
+                (q.id, "bold"),
+                ("  ·  ", "dim"),
+                (q.type, "$text-accent"),
+                ("  ·  ", "dim"),
+                (STARS.get(q.difficulty, ""), "$text-warning"),
+            )
+            self.query_one(".qv-meta", Static).update(meta)
+        blank = self._blank_content if q.type == "cloze" else None
+        self.query_one(".qv-prompt", Static).update(render_text(q.prompt.get(lang), blank=blank))
+        if q.type in ("mcq", "multi", "truefalse"):
+            self._render_choices()
+        if q.type == "numeric":
+            unit = q.unit or ""
+            for label in self.query(".qv-unit").results(Label):
+                label.update(unit)
+        self._render_hint()
+        self._render_feedback()
+        self._render_answer()
+        self._render_self_grade()
+        title = self.query_one(".qv-explanation-title", Static)
+        title.update(tr("quiz.explanation", lang))
+        if self.revealed:
+            self._ensure_explanation()
+
+    def _render_choices(self) -> None:
+        lang = self.lang
+        q = self.question
+        items = list(self.query(ChoiceItem))
+        revealed = self.revealed
+        for position, item in enumerate(items):
+            if q.type == "truefalse":
+                value = position == 0
+                text = Content(tr("quiz.true" if value else "quiz.false", lang))
+                why = None
+                is_correct = value == bool(q.correct)
+                chosen = self.tf_value is not None and self.tf_value == value
+            else:
+                index = self.order[position]
+                choice = q.choices[index]
+                text = render_text(choice.text.get(lang))
+                why = render_text(choice.why.get(lang)) if (choice.why is not None and revealed) else None
+                is_correct = bool(choice.correct)
+                chosen = index in self.selected
+            item.set_class(
+                self.cursor_moved
+                and position == self.highlight
+                and not revealed
+                and self.mode != "reference",
+                "-highlight",
+            )
+            item.set_class(chosen, "-selected")
+            item.set_class(revealed and is_correct, "-correct")
+            item.set_class(revealed and chosen and not is_correct, "-wrong")
+            if revealed:
+                marker = " ✓ " if is_correct else (" ✗ " if chosen else f" {position + 1} ")
+            elif q.type == "multi":
+                marker = "[x]" if chosen else f"[{position + 1}]"
+            else:
+                marker = f" {position + 1} "
+            item.set_marker(marker)
+            item.set_text(text, why)
+
+    def _render_hint(self) -> None:
+        hints = list(self.query(".qv-hint").results(Static))
+        if not hints:
+            return
+        hint = hints[0]
+        lang = self.lang
+        if self.revealed:
+            hint.update("")
+            hint.display = False
+            return
+        hint.display = True
+        key = {
+            "mcq": "quiz.choice_hint",
+            "multi": "quiz.multi_hint",
+            "truefalse": "quiz.tf_hint",
+            "numeric": "quiz.numeric_hint",
+            "cloze": "quiz.cloze_hint",
+            "open": "quiz.open_hint",
+        }[self.qtype]
+        hint.update(tr(key, lang, n=self._choice_count()))
+
+    def _render_feedback(self) -> None:
+        feedback = self.query_one(".qv-feedback", Static)
+        lang = self.lang
+        if not self.revealed or self.mode == "reference":
+            feedback.display = False
+            return
+        feedback.display = True
+        grade = self.grade
+        feedback.set_class(grade is not None and grade.correct is True, "-correct")
+        feedback.set_class(grade is not None and grade.correct is False, "-wrong")
+        if grade is None or grade.correct is None:
+            feedback.update(Content.styled(tr("quiz.revealed", lang), "bold"))
+            return
+        if self.qtype == "open":
+            key = "quiz.self_graded_right" if grade.correct else "quiz.self_graded_wrong"
+            feedback.update(Content.styled(("✓ " if grade.correct else "✗ ") + tr(key, lang), "bold"))
+            return
+        head = ("✓ " + tr("quiz.correct", lang)) if grade.correct else ("✗ " + tr("quiz.incorrect", lang))
+        parts: list[Any] = [(head, "bold")]
+        if self.qtype == "numeric":
+            q = self.question
+            target = f"{_fmt_number(q.value)}{(' ' + q.unit) if q.unit else ''}"
+            parts.append(
+                (
+                    f"   {tr('quiz.your_answer', lang)}: {grade.response}   "
+                    + tr(
+                        "quiz.expected",
+                        lang,
+                        value=tr("quiz.within", lang, value=target, tol=_fmt_number(q.tolerance)),
+                    ),
+                    "",
+                )
+            )
+        feedback.update(Content.assemble(*parts))
+
+    def _render_answer(self) -> None:
+        lang = self.lang
+        q = self.question
+        box = self.query_one(".qv-answer", Vertical)
+        show = self.revealed and (q.answer is not None or q.type == "open" or q.type == "cloze")
+        box.display = show
+        if not show:
+            return
+        title = "quiz.model_answer" if q.type == "open" else "quiz.answer"
+        self.query_one(".qv-answer-title", Static).update(tr(title, lang))
+        parts: list[Content] = []
+        if q.answer is not None:
+            parts.append(render_text(q.answer.get(lang)))
+        if q.type == "cloze":
+            for n, blank in enumerate(q.blanks, start=1):
+                readable = [a for a in blank.accept if "\\" not in a]
+                parts.append(
+                    Content.assemble(
+                        (f"[{n}] ", "bold"),
+                        (readable[0] if readable else self._blank_answer(n), "bold $text-success"),
+                        (
+                            "   " + tr("quiz.accepts", lang, values=", ".join(readable[1:]))
+                            if len(readable) > 1
+                            else "",
+                            "dim",
+                        ),
+                    )
+                )
+        self.query_one(".qv-answer-text", Static).update(Content("\n").join(parts))
+        points = self.query_one(".qv-key-points", Static)
+        key_points = getattr(q, "key_points", None) or []
+        if key_points:
+            lines = [Content.styled(tr("quiz.key_points", lang), "bold $text-accent")]
+            lines += [Content.assemble(("• ", "$text-accent"), inline(p.get(lang))) for p in key_points]
+            points.update(Content("\n").join(lines))
+            points.display = True
+        else:
+            points.display = False
+
+    def _render_self_grade(self) -> None:
+        widget = self.query_one(".qv-self-grade", Static)
+        show = self.awaiting_self_grade and self.mode == "quiz"
+        widget.display = show
+        if show:
+            widget.update(Content.styled(tr("quiz.self_grade", self.lang), "bold $text-warning"))
+
+    def _ensure_explanation(self) -> None:
+        source = markdown_source(self.question.explanation.get(self.lang))
+        existing = list(self.query(".qv-explanation").results(Markdown))
+        if existing:
+            if existing[0].source != source:
+                existing[0].update(source)
+            return
+        self.mount(Markdown(source, classes="qv-explanation", open_links=False))
+
+    def watch_revealed(self, revealed: bool) -> None:
+        self.set_class(revealed, "-revealed")
+        for field in self.query(Input):
+            field.disabled = revealed
+        self.render_texts()
+
+    # ------------------------------------------------------------------ answering
+
+    def _has_input(self) -> bool:
+        qtype = self.qtype
+        if qtype in ("mcq", "multi"):
+            return bool(self.selected)
+        if qtype == "truefalse":
+            return self.tf_value is not None
+        if qtype == "numeric":
+            return bool(self.query_one(".qv-number", Input).value.strip())
+        if qtype == "cloze":
+            return any(field.value.strip() for field in self.query(".qv-blank").results(Input))
+        return False
+
+    def _grade_input(self) -> Grade | None:
+        """Grade what was entered, or None (and say why) if it cannot be graded."""
+        q = self.question
+        qtype = self.qtype
+        if qtype in ("mcq", "multi"):
+            return grade_choices(q, self.selected)
+        if qtype == "truefalse":
+            return grade_truefalse(q, bool(self.tf_value))
+        if qtype == "numeric":
+            raw = self.query_one(".qv-number", Input).value
+            try:
+                return grade_numeric(q, raw)
+            except ValueError as exc:
+                error = self.query_one(".qv-input-error", Static)
+                error.update(tr("quiz.not_number", self.lang, error=str(exc)))
+                error.display = True
+                return None
+        if qtype == "cloze":
+            return grade_cloze(q, [field.value for field in self.query(".qv-blank").results(Input)])
+        return None
+
+    def check(self) -> Grade | None:
+        """Quiz: grade the current answer and reveal. Open questions are revealed for self-grading.
+
+        Returns the grade, or None if nothing could be graded yet (the user is told why).
+        """
+        if self.revealed:
+            return self.grade
+        if self.qtype == "open":
+            self._reveal(None)
+            return None
+        if not self._has_input():
+            if self._asked_for_input:  # second Space without an answer: just show it
+                self._reveal(None)
+                return None
+            self._asked_for_input = True
+            hint = "quiz.type_first" if self.qtype in ("numeric", "cloze") else "quiz.choose_first"
+            self.app.notify(tr(hint, self.lang), timeout=3)
+            return None
+        grade = self._grade_input()
+        if grade is None:
+            return None
+        self._reveal(grade)
+        return grade
+
+    def reveal(self) -> Grade | None:
+        """Show the answer. Grades the input if there is any (Study: answer or just recall)."""
+        if self.revealed:
+            return self.grade
+        grade = self._grade_input() if (self.qtype != "open" and self._has_input()) else None
+        self._reveal(grade)
+        return grade
+
+    def _reveal(self, grade: Grade | None) -> None:
+        self.grade = grade
+        self.awaiting_self_grade = self.qtype == "open" and self.mode == "quiz"
+        self.revealed = True
+        self.focus()
+        self.post_message(self.Revealed(self, self.question_id))
+        if grade is not None and grade.correct is not None:
+            self.post_message(self.Answered(self, self.question_id, grade))
+
+    def self_grade(self, correct: bool, rating: int | None = None) -> None:
+        """Record the user's own verdict on an open question (after reveal)."""
+        if not self.awaiting_self_grade:
+            return
+        self.awaiting_self_grade = False
+        details = {"self_graded": True} | ({"rating": rating} if rating is not None else {})
+        self.grade = Grade(
+            correct,
+            f"self:{rating}" if rating is not None else ("self:yes" if correct else "self:no"),
+            details,
+        )
+        self.render_texts()
+        self.post_message(self.Answered(self, self.question_id, self.grade))
+
+    def choose(self, position: int) -> None:
+        """Pick the choice at display `position` (0-based): mcq/truefalse answer at once, multi toggles."""
+        if self.revealed or not 0 <= position < self._choice_count():
+            return
+        self.highlight = position
+        if self.qtype == "truefalse":
+            self.tf_value = position == 0
+            self.check()
+            return
+        index = self.order[position]
+        if self.qtype == "mcq":
+            self.selected = {index}
+            self.check()
+            return
+        self.selected ^= {index}
+        self._render_choices()
+
+    # ------------------------------------------------------------------ keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        choice_type = self.qtype in ("mcq", "multi", "truefalse")
+        if action == "number":
+            if self.awaiting_self_grade:
+                return int(parameters[0]) <= 4  # type: ignore[call-overload]
+            return choice_type and not self.revealed and int(parameters[0]) <= self._choice_count()  # type: ignore[call-overload]
+        if action == "move":
+            return choice_type and not self.revealed and self.mode != "reference"
+        if action == "pick":
+            return choice_type and not self.revealed and self.mode != "reference" and self.cursor_moved
+        if action == "truefalse":
+            return self.qtype == "truefalse" and not self.revealed
+        if action == "self_grade":
+            return self.awaiting_self_grade
+        if action == "leave_input":
+            return isinstance(self.app.focused, Input)
+        return True
+
+    def action_number(self, n: int) -> None:
+        if self.awaiting_self_grade:
+            self.self_grade(n >= 2, rating=n)
+            return
+        self.choose(n - 1)
+
+    def action_move(self, delta: int) -> None:
+        count = self._choice_count()
+        if count:
+            if not self.cursor_moved:
+                self.cursor_moved = True
+                self.highlight = 0 if delta > 0 else count - 1
+            else:
+                self.highlight = (self.highlight + delta) % count
+            self._render_choices()
+            items = list(self.query(ChoiceItem))
+            if items:
+                items[self.highlight].scroll_visible()
+
+    def action_pick(self) -> None:
+        self.choose(self.highlight)
+
+    def action_truefalse(self, value: bool) -> None:
+        self.choose(0 if value else 1)
+
+    def action_self_grade(self, correct: bool) -> None:
+        self.self_grade(correct, rating=3 if correct else 1)
+
+    def action_leave_input(self) -> None:
+        self.focus()
+
+    def on_choice_item_clicked(self, message: ChoiceItem.Clicked) -> None:
+        message.stop()
+        if self.mode != "reference":
+            self.choose(message.position)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self.qtype == "cloze":
+            self.query_one(".qv-prompt", Static).update(
+                render_text(self.question.prompt.get(self.lang), blank=self._blank_content)
+            )
+        elif self.qtype == "numeric":
+            self.query_one(".qv-input-error", Static).display = False
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.qtype == "cloze":
+            blanks = list(self.query(".qv-blank").results(Input))
+            if event.input in blanks:
+                position = blanks.index(event.input)
+                if position + 1 < len(blanks) and not all(b.value.strip() for b in blanks):
+                    blanks[position + 1].focus()
+                    return
+        if self.mode == "study":
+            self.reveal()
+        else:
+            self.check()
+
+
+def _fmt_number(value: float) -> str:
+    return f"{value:.6g}"
