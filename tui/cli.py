@@ -37,7 +37,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """Fast path for the bare `posenc [--bank PATH] [--data-dir DIR]`: skip building the subcommand
+    parsers (and importing their modules) so the app paints sooner."""
+    quick = argparse.ArgumentParser(add_help=False)
+    quick.add_argument("--bank", action="append", default=[])
+    quick.add_argument("--data-dir")
+    try:
+        args, rest = quick.parse_known_args(argv)
+    except SystemExit:
+        return None
+    return None if rest else args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    quick = _app_only_args(argv)
+    if quick is not None:
+        from tui.app import run_app
+
+        return run_app(bank_paths=quick.bank, data_dir=quick.data_dir)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
