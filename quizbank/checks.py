@@ -148,7 +148,7 @@ class CheckReport:
 Runner = Callable[[str, dict[str, Any]], Any]
 
 
-def _default_runner(device: str) -> Runner:
+def default_runner(device: str) -> Runner:
     def run(name: str, params: dict[str, Any]) -> Any:
         from posenc_ref.demos import run_demo
 
@@ -161,7 +161,9 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-class _RunCache:
+class RunCache:
+    """Demo results by (name, resolved params); one cache can serve several `check_report` calls."""
+
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
         self.results: dict[
@@ -208,9 +210,11 @@ def check_report(
     origins: dict[str, Location] | None = None,
     only: Iterable[str] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    cache: RunCache | None = None,
 ) -> CheckReport:
     """Run every question's demo and checks. `source` is a BankSet or an iterable of questions;
-    `only` limits the run to those question ids."""
+    `only` limits the run to those question ids; `cache` shares demo runs between calls
+    (`runner` and `device` are then the cache's)."""
     start = time.perf_counter()
     if hasattr(source, "questions") and isinstance(source.questions, dict):
         questions = list(source.questions.values())
@@ -224,7 +228,9 @@ def check_report(
     if only is not None:
         wanted = set(only)
         questions = [q for q in questions if q.id in wanted]
-    cache = _RunCache(runner or _default_runner(device))
+    if cache is None:
+        cache = RunCache(runner or default_runner(device))
+    runs_before = len(cache.results)
     report = CheckReport()
 
     def where(qid: str, specific: Location | None) -> Location:
@@ -282,7 +288,7 @@ def check_report(
             )
         if on_progress is not None:
             on_progress(done, total)
-    report.runs = len(cache.results)
+    report.runs = len(cache.results) - runs_before
     report.seconds = time.perf_counter() - start
     return report
 

@@ -11,8 +11,11 @@ The global `--bank PATH` option (on the top-level `posenc` parser, `args.bank`) 
 paths and the user bank folder. With PATHs it checks those files (folders are searched for
 *.yaml / *.yml): everything else the app would load (shipped bank, `--bank` paths, user folder)
 is loaded beside them, so that id clashes and follow_ups across files are found as the app will
-see them, but only problems in the given files are printed and only their checks run. A given
-file with structural errors is skipped like in the app, so its checks run once those are fixed. Exit status: 0 clean (warnings allowed), 1 problems, 2 usage errors.
+see them, but only problems in the given files are printed and only their checks run. A file
+with structural errors is skipped like in the app, but the checks of its valid questions still
+run, so that one run reports every problem.
+
+Exit status: 0 clean (warnings allowed), 1 problems, 2 usage errors.
 Problems go to stdout, one `path:line:col: message` per line; the summary goes to stderr.
 """
 
@@ -81,7 +84,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .checks import check_report
+    from .checks import RunCache, check_report, default_runner
     from .loader import display_path, expand_bank_paths, load_banks
 
     paths = list(args.paths or [])
@@ -102,9 +105,33 @@ def cmd_validate(args: argparse.Namespace) -> int:
         bankset = load_banks(extra)
     problems = [p for p in bankset.problems if targets is None or p.path in targets]
     ids = [qid for qid, where in bankset.origin.items() if targets is None or where.path in targets]
+    # the valid questions of skipped files: their checks run too, so one run shows every problem
+    unloaded = bankset.skipped_bank
+    unloaded_ids = (
+        [qid for qid, where in unloaded.origin.items() if targets is None or where.path in targets]
+        if unloaded is not None
+        else []
+    )
     report = None
-    if not args.no_checks and ids:
-        report = check_report(bankset, only=ids, device=args.device)
+    if not args.no_checks and (ids or unloaded_ids):
+        # a device this machine lacks is a usage error, said once, not a failure of every check
+        from posenc_ref.device import DeviceUnavailableError, pick_device
+
+        try:
+            pick_device(args.device)
+        except DeviceUnavailableError as exc:
+            _err(f"posenc bank validate: {exc}; use --device cpu, or --no-checks")
+            return 2
+        cache = RunCache(default_runner(args.device))
+        report = check_report(bankset, only=ids, cache=cache)
+        if unloaded_ids:
+            more = check_report(unloaded, only=unloaded_ids, cache=cache)
+            report.problems.extend(more.problems)
+            report.checks_run += more.checks_run
+            report.checks_passed += more.checks_passed
+            report.demos_verified += more.demos_verified
+            report.runs += more.runs
+            report.seconds += more.seconds
         problems.extend(report.problems)
     problems.sort(key=lambda p: (p.path, p.line, p.col, p.message))
     for problem in problems:
@@ -112,13 +139,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     errors = [p for p in problems if p.is_error]
     warnings = len(problems) - len(errors)
     n_files = (
-        len(targets & set(bankset.files) | {p.path for p in problems}) if targets else len(bankset.files)
+        len(targets & set(bankset.files) | {p.path for p in problems})
+        if targets
+        else len(set(bankset.files) | {path for path, _ in bankset.skipped})
     )
-    checked = f"{_plural(len(ids), 'question')} in {_plural(n_files, 'file')}"
+    checked = f"{_plural(len(ids) + len(unloaded_ids), 'question')} in {_plural(n_files, 'file')}"
     if report is not None:
         checked += (
             f"; {report.checks_passed}/{report.checks_run} checks passed, "
-            f"{report.demos_verified} demos verified ({report.runs} runs, {report.seconds:.1f} s)"
+            f"{report.demos_verified} demos verified ({_plural(report.runs, 'run')}, {report.seconds:.1f} s)"
         )
     elif args.no_checks:
         checked += "; checks not run (--no-checks)"
@@ -126,7 +155,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         where = {p.path for p in errors}
         skipped = [path for path, _ in bankset.skipped if targets is None or path in targets]
         tail = f"; {_plural(len(skipped), 'file')} skipped" if skipped else ""
-        _err(f"{_plural(len(errors), 'problem')} in {_plural(len(where), 'file')}{tail} ({checked})")
+        _err(f"{_plural(len(errors), 'problem')} in {_plural(len(where), 'file')}{tail}; checked {checked}")
         return 1
     note = f" ({_plural(warnings, 'warning')})" if warnings else ""
     _err(f"ok: {checked}{note}")

@@ -105,6 +105,17 @@ class _FileResult:
     records: list[_QuestionRecord] = field(default_factory=list)
     topics: list[Topic] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # every question mapping as written (valid or not), for the rules that must see them all
+    raw_questions: list[tuple[tuple[str | int, ...], dict[str, Any]]] = field(default_factory=list)
+    follow_ups_checked: set[tuple[str | int, ...]] = field(default_factory=set)  # by question path
+    # valid questions under an invalid topic (checked, never loaded); and every valid question
+    # that is the first with its id in this file (what `posenc bank validate` runs checks on)
+    orphans: list[tuple[Any, tuple[str | int, ...]]] = field(default_factory=list)
+    valid: list[tuple[Any, tuple[str | int, ...]]] = field(default_factory=list)
+
+    def raw_ids(self) -> list[tuple[str, tuple[str | int, ...]]]:
+        """(id, question path) for every question whose id is text, in file order."""
+        return [(q["id"], where) for where, q in self.raw_questions if isinstance(q.get("id"), str)]
 
     def problem(self, where: tuple[str | int, ...], message: str, *, key: bool = False) -> Problem:
         if self.doc is None:
@@ -169,19 +180,25 @@ def _salvage(result: _FileResult, data: dict[str, Any], single: bool) -> None:
         if not isinstance(raw_topic, dict):
             continue
         try:
-            topic = Topic.model_validate({**raw_topic, "questions": []})
+            topic: Topic | None = Topic.model_validate({**raw_topic, "questions": []})
         except ValidationError:
-            continue
+            topic = None  # its questions are still checked, then dropped
         prefix: tuple[str | int, ...] = () if single else ("topics", ti)
         raw_questions = raw_topic.get("questions")
         kept = []
         for qi, raw_question in enumerate(raw_questions if isinstance(raw_questions, list) else []):
+            where = (*prefix, "questions", qi)
             try:
                 question = adapter.validate_python(raw_question)
             except ValidationError:
-                result.add(raw_demo_findings(raw_question), (*prefix, "questions", qi))
+                result.add(raw_demo_findings(raw_question), where)
+                continue
+            if topic is None:
+                result.orphans.append((question, where))
                 continue
             kept.append((qi, question))
+        if topic is None:
+            continue
         topic = topic.model_copy(update={"questions": [q for _, q in kept]})
         result.topics.append(topic)
         for qi, question in kept:
@@ -216,10 +233,16 @@ def _check_doc(
         result.problems.append(Problem(shown, line, col, top))
         return result
     single = "topics" not in data
+    result.raw_questions = _raw_questions(data)
+    reader_marks = {(p.line, p.col) for p in problems}
+
+    def explained(where: tuple[str | int, ...]) -> bool:
+        return doc.has(where) and doc.mark(where) in reader_marks
+
     try:
         bank = BankFile.model_validate(data)
     except ValidationError as exc:
-        result.add(schema_findings(exc, single))
+        result.add(schema_findings(exc, single, explained=explained if reader_marks else None))
         _salvage(result, data, single)  # keep checking the questions that are valid on their own
     else:
         result.bank = bank
@@ -229,24 +252,32 @@ def _check_doc(
             for qi, question in enumerate(topic.questions):
                 result.records.append(_QuestionRecord(question, topic, (*prefix, "questions", qi), result))
     result.add(language_findings(data, require_languages))
-    seen: dict[str, tuple[str | int, ...]] = {}
+    # duplicate ids, from the data as written, so that a question failing validation still counts
+    first_at: dict[str, tuple[str | int, ...]] = {}
+    for qid, where in result.raw_ids():
+        first = first_at.setdefault(qid, where)
+        if first is not where:
+            result.problems.append(
+                result.problem(
+                    (*where, "id"), f"duplicate id {qid!r} (also defined at {result.location(first)})"
+                )
+            )
     records = []
     for record in result.records:
         question = record.question
-        first = seen.get(question.id)
-        if first is not None:
-            result.problems.append(
-                result.problem(
-                    (*record.raw_path, "id"),
-                    f"duplicate id {question.id!r} (also defined at {result.location(first)})",
-                )
-            )
-            continue
-        seen[question.id] = record.raw_path
+        if first_at.get(question.id) != record.raw_path:
+            continue  # a duplicate, reported above
         result.add(question_self_findings(question), record.raw_path)
         result.add(demo_findings(question), record.raw_path)
         records.append(record)
+        result.valid.append((question, record.raw_path))
     result.records = records
+    for question, where in result.orphans:
+        if first_at.get(question.id) != where:
+            continue
+        result.add(question_self_findings(question), where)
+        result.add(demo_findings(question), where)
+        result.valid.append((question, where))
     result.problems.sort(key=lambda p: (p.line, p.col))
     return result
 
@@ -347,6 +378,9 @@ class BankSet:
     file_kind: dict[str, str] = field(default_factory=dict)  # file -> "shipped" | "user"
     demo_origin: dict[str, Location] = field(default_factory=dict)  # question id -> its `demo:`
     check_origin: dict[tuple[str, int], Location] = field(default_factory=dict)  # (id, i) -> check i
+    # the questions of skipped files that are valid on their own: never shown, but
+    # `posenc bank validate` runs their checks too, so that one run reports every problem
+    skipped_bank: BankSet | None = None
 
     @property
     def errors(self) -> list[Problem]:
@@ -445,7 +479,28 @@ def _load_banks(
             result.records = []  # a user file with errors is skipped whole
         results.append(result)
 
-    # ids across files: the first definition wins
+    # ids across files, from the ids as written (a question that fails validation, or a file
+    # that is skipped, still holds its id): the first definition in load order wins
+    first_def: dict[str, tuple[_FileResult, tuple[str | int, ...]]] = {}
+    for result in results:
+        for qid, where in result.raw_ids():
+            first = first_def.get(qid)
+            if first is None:
+                first_def[qid] = (result, where)
+                continue
+            first_file, first_where = first
+            if first_file is result:
+                continue  # within one file: reported by _check_doc
+            first_at = first_file.location(first_where)
+            if first_file.kind == SHIPPED and result.kind == USER:
+                message = (
+                    f"id {qid!r} is already used by the shipped bank at {first_at}; "
+                    "pick another id (progress is kept per id)"
+                )
+            else:
+                message = f"duplicate id {qid!r} (also defined at {first_at})"
+            result.problems.append(result.problem((*where, "id"), message))
+
     owner: dict[str, _QuestionRecord] = {}
     accepted: list[_FileResult] = []
     skipped: list[_FileResult] = []
@@ -453,30 +508,12 @@ def _load_banks(
         if result.kind == USER and has_errors(result.problems):
             skipped.append(result)
             continue
-        clashes = []
-        for record in result.records:
-            first = owner.get(record.question.id)
-            if first is None or first.file is result:
-                continue
-            first_at = first.file.location(first.raw_path)
-            if first.file.kind == SHIPPED and result.kind == USER:
-                message = (
-                    f"id {record.question.id!r} is already used by the shipped bank at {first_at}; "
-                    "pick another id (progress is kept per id)"
-                )
-            else:
-                message = f"duplicate id {record.question.id!r} (also defined at {first_at})"
-            clashes.append(result.problem((*record.raw_path, "id"), message))
-        result.problems.extend(clashes)
-        if result.kind == USER and clashes:
-            skipped.append(result)
-            continue
         for record in result.records:
             owner.setdefault(record.question.id, record)
         accepted.append(result)
 
     # follow_ups must point at loaded questions; skipping a user file can orphan another's links
-    skipped_ids = {qid: f.path for f in skipped for qid in _raw_question_ids(f)}
+    skipped_ids = {qid: f.path for f in skipped for qid, _ in f.raw_ids()}
     while True:
         known = {r.question.id for f in accepted for r in f.records if owner.get(r.question.id) is r}
         newly_skipped = []
@@ -492,11 +529,16 @@ def _load_banks(
         for result in newly_skipped:
             accepted.remove(result)
             skipped.append(result)
-            skipped_ids.update({qid: result.path for qid in _raw_question_ids(result)})
+            skipped_ids.update({qid: result.path for qid, _ in result.raw_ids()})
     known = {r.question.id for f in accepted for r in f.records if owner.get(r.question.id) is r}
     for result in accepted:
         if result.kind == SHIPPED:
             result.problems.extend(_dangling_follow_ups(result, known, skipped_ids))
+    # the questions not checked above (in skipped files, or failing validation): a link must at
+    # least name a question that exists in some file, so that one run reports every problem
+    written = sorted(first_def)
+    for result in results:
+        result.problems.extend(_unknown_raw_follow_ups(result, set(first_def), written))
 
     for result in results:
         bankset.problems.extend(result.problems)
@@ -506,28 +548,56 @@ def _load_banks(
             bankset.skipped.append((result.path, list(result.problems)))
     for result in accepted:
         _add_file(bankset, result, owner)
+    unloaded = BankSet()
+    for result in skipped:
+        for question, where in result.valid:
+            if question.id not in unloaded.questions:
+                _register(unloaded, result, question, where)
+    bankset.skipped_bank = unloaded
     bankset.topics.sort(key=lambda t: (t.order, t.title.get("en").casefold(), t.id))
     return bankset
 
 
-def _raw_question_ids(result: _FileResult) -> list[str]:
-    """Ids written in a file, read from the raw data (the file may have failed validation)."""
-    data = result.doc.data if result.doc is not None else None
+def _raw_questions(data: Any) -> list[tuple[tuple[str | int, ...], dict[str, Any]]]:
+    """(path, mapping) of every question mapping in raw bank data, valid or not."""
     if not isinstance(data, dict):
         return []
-    topics = data.get("topics") if "topics" in data else [data]
-    ids = []
-    for topic in topics if isinstance(topics, list) else []:
+    single = "topics" not in data
+    topics = [data] if single else data.get("topics")
+    out = []
+    for ti, topic in enumerate(topics if isinstance(topics, list) else []):
         questions = topic.get("questions") if isinstance(topic, dict) else None
-        for question in questions if isinstance(questions, list) else []:
-            if isinstance(question, dict) and isinstance(question.get("id"), str):
-                ids.append(question["id"])
-    return ids
+        prefix: tuple[str | int, ...] = () if single else ("topics", ti)
+        for qi, question in enumerate(questions if isinstance(questions, list) else []):
+            if isinstance(question, dict):
+                out.append(((*prefix, "questions", qi), question))
+    return out
+
+
+def _unknown_raw_follow_ups(result: _FileResult, written: set[str], options: list[str]) -> list[Problem]:
+    """follow_ups of the questions that `_dangling_follow_ups` did not check, against every id
+    written in any loaded file."""
+    out = []
+    for where, question in result.raw_questions:
+        if where in result.follow_ups_checked:
+            continue
+        targets = question.get("follow_ups")
+        for i, target in enumerate(targets if isinstance(targets, list) else []):
+            if not isinstance(target, str) or target in written:
+                continue
+            out.append(
+                result.problem(
+                    (*where, "follow_ups", i),
+                    f"follow_ups: unknown question id {target!r}{did_you_mean(target, options)}",
+                )
+            )
+    return out
 
 
 def _dangling_follow_ups(result: _FileResult, known: set[str], skipped_ids: dict[str, str]) -> list[Problem]:
     out = []
     for record in result.records:
+        result.follow_ups_checked.add(record.raw_path)
         for i, target in enumerate(record.question.follow_ups):
             if target in known or target == record.question.id:
                 continue
@@ -561,12 +631,17 @@ def _add_file(bankset: BankSet, result: _FileResult, owner: dict[str, _QuestionR
         question = record.question
         if owner.get(question.id) is not record:
             continue
-        qid = question.id
-        bankset.questions[qid] = question
-        bankset.topic_of[qid] = record.topic.topic
-        entries[record.topic.topic].question_ids.append(qid)
-        bankset.origin[qid] = result.location(record.raw_path)
-        if question.demo is not None:
-            bankset.demo_origin[qid] = result.location((*record.raw_path, "demo"))
-        for i in range(len(question.checks)):
-            bankset.check_origin[(qid, i)] = result.location((*record.raw_path, "checks", i))
+        bankset.topic_of[question.id] = record.topic.topic
+        entries[record.topic.topic].question_ids.append(question.id)
+        _register(bankset, result, question, record.raw_path)
+
+
+def _register(bankset: BankSet, result: _FileResult, question: Any, where: tuple[str | int, ...]) -> None:
+    """Add `question` and where it, its demo and its checks are written."""
+    qid = question.id
+    bankset.questions[qid] = question
+    bankset.origin[qid] = result.location(where)
+    if question.demo is not None:
+        bankset.demo_origin[qid] = result.location((*where, "demo"))
+    for i in range(len(question.checks)):
+        bankset.check_origin[(qid, i)] = result.location((*where, "checks", i))

@@ -21,12 +21,17 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
 
 LANGS: tuple[str, ...] = ("en", "zh")
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
 BLANK_RE = re.compile(r"\{\{(\d+)\}\}")
 ParamValue = int | float | bool | str
+# A number as written in YAML: an int or a float, never quoted text, true/false, .inf or .nan
+# (an infinite tolerance would make a check pass whatever the demo computes).
+FiniteNumber = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+# An accepted cloze answer or a tag: text with something visible in it.
+NonBlankText = Annotated[str, Field(pattern=r"\S")]
 
 
 class _Strict(BaseModel):
@@ -84,20 +89,20 @@ class CheckSpec(_Strict):
     demo: str
     params: dict[str, ParamValue] = Field(default_factory=dict)
     path: str
-    expect: float
-    tolerance: float = Field(default=1e-6, ge=0)
+    expect: FiniteNumber
+    tolerance: FiniteNumber = Field(default=1e-6, ge=0)
 
 
 class Choice(_Strict):
     text: Text
-    correct: bool = False
+    correct: StrictBool = False
     why: Text | None = None
 
 
 class Blank(_Strict):
     """One cloze blank: every accepted answer (matched case-insensitively, spaces ignored)."""
 
-    accept: list[str] = Field(min_length=1)
+    accept: list[NonBlankText] = Field(min_length=1)
 
 
 class _QuestionBase(_Strict):
@@ -105,9 +110,9 @@ class _QuestionBase(_Strict):
     prompt: Text
     explanation: Text
     answer: Text | None = None
-    difficulty: int = Field(default=2, ge=1, le=3)
-    tags: list[str] = Field(default_factory=list)
-    sources: list[str] = Field(default_factory=list)
+    difficulty: StrictInt = Field(default=2, ge=1, le=3)
+    tags: list[NonBlankText] = Field(default_factory=list)
+    sources: list[NonBlankText] = Field(default_factory=list)
     follow_ups: list[str] = Field(default_factory=list)
     demo: DemoRef | None = None
     checks: list[CheckSpec] = Field(default_factory=list)
@@ -143,6 +148,22 @@ class _ChoiceQuestion(_QuestionBase):
     def correct_indices(self) -> list[int]:
         return [i for i, c in enumerate(self.choices) if c.correct]
 
+    @model_validator(mode="after")
+    def _distinct_choices(self) -> _ChoiceQuestion:
+        for lang in LANGS:
+            first: dict[str, int] = {}
+            for i, choice in enumerate(self.choices):
+                if not choice.text.has(lang):
+                    continue
+                key = " ".join(choice.text.get(lang).split()).casefold()
+                if key in first:
+                    raise ValueError(
+                        f"choices {first[key] + 1} and {i + 1} have the same {lang} text "
+                        f"{choice.text.get(lang)!r}; every choice must read differently"
+                    )
+                first[key] = i
+        return self
+
 
 class McqQuestion(_ChoiceQuestion):
     type: Literal["mcq"]
@@ -167,13 +188,13 @@ class MultiQuestion(_ChoiceQuestion):
 
 class TrueFalseQuestion(_QuestionBase):
     type: Literal["truefalse"]
-    correct: bool
+    correct: StrictBool
 
 
 class NumericQuestion(_QuestionBase):
     type: Literal["numeric"]
-    value: float
-    tolerance: float = Field(ge=0)
+    value: FiniteNumber
+    tolerance: FiniteNumber = Field(ge=0)
     unit: str | None = None
 
     @model_validator(mode="after")
@@ -217,7 +238,7 @@ class Topic(_Strict):
     topic: Annotated[str, Field(pattern=ID_PATTERN, max_length=80)]
     title: Text
     description: Text | None = None
-    order: int = 100
+    order: StrictInt = 100
     questions: list[Question] = Field(default_factory=list)
 
 

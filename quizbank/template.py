@@ -23,7 +23,7 @@ _TEMPLATE = r"""# A posenc question bank: one topic, one question of each type.
 # Text is shown literally: [bold] or [red] stays as written.
 # Ids are stable keys for your progress: edit the text freely, but keep the id.
 
-topic: {topic}                 # topic id: lowercase letters, digits, '.', '_' or '-'
+topic: {topic_yaml}                 # topic id: lowercase letters, digits, '.', '_' or '-'
 title: {{en: "{title}", zh: "{title}"}}
 description:
   en: My own questions about {title}.
@@ -151,4 +151,14 @@ def render_template(topic: str, filename: str | None = None) -> str:
     if not valid_topic_id(topic):
         raise ValueError(f"{topic!r} is not a valid topic id")
     title = topic.replace("-", " ").replace("_", " ").replace(".", " ").strip() or topic
-    return _TEMPLATE.format(topic=topic, title=title, filename=filename or f"{topic}.yaml")
+    return _TEMPLATE.format(
+        topic=topic, topic_yaml=_yaml_text(topic), title=title, filename=filename or f"{topic}.yaml"
+    )
+
+
+def _yaml_text(text: str) -> str:
+    """`text` as a YAML scalar that reads back as that text: plain when it already does, quoted
+    when YAML would read it as something else (`yes` is true, `123` and `1_000` are numbers)."""
+    import yaml
+
+    return text if yaml.safe_load(text) == text else f'"{text}"'

@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import types
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
@@ -304,6 +304,8 @@ def _message(error: dict[str, Any], info: _LocInfo) -> tuple[Loc, bool, str]:
     if kind == "string_too_long":
         return path, False, f"{lead}is longer than {ctx.get('max_length')} characters"
     if kind == "string_pattern_mismatch":
+        if ctx.get("pattern") != schema.ID_PATTERN:
+            return path, False, f"{lead}must not be empty or only spaces"
         return (
             path,
             False,
@@ -319,10 +321,36 @@ def _message(error: dict[str, Any], info: _LocInfo) -> tuple[Loc, bool, str]:
     return path, False, f"{lead}{error.get('msg', 'invalid value')}"
 
 
-def schema_findings(exc: ValidationError, single_topic: bool, root: Any = BankFile) -> list[Finding]:
+# pydantic error kinds that only say "this value has the wrong type"
+TYPE_ERROR_KINDS = frozenset(
+    {
+        "model_type",
+        "model_attributes_type",
+        "dict_type",
+        "list_type",
+        "string_type",
+        "int_type",
+        "int_parsing",
+        "int_from_float",
+        "float_type",
+        "float_parsing",
+        "bool_type",
+        "bool_parsing",
+    }
+)
+
+
+def schema_findings(
+    exc: ValidationError,
+    single_topic: bool,
+    root: Any = BankFile,
+    explained: Callable[[Loc], bool] | None = None,
+) -> list[Finding]:
     """Every pydantic error as (data path, mark the key?, message), merged and de-duplicated.
 
     `single_topic`: the file uses the one-topic form, which BankFile wraps as `topics[0]`.
+    `explained(path)`: True when the YAML reader already reported the value at `path` (a refused
+    tag, a value that is not a valid !!int...); a wrong-type error there would only repeat it.
     """
     findings: list[Finding] = []
     union_groups: dict[Loc, tuple[list[Any], Any]] = {}  # one message per value for union errors
@@ -330,6 +358,9 @@ def schema_findings(exc: ValidationError, single_topic: bool, root: Any = BankFi
         info = _explain_loc(tuple(error["loc"]), root)
         if single_topic and info.path[:2] == ("topics", 0):
             info.path = info.path[2:]
+        is_type_error = error["type"] in TYPE_ERROR_KINDS or info.union_members is not None
+        if is_type_error and explained is not None and explained(info.path):
+            continue
         if info.union_members is not None:
             union_groups.setdefault(info.path, (info.union_members, error.get("input")))
             continue
@@ -481,14 +512,32 @@ def raw_demo_findings(raw_question: Any) -> list[Finding]:
             demo = schema.DemoRef.model_validate(raw_question["demo"])
         except ValidationError:
             demo = None
-    checks = []
+    checks: list[tuple[int, Any]] = []
     raw_checks = raw_question.get("checks")
     for i, raw in enumerate(raw_checks if isinstance(raw_checks, list) else []):
         try:
             checks.append((i, schema.CheckSpec.model_validate(raw)))
+            continue
+        except ValidationError:
+            pass
+        # an invalid check (say `expect` is missing) still has its demo and params checked
+        if not isinstance(raw, dict):
+            continue
+        try:
+            ref = schema.DemoRef.model_validate({"name": raw.get("demo"), "params": raw.get("params") or {}})
         except ValidationError:
             continue
+        path = raw.get("path")
+        checks.append((i, _PartialCheck(ref.name, ref.params, path if isinstance(path, str) else None)))
     return demo_ref_findings(demo, checks)
+
+
+class _PartialCheck(NamedTuple):
+    """The parts of an invalid check that can still be checked; `path` None when unusable."""
+
+    demo: str
+    params: dict[str, Any]
+    path: str | None
 
 
 def demo_ref_findings(
@@ -526,6 +575,8 @@ def demo_ref_findings(
         if demo is None:
             continue
         check_params(demo, dict(check.params), ("checks", i, "params"))
+        if check.path is None:
+            continue
         try:
             name = value_name(check.path)
         except CheckPathError as exc:
@@ -565,6 +616,18 @@ def _param_findings(demo: Any, params: dict[str, Any]) -> list[Finding]:
             hint = did_you_mean(name, names)
             valid = f"; its parameters: {', '.join(names)}" if names else "; it takes no parameters"
             out.append(((name,), True, f"demo {demo.name!r} has no parameter {name!r}{hint}{valid}"))
+            continue
+        if isinstance(raw, str) and spec.type in ("int", "float", "bool"):
+            # the CLI parses text (`n_heads=8`); in YAML a number or true/false is written bare
+            kind = "true or false" if spec.type == "bool" else f"a number ({spec.describe_bounds()})"
+            out.append(
+                (
+                    (name,),
+                    False,
+                    f"demo {demo.name!r}: parameter {name!r} takes {kind}, "
+                    f"got the text {raw!r}; write it without quotes",
+                )
+            )
             continue
         try:
             spec.coerce(raw)

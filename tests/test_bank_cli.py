@@ -55,10 +55,85 @@ def test_validate_problems_exit_1_one_line_each(tmp_path, capsys, empty_user_dir
     assert err.startswith("4 problems in 1 file; 1 file skipped")
 
 
+_HEAD = b"topic: t\ntitle: T\nquestions:\n"
+_TF = b"  - id: t.a\n    type: truefalse\n    correct: true\n    explanation: E\n"
+_BOMB = b"".join(
+    f"{chr(97 + i)}: &{chr(97 + i)} [".encode() + b", ".join([f"*{chr(96 + i)}".encode()] * 9) + b"]\n"
+    for i in range(1, 7)
+)
+UNTRUSTED = {
+    "syntax": (_HEAD + b'  - id: "t.a\n', "5:1", "YAML syntax error: found unexpected end of stream"),
+    "types": (_HEAD + _TF + b"    prompt: [1, 2]\n", "8:13", "prompt: expected text: a string, or {en: ..."),
+    "python-tag": (
+        _HEAD + b"  - !!python/object/apply:os.system [touch pwned]\n",
+        "4:5",
+        "tag '!!python/object/apply:os.system' is not allowed",
+    ),
+    "alias-bomb": (
+        b"a: &a [x, x, x, x, x, x, x, x, x]\n" + _BOMB,
+        "5:8",
+        "aliases expand to more than 10,000",
+    ),
+    "not-utf8": (_HEAD + _TF + b"    prompt: caf\xe9\n", "8:16", "file is not UTF-8 text: byte 0xe9"),
+    "empty": (b"", None, "file is empty"),
+    "top-level": (b"- topic: t\n", "1:1", "the top level must be a mapping"),
+    "no-language": (
+        _HEAD + _TF + b"    prompt: {en: '', zh: ' '}\n",
+        "8:13",
+        "prompt: text needs at least one",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNTRUSTED))
+def test_validate_reports_each_untrusted_case_on_one_line(tmp_path, capsys, empty_user_dir, case):
+    data, where, fragment = UNTRUSTED[case]
+    path = tmp_path / f"{case}.yaml"
+    path.write_bytes(data)
+    code, out, err = run(capsys, "bank", "validate", str(path))
+    assert code == 1, (out, err)
+    prefix = f"{path}:{where}: " if where else f"{path}: "
+    assert [line for line in out.splitlines() if fragment in line][0].startswith(prefix), out
+    assert len(out.splitlines()) == 1, out
+    assert "Traceback" not in out + err
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_validate_refuses_a_file_over_the_size_cap(tmp_path, capsys, empty_user_dir):
+    path = tmp_path / "big.yaml"
+    path.write_bytes(_HEAD + b"# " + b"x" * (5 * 2**20) + b"\n")
+    code, out, _ = run(capsys, "bank", "validate", str(path))
+    assert code == 1
+    assert (
+        out == f"{path}: file is 5.0 MiB, over the 5 MiB limit for a bank file; split it into several files\n"
+    )
+
+
+def test_validate_accepts_markup_as_text(tmp_path, capsys, empty_user_dir):
+    path = write(tmp_path, "markup.yaml", STANDALONE)
+    code, out, _ = run(capsys, "bank", "validate", "--no-checks", str(path))
+    assert (code, out) == (0, "")
+    assert "[bold]RoPE[/bold]" in path.read_text()
+
+
 def test_validate_missing_path_is_a_usage_error(tmp_path, capsys):
     code, out, err = run(capsys, "bank", "validate", str(tmp_path / "nope.yaml"))
     assert code == 2 and out == ""
     assert err.strip() == f"posenc bank validate: no such file or folder: {tmp_path / 'nope.yaml'}"
+
+
+def test_validate_with_an_unknown_device_is_a_usage_error(tmp_path, capsys, empty_user_dir, monkeypatch):
+    monkeypatch.delenv("POSENC_DEVICE", raising=False)
+    path = write(tmp_path, "mine.yaml", STANDALONE)
+    code, out, err = run(capsys, "bank", "validate", "--device", "tpu", str(path))
+    assert (code, out) == (2, "")
+    assert err == (
+        "posenc bank validate: unknown device 'tpu'; choose one of auto, cpu, cuda, mps (or cuda:N); "
+        "use --device cpu, or --no-checks\n"
+    )
+    # nothing to run, nothing to complain about
+    code, _, _ = run(capsys, "bank", "validate", "--device", "tpu", "--no-checks", str(path))
+    assert code == 0
 
 
 def test_validate_folder_without_banks_is_a_usage_error(tmp_path, capsys):
@@ -115,6 +190,29 @@ def test_validate_runs_checks_on_the_named_file(tmp_path, capsys, empty_user_dir
     )
 
 
+def test_validate_runs_the_checks_of_a_skipped_files_valid_questions(tmp_path, capsys, empty_user_dir):
+    """One run shows the structural error and the failing check, not one after the other."""
+    text = ALL_TYPES.replace("basics", "half").replace("expect: 0.5", "expect: 0.25")
+    text = text.replace("value: 0.5", "value: 0.25").replace("    correct: false\n", "    correct: nope\n")
+    path = write(tmp_path, "half.yaml", text)
+    code, out, err = run(capsys, "bank", "validate", str(path))
+    assert code == 1
+    assert out.splitlines() == [
+        f"{path}:36:14: correct: expected true or false, got the text 'nope'",
+        f"{path}:47:9: check 1 of 'half.numeric' failed: alibi-slopes {{n_heads: 8}} gives "
+        "values.first_slope = 0.5, expected 0.25 ± 1e-09 (off by 0.25)",
+    ]
+    assert "1 file skipped; checked 5 questions in 1 file; 0/1 checks passed, 2 demos verified" in err
+    bankset = load_banks([path], include_shipped=False, include_user=False)
+    assert bankset.questions == {} and sorted(bankset.skipped_bank.questions) == [
+        "half.cloze",
+        "half.mcq",
+        "half.multi",
+        "half.numeric",
+        "half.open",
+    ]
+
+
 def test_new_writes_a_template_that_validates(tmp_path, capsys):
     folder = tmp_path / "mine"
     code, out, err = run(capsys, "bank", "new", "my-topic", "--dir", str(folder))
@@ -131,6 +229,16 @@ def test_new_writes_a_template_that_validates(tmp_path, capsys):
     code, out, err = run(capsys, "bank", "validate", str(target))
     assert code == 0, out
     assert "1/1 checks passed" in err
+
+
+@pytest.mark.parametrize("topic", ["yes", "null", "123", "1_000", "0x10", "1.5", "on"])
+def test_new_quotes_topic_ids_that_yaml_would_read_as_something_else(tmp_path, capsys, topic):
+    code, out, _ = run(capsys, "bank", "new", topic, "--dir", str(tmp_path))
+    assert code == 0
+    bank, problems = load_bank_file(out.strip(), require_languages=("en", "zh"))
+    assert problems == []
+    assert bank.topics[0].topic == topic
+    assert f'topic: "{topic}"' in Path(out.strip()).read_text()
 
 
 def test_new_refuses_to_overwrite(tmp_path, capsys):

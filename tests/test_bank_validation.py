@@ -238,6 +238,145 @@ def test_text_needs_some_language():
     ]
 
 
+def test_no_silent_type_coercion_and_numbers_are_finite():
+    text = q(
+        """\
+        - id: t.one
+          type: truefalse
+          prompt: P
+          correct: "yes"
+          difficulty: true
+          explanation: E
+        - id: t.two
+          type: numeric
+          prompt: P
+          value: "0.5"
+          tolerance: .inf
+          explanation: E
+          checks:
+            - {demo: alibi-slopes, path: first_slope, expect: .nan, tolerance: .inf}
+        """
+    )
+    assert problems_in(text) == [
+        "b.yaml:7:14: correct: expected true or false, got the text 'yes'",
+        "b.yaml:8:17: difficulty: expected a whole number, got true",
+        "b.yaml:13:12: value: expected a number, got the text '0.5'",
+        "b.yaml:14:16: tolerance: expected a finite number, got the number inf",
+        "b.yaml:17:57: checks[0].expect: expected a finite number, got the number nan",
+        "b.yaml:17:74: checks[0].tolerance: expected a finite number, got the number inf",
+    ]
+    # numbers written as YAML ints are fine where a float is expected
+    ok = q(
+        """\
+        - id: t.ok
+          type: numeric
+          prompt: P
+          value: 1
+          tolerance: 0
+          explanation: E
+          checks: [{demo: alibi-slopes, params: {n_heads: 1}, path: first_slope, expect: 0}]
+        """
+    )
+    assert problems_in(ok) == ["b.yaml:4:5: no check expects the answer value 1.0 (within tolerance 0.0)"]
+
+
+def test_empty_accepted_answers_tags_and_sources():
+    text = q(
+        """\
+        - id: t.one
+          type: cloze
+          prompt: 'Base {{1}}.'
+          blanks: [{accept: ["10000", "  "]}]
+          tags: [""]
+          sources: [ok, ""]
+          explanation: E
+        """
+    )
+    assert problems_in(text) == [
+        "b.yaml:7:33: blanks[0].accept[1]: must not be empty or only spaces",
+        "b.yaml:8:12: tags[0]: must not be empty or only spaces",
+        "b.yaml:9:19: sources[1]: must not be empty or only spaces",
+    ]
+
+
+def test_choices_must_read_differently():
+    text = q(
+        """\
+        - id: t.one
+          type: mcq
+          prompt: P
+          choices:
+            - {text: {en: RoPE, zh: 旋转}, correct: true}
+            - {text: {en: ALiBi, zh: 线性偏置}}
+            - {text: {en: "  rope ", zh: 别的}}
+          explanation: E
+        """
+    )
+    assert problems_in(text) == [
+        "b.yaml:4:5: choices 1 and 3 have the same en text '  rope '; every choice must read differently"
+    ]
+
+
+def test_a_refused_tag_is_not_repeated_as_a_type_error():
+    text = q(
+        """\
+        - !!python/object/apply:os.system ["echo hi"]
+        - id: t.one
+          type: truefalse
+          prompt: P
+          correct: true
+          difficulty: !!int two
+          explanation: E
+        """
+    )
+    assert problems_in(text) == [
+        "b.yaml:4:5: tag '!!python/object/apply:os.system' is not allowed: bank files hold data only, "
+        "nothing is ever executed",
+        "b.yaml:9:17: 'two' is not a valid !!int value",
+    ]
+
+
+def test_duplicate_id_of_a_question_that_fails_validation():
+    text = q(
+        """\
+        - id: t.a
+          type: truefalse
+          prompt: P
+          explanation: E
+        - id: t.a
+          type: truefalse
+          prompt: P
+          correct: true
+          explanation: E
+        """
+    )
+    assert problems_in(text) == [
+        "b.yaml:4:5: missing required key 'correct' (a truefalse question needs it)",
+        "b.yaml:8:9: duplicate id 't.a' (also defined at b.yaml:4:5)",
+    ]
+
+
+def test_questions_are_checked_when_their_topic_is_invalid():
+    text = """\
+topic: t
+titel: T
+questions:
+  - id: t.one
+    type: truefalse
+    prompt: P
+    correct: true
+    explanation: E
+    follow_ups: [t.one]
+    demo: {name: alibi-slope}
+"""
+    assert problems_in(text) == [
+        "b.yaml:1:1: missing required key 'title'",
+        "b.yaml:2:1: unknown key 'titel' (did you mean 'title'?)",
+        "b.yaml:9:18: follow_ups lists the question itself ('t.one')",
+        "b.yaml:10:18: unknown demo 'alibi-slope' (did you mean 'alibi-slopes'?)",
+    ]
+
+
 # -- demo references (structural, no torch) -------------------------------------------------------------------------------
 def test_demo_references_are_checked():
     text = q(
@@ -276,6 +415,29 @@ def test_demo_references_are_checked():
     )
     assert out[5].startswith("b.yaml:16:16: unknown demo 'no-such-demo-at-all'; the demos are ")
     assert len(out) == 6
+
+
+def test_demo_params_are_typed_as_yaml_and_invalid_checks_keep_their_params_checked():
+    text = q(
+        """\
+        - id: t.one
+          type: truefalse
+          prompt: P
+          correct: true
+          explanation: E
+          demo: {name: alibi-bias, params: {n_heads: "8", causal: "true"}}
+          checks:
+            - {demo: alibi-slopes, params: {n_heads: 9999}, path: first_slope}
+        """
+    )
+    assert problems_in(text) == [
+        "b.yaml:9:48: demo 'alibi-bias': parameter 'n_heads' takes a number (int in [1, 1024]), "
+        "got the text '8'; write it without quotes",
+        "b.yaml:9:61: demo 'alibi-bias': parameter 'causal' takes true or false, "
+        "got the text 'true'; write it without quotes",
+        "b.yaml:11:9: missing required key 'expect'",
+        "b.yaml:11:48: demo 'alibi-slopes': parameter 'n_heads' must be int in [1, 1024], got 9999",
+    ]
 
 
 def test_demo_over_the_memory_budget(monkeypatch):
@@ -346,6 +508,35 @@ def test_follow_up_into_a_skipped_file_says_so(tmp_path):
         in messages
     )
     assert sorted(Path(p).name for p, _ in bankset.skipped) == ["a.yaml", "b.yaml"]
+
+
+def test_skipped_files_still_get_every_cross_file_problem(tmp_path):
+    """A file skipped for one error still has its ids and follow_ups checked, so one run of
+    `posenc bank validate` shows every problem."""
+    shipped = shipped_dir(tmp_path)
+    user = tmp_path / "user"
+    body = "    type: truefalse\n    prompt: P\n    correct: true\n    explanation: E\n"
+    write(
+        user,
+        "a.yaml",
+        "topic: u\ntitle: U\nquestions:\n"
+        f"  - id: u.x\n{body}    follow_ups: [u.y, u.zzz]\n"
+        f"  - id: basics.tf\n{body}"
+        f"  - id: u.bad\n{body}    bogus: 1\n",
+    )
+    write(user, "b.yaml", f"topic: u\ntitle: U\nquestions:\n  - id: u.x\n{body}  - id: u.y\n{body}")
+    bankset = load_banks(shipped_dir=shipped, user_dir=user)
+    a, b, tf = str(user / "a.yaml"), str(user / "b.yaml"), str(shipped / "basics.yaml")
+    assert [str(p) for p in sorted(bankset.problems)] == [
+        f"{a}:9:23: follow_ups: unknown question id 'u.zzz'",
+        f"{a}:10:9: id 'basics.tf' is already used by the shipped bank at {tf}:33:5; "
+        "pick another id (progress is kept per id)",
+        f"{a}:20:5: unknown key 'bogus'; valid keys here: id, prompt, explanation, answer, difficulty, "
+        "tags, sources, follow_ups, demo, checks, type, correct",
+        f"{b}:4:9: duplicate id 'u.x' (also defined at {a}:4:5)",
+    ]
+    assert sorted(Path(p).name for p, _ in bankset.skipped) == ["a.yaml", "b.yaml"]
+    assert len(bankset.questions) == 6  # the shipped bank is untouched
 
 
 def test_shipped_file_with_an_error_keeps_its_valid_questions(tmp_path):

@@ -78,6 +78,25 @@ def test_follow_ups_and_demo_links_resolve(shipped):
             assert qid in shipped.demo_origin
 
 
+def test_demos_and_checks_stay_well_inside_the_memory_budget(shipped):
+    """The shipped bank must run for a user with a quarter of the default budget, and a slightly
+    larger memory estimate in posenc_ref must not push a shipped check over the limit."""
+    from posenc_ref.demos import DEFAULT_MEMORY_BUDGET_MIB, get_demo
+
+    limit = DEFAULT_MEMORY_BUDGET_MIB * 2**20 // 4
+    heavy = []
+    for qid, question in shipped.questions.items():
+        refs = [(c.demo, c.params) for c in question.checks]
+        if question.demo is not None:
+            refs.append((question.demo.name, question.demo.params))
+        for name, params in refs:
+            demo = get_demo(name)
+            estimate = demo.memory_bytes(**demo.resolve_params(dict(params))) if demo.memory_bytes else 0
+            if estimate > limit:
+                heavy.append((qid, name, dict(params), estimate // 2**20))
+    assert heavy == []
+
+
 @pytest.mark.slow
 def test_validate_with_every_check_is_green(tmp_path):
     env = {**os.environ, "POSENC_BANK_DIR": str(tmp_path / "no-user-banks")}
