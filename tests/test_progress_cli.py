@@ -215,3 +215,107 @@ def test_corrupt_store_is_reported_by_the_cli(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "moved to progress.db.corrupt-" in captured.err
     assert json.loads(captured.out)["reviews"] == []
+
+
+# ---------------------------------------------------------------------------------------------------- config
+
+
+def test_config_sets_shows_lists_and_resets(tmp_path, capsys):
+    data = ["--data-dir", str(tmp_path / "a")]
+    assert main([*data, "progress", "config", "new_per_day", "5"]) == 0
+    assert main([*data, "progress", "config", "desired_retention", "85%"]) == 0
+    assert main([*data, "progress", "config", "language", "zh"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == ["new_per_day = 5", "desired_retention = 0.85", 'language = "zh"']
+    assert "next Study session" in captured.err and "when it next starts" in captured.err
+
+    assert main([*data, "progress", "config", "new_per_day"]) == 0
+    assert capsys.readouterr().out == "5\n"
+    assert main([*data, "progress", "config"]) == 0
+    listing = capsys.readouterr().out.splitlines()
+    assert "desired_retention  0.85" in listing
+    assert "new_per_day        5" in listing
+    assert "enable_fuzzing     true  (default)" in listing
+    assert listing[-1] == f"store: {tmp_path / 'a' / 'progress.db'}"
+
+    with open_store(tmp_path / "a") as store:
+        assert store.stored_settings() == {"new_per_day": 5, "desired_retention": 0.85, "language": "zh"}
+        # The settings drive the queue and the scheduler.
+        queue = store.study_queue([f"q{i}" for i in range(9)], T0)
+        assert queue.new == ["q0", "q1", "q2", "q3", "q4"]
+        assert store.scheduler.desired_retention == 0.85
+
+    assert main([*data, "progress", "config", "--reset", "new_per_day"]) == 0
+    assert capsys.readouterr().out == "new_per_day = 20 (default)\n"
+    assert main([*data, "progress", "config", "--reset", "all"]) == 0
+    assert capsys.readouterr().out == "reset 2 setting(s) to the defaults\n"
+    with open_store(tmp_path / "a") as store:
+        assert store.stored_settings() == {}
+
+
+def test_config_retention_changes_the_intervals(tmp_path, capsys):
+    """Same history, desired retention 0.9 vs 0.8: the lower target gives the longer interval."""
+    intervals = {}
+    for retention in ("0.9", "0.8"):
+        folder = tmp_path / retention
+        assert main(["--data-dir", str(folder), "progress", "config", "desired_retention", retention]) == 0
+        assert main(["--data-dir", str(folder), "progress", "config", "enable_fuzzing", "false"]) == 0
+        with open_store(folder) as store:
+            store.review("q", Rating.Good, T0)
+            store.review("q", Rating.Good, T0 + timedelta(minutes=10))
+            result = store.review("q", Rating.Good, store.card("q").due)
+            intervals[retention] = result.card_after.due - result.reviewed_at
+    assert intervals["0.8"] > intervals["0.9"] >= timedelta(days=3)
+
+
+def test_config_keymap_entries(tmp_path, capsys):
+    data = ["--data-dir", str(tmp_path / "a")]
+    assert main([*data, "progress", "config", "keymap.posenc.study.undo", "z"]) == 0
+    assert main([*data, "progress", "config", "keymap.posenc.next", "j"]) == 0
+    assert main([*data, "progress", "config", "keymap.typo", "k"]) == 0
+    captured = capsys.readouterr()
+    assert "'typo' is not a posenc binding id" in captured.err
+    assert main([*data, "progress", "config", "--reset", "keymap.typo"]) == 0
+    assert main([*data, "progress", "config", "keymap.posenc.study.undo"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "z"
+    assert main([*data, "progress", "config", "keymap"]) == 0
+    assert capsys.readouterr().out == '{"posenc.next": "j", "posenc.study.undo": "z"}\n'
+    assert main([*data, "progress", "config", "keymap", '{"posenc.quiz": "x"}']) == 0
+    with open_store(tmp_path / "a") as store:
+        assert store.get_setting("keymap") == {"posenc.quiz": "x"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["new_per_day", "ten"], "new_per_day must be a whole number from 0 to 9999 (got 'ten')"),
+        (["desired_retention", "0.5"], "desired_retention must be a number from 0.70 to 0.99"),
+        (["language", "fr"], "language must be 'en' or 'zh'"),
+        (["colour", "red"], "unknown setting 'colour'"),
+        (["keymap", "{oops"], "keymap must be a JSON object"),
+        (["keymap.posenc.next", " "], "keys must not be empty"),
+        (["--reset"], "--reset needs a KEY"),
+        (["all"], "'all' only goes with --reset"),
+    ],
+)
+def test_config_rejects_bad_input_without_touching_the_store(tmp_path, capsys, argv, message):
+    folder = tmp_path / "a"
+    assert main(["--data-dir", str(folder), "progress", "config", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("posenc: error: ") and message in err and err.count("\n") == 1
+    assert not folder.exists()  # validated before the store was even opened
+
+
+def test_unexpected_sqlite_errors_are_one_line(tmp_path, capsys, monkeypatch):
+    import sqlite3
+
+    from quizbank.progress.store import ProgressStore
+
+    def broken(self, since=None):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(ProgressStore, "review_rows", broken)
+    assert main(["--data-dir", str(tmp_path / "a"), "progress", "export"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "posenc: error: progress store: database disk image is malformed\n"
+    assert captured.out == ""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from quizbank.progress.store import (
     default_data_dir,
     format_time,
     open_store,
+    parse_setting_text,
     parse_time,
 )
 
@@ -224,31 +227,192 @@ def test_uncreatable_data_dir_gives_one_line_error(tmp_path):
         open_store(blocker)
 
 
-def _chmod_is_enforced(folder: Path) -> bool:
-    probe = folder / "probe"
-    folder.chmod(0o500)
-    try:
-        probe.write_text("x")
-    except OSError:
-        return True
-    finally:
-        folder.chmod(0o700)
-    probe.unlink()
-    return False
+UNPRIVILEGED_UID = 65534  # "nobody"
 
 
-def test_read_only_data_dir_gives_clear_message(tmp_path):
-    folder = tmp_path / "ro"
+def _as_unprivileged_user(action) -> str:
+    """Run `action()` (returning a str) where file permissions are enforced, and return its result, or
+    "raised <Type>: <message>" if it raised.
+
+    As root (who ignores permission bits) it runs in a forked child that has dropped to uid/gid 65534;
+    otherwise in this process.
+    """
+
+    def outcome() -> str:
+        try:
+            return action()
+        except Exception as exc:
+            return f"raised {type(exc).__name__}: {exc}"
+
+    if os.geteuid() != 0:
+        return outcome()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: drop root, run, report through the pipe
+        code = 0
+        try:
+            os.close(read_end)
+            os.setgroups([])
+            os.setgid(UNPRIVILEGED_UID)
+            os.setuid(UNPRIVILEGED_UID)
+            os.write(write_end, outcome().encode())
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    chunks = []
+    while chunk := os.read(read_end, 65536):
+        chunks.append(chunk)
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    return b"".join(chunks).decode()
+
+
+@pytest.fixture
+def shared_tmp():
+    """A temporary folder that uid 65534 can traverse (pytest's tmp_path lives under a 0700 folder)."""
+    folder = Path(tempfile.mkdtemp(prefix="posenc-ro-"))
+    folder.chmod(0o755)
+    yield folder
+    for path in folder.rglob("*"):
+        if path.is_dir():
+            path.chmod(0o700)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _open_and_describe(folder: Path):
+    def action() -> str:
+        with open_store(folder) as s:
+            return f"opened {s.path}"
+
+    return action
+
+
+def test_read_only_data_dir_gives_clear_message(shared_tmp):
+    folder = shared_tmp / "ro"
     folder.mkdir()
-    if not _chmod_is_enforced(folder):
-        pytest.skip("running with privileges that ignore directory permissions (root)")
-    folder.chmod(0o500)
-    try:
-        with pytest.raises(StoreError) as info:
-            open_store(folder)
-        assert "not writable" in str(info.value) and "--data-dir" in str(info.value)
-    finally:
-        folder.chmod(0o700)
+    folder.chmod(0o555)
+    result = _as_unprivileged_user(_open_and_describe(folder))
+    assert result == (
+        f"raised StoreError: data directory {folder} is not writable; "
+        "choose another folder with --data-dir DIR or POSENC_DATA_DIR"
+    )
+    result = _as_unprivileged_user(_open_and_describe(folder / "sub"))
+    assert result.startswith(f"raised StoreError: cannot create data directory {folder / 'sub'}: ")
+    assert "Permission denied" in result and "\n" not in result
+
+
+def test_read_only_store_file_gives_clear_message_before_any_review(shared_tmp):
+    """A progress.db this user cannot write would open for reading and lose the first rating: refused."""
+    folder = shared_tmp / "data"
+    with open_store(folder) as s:
+        s.review("q1", Rating.Good, T0)
+    folder.chmod(0o777)  # the folder is writable, the file is not
+    db = folder / DB_NAME
+    for side in ("-wal", "-shm"):
+        (folder / (DB_NAME + side)).unlink(missing_ok=True)
+    db.chmod(0o444)
+    result = _as_unprivileged_user(_open_and_describe(folder))
+    assert result == (
+        f"raised StoreError: progress store file {db} is read-only for this user; make it writable "
+        "(chmod u+rw) or choose another folder with --data-dir DIR or POSENC_DATA_DIR"
+    )
+    db.chmod(0o644)
+    with open_store(folder) as s:  # nothing was lost or moved aside
+        assert s.review_count() == 1 and s.notices == []
+
+
+def test_missing_tables_in_a_current_store_are_moved_aside(tmp_path):
+    with open_store(tmp_path) as s:
+        s.review("q1", Rating.Good, T0)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("DROP TABLE reviews")
+    conn.commit()
+    conn.close()
+    with open_store(tmp_path) as s:
+        assert s.review_count() == 0
+        assert len(s.notices) == 1 and "tables missing: reviews" in s.notices[0]
+    assert len(list(tmp_path.glob(f"{DB_NAME}.corrupt-*"))) == 1
+
+
+def test_migrations_upgrade_an_old_store_and_keep_its_history(tmp_path, monkeypatch):
+    from quizbank.progress import store as store_module
+
+    with open_store(tmp_path) as s:
+        s.review("q1", Rating.Good, T0)
+        s.set_setting("new_per_day", 7)
+    step = "ALTER TABLE reviews ADD COLUMN device TEXT; CREATE INDEX reviews_device ON reviews (device)"
+    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, step))
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with open_store(tmp_path) as s:
+        assert s.schema_version == SCHEMA_VERSION + 1
+        assert s.review_count() == 1 and s.get_setting("new_per_day") == 7
+        columns = [row[1] for row in s._read(lambda c: c.execute("PRAGMA table_info(reviews)").fetchall())]
+        assert columns[-1] == "device"
+    with open_store(tmp_path) as s:  # not run twice
+        assert s.schema_version == SCHEMA_VERSION + 1
+
+
+def test_a_failing_migration_leaves_the_file_unchanged(tmp_path, monkeypatch):
+    from quizbank.progress import store as store_module
+
+    with open_store(tmp_path) as s:
+        s.review("q1", Rating.Good, T0)
+    broken = "ALTER TABLE reviews ADD COLUMN device TEXT; ALTER TABLE no_such_table ADD COLUMN x TEXT"
+    monkeypatch.setattr(store_module, "MIGRATIONS", (*store_module.MIGRATIONS, broken))
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with pytest.raises(StoreError) as info:
+        open_store(tmp_path)
+    message = str(info.value)
+    assert f"from schema version {SCHEMA_VERSION} to {SCHEMA_VERSION + 1}" in message
+    assert "no such table: no_such_table" in message and "left unchanged" in message
+    monkeypatch.undo()
+    with open_store(tmp_path) as s:
+        assert s.schema_version == SCHEMA_VERSION and s.review_count() == 1 and s.notices == []
+        columns = [row[1] for row in s._read(lambda c: c.execute("PRAGMA table_info(reviews)").fetchall())]
+        assert "device" not in columns
+    assert list(tmp_path.glob(f"{DB_NAME}.corrupt-*")) == []
+
+
+def test_reset_setting_and_parse_setting_text(store):
+    store.set_setting("new_per_day", 5)
+    assert store.reset_setting("new_per_day") is True
+    assert store.get_setting("new_per_day") == 20 and "new_per_day" not in store.stored_settings()
+    assert store.reset_setting("new_per_day") is False
+    assert parse_setting_text("new_per_day", " 12 ") == 12
+    assert parse_setting_text("desired_retention", "0.85") == 0.85
+    assert parse_setting_text("desired_retention", "92%") == pytest.approx(0.92)
+    assert parse_setting_text("enable_fuzzing", "off") is False
+    assert parse_setting_text("enable_fuzzing", "Yes") is True
+    assert parse_setting_text("language", "zh") == "zh"
+    assert parse_setting_text("keymap", '{"posenc.study.undo": "z"}') == {"posenc.study.undo": "z"}
+    for key, text, reason in [
+        ("new_per_day", "ten", "whole number"),
+        ("new_per_day", "-1", "whole number"),
+        ("desired_retention", "0.5", "0.70 to 0.99"),
+        ("desired_retention", "high", "0.70 to 0.99"),
+        ("enable_fuzzing", "maybe", "true or false"),
+        ("language", "fr", "'en' or 'zh'"),
+        ("keymap", "[1]", "binding ids"),
+        ("keymap", '{"posenc.next": ""}', "non-empty"),
+        ("keymap", "{oops", "JSON object"),
+        ("colour", "red", "unknown setting 'colour'"),
+    ]:
+        with pytest.raises(ValueError, match=reason):
+            parse_setting_text(key, text)
+
+
+def test_last_attempt_is_the_latest_graded_one_since(store):
+    store.record_attempt("q1", False, "A", 100, T0)
+    store.record_attempt("q1", True, "B", 100, T0 + timedelta(hours=1))
+    store.record_attempt("q1", None, "", 100, T0 + timedelta(hours=2))  # self-graded: not a hint
+    store.record_attempt("q2", False, "A", 100, T0 + timedelta(hours=3))
+    latest = store.last_attempt("q1")
+    assert (latest.correct, latest.response, latest.attempted_at) == (True, "B", T0 + timedelta(hours=1))
+    assert store.last_attempt("q1", since=T0 + timedelta(minutes=90)) is None
+    assert store.last_attempt("q3") is None
 
 
 def test_settings_table_holds_json(store):

@@ -1,4 +1,4 @@
-"""`posenc progress ...` (export, import, orphans, stats) and `posenc export ...` (anki, markdown).
+"""`posenc progress ...` (export, import, orphans, stats, config) and `posenc export ...` (anki, markdown).
 
 Global options read here: `--data-dir DIR` (args.data_dir; else POSENC_DATA_DIR, else the platform data folder)
 and `--bank PATH` (args.bank, repeatable extra banks). Errors are one line on stderr plus an exit code:
@@ -56,6 +56,8 @@ def _guard(handler):
     """Turn expected failures into one-line messages and exit codes."""
 
     def run(args: argparse.Namespace) -> int:
+        import sqlite3
+
         from quizbank.progress.backup import BackupError
         from quizbank.progress.store import StoreError
 
@@ -67,6 +69,10 @@ def _guard(handler):
         except BackupError as exc:
             _error(str(exc))
             return EXIT_BAD_INPUT
+        except sqlite3.Error as exc:  # unexpected, but still one line, never a traceback
+            first = str(exc).strip().splitlines()
+            _error(f"progress store: {first[0] if first else type(exc).__name__}")
+            return EXIT_FAILURE
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
             _error(f"{exc.strerror or exc}{':' if where else ''}{where}")
@@ -216,8 +222,112 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+KEYMAP_PREFIX = "keymap."
+
+
+def _show_setting(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@_guard
+def _cmd_config(args: argparse.Namespace) -> int:
+    """List, show, set or reset settings (`keymap.<binding id>` addresses one key remap)."""
+    from quizbank.progress.store import DEFAULT_SETTINGS, SETTING_HELP, parse_setting_text
+
+    key: str | None = args.key
+    if key is None and args.reset:
+        _error("--reset needs a KEY (or 'all')")
+        return EXIT_BAD_INPUT
+    if key is not None and args.value is not None and args.reset:
+        _error("give either a VALUE or --reset, not both")
+        return EXIT_BAD_INPUT
+    binding = key[len(KEYMAP_PREFIX) :] if key and key.startswith(KEYMAP_PREFIX) else None
+    if key is not None and binding is None and key != "all" and key not in DEFAULT_SETTINGS:
+        _error(f"unknown setting {key!r}; known: {', '.join(sorted(DEFAULT_SETTINGS))}, keymap.<binding id>")
+        return EXIT_BAD_INPUT
+    if key == "all" and not args.reset:
+        _error("'all' only goes with --reset")
+        return EXIT_BAD_INPUT
+    if binding is not None and not binding.strip():
+        _error("keymap.<binding id> needs a binding id, e.g. keymap.posenc.study.undo")
+        return EXIT_BAD_INPUT
+
+    # Parse the value before opening the store, so a typo never touches it.
+    parsed: Any = None
+    if args.value is not None and binding is None:
+        try:
+            parsed = parse_setting_text(key, args.value)
+        except ValueError as exc:
+            _error(str(exc))
+            return EXIT_BAD_INPUT
+    if binding is not None and args.value is not None and not args.value.strip():
+        _error(f"{key}: the keys must not be empty")
+        return EXIT_BAD_INPUT
+
+    with _open(args) as store:
+        stored = store.stored_settings()
+        if key is None:  # list everything
+            width = max(len(k) for k in DEFAULT_SETTINGS)
+            for name in sorted(DEFAULT_SETTINGS):
+                value = store.get_setting(name)
+                origin = "" if name in stored else "  (default)"
+                print(f"{name:<{width}}  {_show_setting(value)}{origin}")
+                print(f"{'':<{width}}  {SETTING_HELP[name]}")
+            print(f"store: {store.path}")
+            return 0
+        if args.reset:
+            if key == "all":
+                names = [name for name in stored if name in DEFAULT_SETTINGS]
+                for name in names:
+                    store.reset_setting(name)
+                print(f"reset {len(names)} setting(s) to the defaults")
+            elif binding is not None:
+                keymap = dict(store.get_setting("keymap") or {})
+                if keymap.pop(binding, None) is None:
+                    print(f"{key} was not remapped")
+                else:
+                    store.set_setting("keymap", keymap)
+                    print(f"{key} reset to the default keys")
+            else:
+                existed = store.reset_setting(key)
+                value = store.get_setting(key)
+                print(f"{key} = {_show_setting(value)} (default{'' if existed else '; it was not set'})")
+            _when_applied(key)
+            return 0
+        if args.value is None:  # show one
+            if binding is not None:
+                keys = (store.get_setting("keymap") or {}).get(binding)
+                print(keys if keys is not None else f"{key} is not remapped (default keys)")
+            else:
+                print(_show_setting(store.get_setting(key)))
+            return 0
+        if binding is not None:
+            if not binding.startswith("posenc."):
+                print(
+                    f"posenc: warning: {binding!r} is not a posenc binding id (they start with 'posenc.'; "
+                    "press ? in the app to list them)",
+                    file=sys.stderr,
+                )
+            keymap = dict(store.get_setting("keymap") or {})
+            keymap[binding] = args.value.strip()
+            store.set_setting("keymap", keymap)
+            print(f"{key} = {_show_setting(keymap[binding])}")
+        else:
+            store.set_setting(key, parsed)
+            print(f"{key} = {_show_setting(parsed)}")
+    _when_applied(key)
+    return 0
+
+
+def _when_applied(key: str) -> None:
+    if key in ("new_per_day", "desired_retention", "enable_fuzzing"):
+        print("posenc: a running app uses it from the next Study session", file=sys.stderr)
+    else:
+        print("posenc: a running app picks it up when it next starts", file=sys.stderr)
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """`posenc progress {export,import,orphans,stats}`."""
+    """`posenc progress {export,import,orphans,stats,config}`."""
     parser = subparsers.add_parser(
         "progress",
         help="back up, restore and inspect study progress",
@@ -243,6 +353,24 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     stats = actions.add_parser("stats", help="print review counts, retention, streak, forecast and mastery")
     stats.set_defaults(func=_cmd_stats)
+
+    config = actions.add_parser(
+        "config",
+        help="show or change settings (new_per_day, desired_retention, language, keymap, enable_fuzzing)",
+        description=(
+            "Without KEY: list every setting with its value. With KEY: print it. With KEY VALUE: set it. "
+            "Examples: 'posenc progress config new_per_day 10', 'posenc progress config desired_retention 0.85', "
+            "'posenc progress config keymap.posenc.study.undo z', 'posenc progress config --reset new_per_day'."
+        ),
+    )
+    config.add_argument("key", metavar="KEY", nargs="?", help="a setting name, or keymap.<binding id>")
+    config.add_argument("value", metavar="VALUE", nargs="?", help="the new value")
+    config.add_argument(
+        "--reset",
+        action="store_true",
+        help="forget KEY (back to its default); KEY 'all' resets every setting",
+    )
+    config.set_defaults(func=_cmd_config)
     return parser
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "DEFAULT_SETTINGS",
     "MergeReport",
     "SCHEMA_VERSION",
+    "SETTING_HELP",
     "CardInfo",
     "Orphan",
     "ProgressStore",
@@ -58,6 +59,7 @@ __all__ = [
     "default_data_dir",
     "format_time",
     "open_store",
+    "parse_setting_text",
     "parse_time",
     "utc_day_start",
     "validate_setting",
@@ -119,6 +121,7 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+REQUIRED_TABLES = frozenset({"settings", "cards", "reviews", "attempts"})
 
 T = TypeVar("T")
 
@@ -291,7 +294,19 @@ def open_store(data_dir: str | os.PathLike[str] | None = None) -> ProgressStore:
     """
     folder = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
     _ensure_dir(folder)
+    _ensure_files_writable(folder / DB_NAME)
     return ProgressStore(folder / DB_NAME)
+
+
+def _ensure_files_writable(path: Path) -> None:
+    """A progress.db (or its -wal / -shm) that this user may not write opens for reading but fails at the first
+    review; refuse it up front with the fix, rather than lose the first rating."""
+    for candidate in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if candidate.exists() and not os.access(candidate, os.R_OK | os.W_OK):
+            raise StoreError(
+                f"progress store file {candidate} is read-only for this user; make it writable "
+                "(chmod u+rw) or choose another folder with --data-dir DIR or POSENC_DATA_DIR"
+            )
 
 
 # ---------------------------------------------------------------------------------------------------- store
@@ -359,6 +374,9 @@ class ProgressStore:
             raise _CorruptStore(f"integrity check failed: {check}")
         if version == 0 and tables - {"sqlite_sequence"}:
             raise _CorruptStore("it is an SQLite file from another program")
+        missing = REQUIRED_TABLES - tables
+        if version == SCHEMA_VERSION and missing:
+            raise _CorruptStore(f"tables missing: {', '.join(sorted(missing))}")
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} has schema version {version}, newer than this posenc supports ({SCHEMA_VERSION}); "
@@ -451,7 +469,10 @@ class ProgressStore:
             return self._retry(attempt)
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
+        """Run the migrations from the stored `user_version` up to SCHEMA_VERSION in ONE write transaction:
+        either every step applies, or the file is left exactly as it was."""
         conn.execute("BEGIN IMMEDIATE")
+        version = target = 0
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             for target in range(version, SCHEMA_VERSION):
@@ -459,9 +480,14 @@ class ProgressStore:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {target + 1}")
             conn.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error) and not _is_busy(exc) and not _is_access_problem(exc):
+                raise StoreError(
+                    f"cannot upgrade progress store {self.path} from schema version {version} to {target + 1} "
+                    f"({exc}); the file was left unchanged"
+                ) from None
             raise
 
     @property
@@ -518,6 +544,12 @@ class ProgressStore:
         )
         self._settings()[key] = value
 
+    def reset_setting(self, key: str) -> bool:
+        """Forget a stored setting (back to the built-in default). True if one was stored."""
+        cursor = self._write(lambda c: c.execute("DELETE FROM settings WHERE key = ?", (key,)))
+        self._settings().pop(key, None)
+        return bool(cursor.rowcount)
+
     def stored_settings(self) -> dict[str, Any]:
         """Only the settings the user has set (not the built-in defaults)."""
         return dict(self._settings())
@@ -561,6 +593,24 @@ class ProgressStore:
                 stamp += timedelta(microseconds=1)
 
         self._write(body)
+
+    def last_attempt(self, question_id: str, since: datetime | None = None) -> AttemptRow | None:
+        """The latest auto-graded attempt (correct is not NULL) at `question_id`, at or after `since`."""
+        query = (
+            "SELECT question_id, correct, response, duration_ms, attempted_at FROM attempts "
+            "WHERE question_id = ? AND correct IS NOT NULL"
+        )
+        params: tuple[Any, ...] = (question_id,)
+        if since is not None:
+            query += " AND attempted_at >= ?"
+            params += (format_time(since),)
+        row = self._read(
+            lambda c: c.execute(query + " ORDER BY attempted_at DESC, id DESC LIMIT 1", params).fetchone()
+        )
+        if row is None:
+            return None
+        qid, ok, resp, dur, at = row
+        return AttemptRow(qid, bool(ok), resp, dur, parse_time(at))
 
     def attempts(self, since: datetime | None = None) -> list[AttemptRow]:
         query = "SELECT question_id, correct, response, duration_ms, attempted_at FROM attempts"
@@ -995,6 +1045,53 @@ def _split_sql(script: str) -> list[str]:
     return [part.strip() for part in script.split(";") if part.strip()]
 
 
+SETTING_HELP: dict[str, str] = {
+    "language": "interface language: en or zh (the app's `l` key also sets it)",
+    "new_per_day": "new cards introduced per UTC day in Study, 0 to 9999",
+    "desired_retention": "recall probability FSRS schedules for, 0.70 to 0.99 (higher: shorter intervals)",
+    "keymap": 'key remaps as JSON {"binding id": "keys"}, e.g. {"posenc.study.undo": "z"} (ids: ? in the app)',
+    "enable_fuzzing": "spread long intervals by a few days so cards learned together part: true or false",
+}
+
+_TRUE_WORDS = ("true", "yes", "on", "1")
+_FALSE_WORDS = ("false", "no", "off", "0")
+
+
+def parse_setting_text(key: str, text: str) -> Any:
+    """A setting typed on the command line (`posenc progress config KEY VALUE`), parsed and validated.
+
+    Numbers and booleans are read as such; `keymap` takes a JSON object. ValueError with a one-line reason.
+    """
+    if key not in DEFAULT_SETTINGS:
+        raise ValueError(f"unknown setting {key!r}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
+    raw = text.strip()
+    value: Any
+    if key == "new_per_day":
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"new_per_day must be a whole number from 0 to 9999 (got {text!r})") from None
+    elif key == "desired_retention":
+        try:
+            value = float(raw.rstrip("%")) / (100 if raw.endswith("%") else 1)
+        except ValueError:
+            raise ValueError(f"desired_retention must be a number from 0.70 to 0.99 (got {text!r})") from None
+    elif key == "enable_fuzzing":
+        if raw.lower() not in _TRUE_WORDS + _FALSE_WORDS:
+            raise ValueError(f"enable_fuzzing must be true or false (got {text!r})")
+        value = raw.lower() in _TRUE_WORDS
+    elif key == "keymap":
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            raise ValueError(
+                f'keymap must be a JSON object such as \'{{"posenc.study.undo": "z"}}\' ({exc})'
+            ) from None
+    else:
+        value = raw
+    return validate_setting(key, value)
+
+
 def validate_setting(key: str, value: Any) -> Any:
     """`value` checked (and normalized) for a known settings key; ValueError with a one-line reason."""
     if key == "language":
@@ -1009,9 +1106,9 @@ def validate_setting(key: str, value: Any) -> Any:
         value = float(value)
     elif key == "keymap":
         if not isinstance(value, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+            isinstance(k, str) and k.strip() and isinstance(v, str) and v.strip() for k, v in value.items()
         ):
-            raise ValueError("keymap must map binding ids to key strings")
+            raise ValueError("keymap must map binding ids to non-empty key strings")
     elif key == "enable_fuzzing":
         if not isinstance(value, bool):
             raise ValueError("enable_fuzzing must be true or false")

@@ -3,7 +3,11 @@
 Every question type is studied the same way: answer if the type takes an answer (or just recall), then Space or
 Enter reveals the answer, the explanation and the live demo. 1-4 rate Again / Hard / Good / Easy; each rating
 button shows the interval the scheduler would give. An auto-graded answer suggests a rating (wrong -> Again,
-right -> Good), but only the user's rating schedules. `u` undoes the last rating, restoring the card exactly.
+right -> Good), and so does a Quiz answer given since the card's last review (or, for a new card, in the last
+day); only the user's rating schedules. `u` undoes the last rating, restoring the card exactly; Ctrl+Z does the
+same from inside a text input (where `u` is a letter).
+
+Settings (`posenc progress config`): new_per_day and desired_retention are re-read each time Study opens.
 
 The store is never touched on the UI thread: loading the queue, rating and undoing run in a thread worker
 (group "study-store") that posts `StudyScreen.Planned`. A rating is shown as recorded only after its
@@ -41,6 +45,7 @@ from ..widgets.question_view import QuestionView
 __all__ = ["LEARN_AHEAD", "StudyPlan", "StudyScreen", "utc_now"]
 
 LEARN_AHEAD = timedelta(minutes=20)
+QUIZ_HINT_WINDOW = timedelta(days=1)  # a new card's quiz answer this recent suggests a rating
 MAX_ANSWER_MS = 5 * 60 * 1000  # an answer left open longer counts as 5 minutes
 RATINGS = (1, 2, 3, 4)
 RATING_KEYS = {1: "study.again", 2: "study.hard", 3: "study.good", 4: "study.easy"}
@@ -63,13 +68,15 @@ STRINGS.update(
         "study.good": ("Good", "良好"),
         "study.easy": ("Easy", "简单"),
         "study.reveal_hint": (
-            "Answer if you like, or just recall it; then Space or Enter shows the answer.",
-            "可以先作答，也可以只在心里回忆；然后按空格或回车显示答案。",
+            "Answer if you like, or just recall it; then Space or Enter shows the answer. Ctrl+Z undoes.",
+            "可以先作答，也可以只在心里回忆；然后按空格或回车显示答案。Ctrl+Z 撤销。",
         ),
         "study.rate_hint": ("Rate your recall: 1-4", "评价你的回忆：1-4"),
         "study.suggested": ("Suggested: {rating} ({why})", "建议：{rating}（{why}）"),
         "study.why_right": ("your answer was right", "你的回答正确"),
         "study.why_wrong": ("your answer was wrong", "你的回答错误"),
+        "study.why_quiz_right": ("right in a Quiz {ago} ago", "{ago} 前测验答对"),
+        "study.why_quiz_wrong": ("wrong in a Quiz {ago} ago", "{ago} 前测验答错"),
         "study.loading": ("Loading your cards…", "正在加载卡片…"),
         "study.done_title": ("Nothing left to study right now.", "现在没有需要学习的卡片了。"),
         "study.done_session": (
@@ -82,8 +89,8 @@ STRINGS.update(
         ),
         "study.nothing_due": ("No studied card in this scope yet.", "这个范围内还没有学过的卡片。"),
         "study.new_limit": (
-            "New cards per day: {limit} (setting new_per_day).",
-            "每天新卡片：{limit} 张（设置 new_per_day）。",
+            "New cards per day: {limit} (change: posenc progress config new_per_day N).",
+            "每天新卡片：{limit} 张（修改：posenc progress config new_per_day N）。",
         ),
         "study.done_keys": ("u undoes the last rating · q goes back", "u 撤销上一次评分 · q 返回"),
         "study.no_store": ("Study needs the progress store: {error}", "学习模式需要进度存储：{error}"),
@@ -124,6 +131,8 @@ class StudyPlan:
     recall: float | None = None
     next_due: datetime | None = None
     new_limit: int = 0
+    quiz_correct: bool | None = None  # the latest Quiz answer since the last review (see QUIZ_HINT_WINDOW)
+    quiz_at: datetime | None = None
 
 
 class StudyScreen(Screen):
@@ -135,6 +144,7 @@ class StudyScreen(Screen):
         bind("enter", "reveal", "study.reveal_enter", "study.key_reveal", show=False),
         *[bind(str(n), f"rate({n})", f"study.rate{n}", RATING_KEYS[n], show=False) for n in RATINGS],
         bind("u", "undo", "study.undo", "study.key_undo"),
+        bind("ctrl+z", "undo", "study.undo_anywhere", "study.key_undo", show=False, priority=True),
         bind("d", "demo", "study.demo", "key.demo"),
     ]
 
@@ -304,6 +314,10 @@ class StudyScreen(Screen):
         if info is not None:
             plan.card_state = int(info.card.state)
             plan.reps, plan.lapses, plan.recall = info.reps, info.lapses, info.retrievability
+        last_review = info.card.last_review if info is not None else None
+        attempt = store.last_attempt(next_id, since=last_review or now - QUIZ_HINT_WINDOW)
+        if attempt is not None:
+            plan.quiz_correct, plan.quiz_at = attempt.correct, attempt.attempted_at
         return plan
 
     def _run_store(self, action: str, payload: Any = None) -> None:
@@ -325,6 +339,8 @@ class StudyScreen(Screen):
                 when = None if self.clock is utc_now else self.clock()
                 rated = store.review(question_id, rating, when, duration_ms)
                 avoid = question_id
+            elif action == "plan":
+                store.reload_settings()  # `posenc progress config` may have changed them meanwhile
             elif action == "undo":
                 undone = store.undo_last()
                 if undone is None:
@@ -413,6 +429,11 @@ class StudyScreen(Screen):
             self._render_bar()
             self.refresh_bindings()
             return
+        if plan.quiz_correct is not None:
+            from quizbank.progress.scheduler import suggest_rating
+
+            self.suggested = int(suggest_rating(plan.quiz_correct))
+            self.suggest_reason = "quiz_right" if plan.quiz_correct else "quiz_wrong"
         view = QuestionView(question, seed=self.seed, mode="study", id="study-question")
         await qa.mount(view)
         qa.scroll_home(animate=False)
@@ -490,7 +511,11 @@ class StudyScreen(Screen):
             ratings.display = False
             return
         if self.suggested is not None:
-            why = tr("study.why_right" if self.suggest_reason == "right" else "study.why_wrong", lang)
+            if self.suggest_reason in ("quiz_right", "quiz_wrong") and self.plan.quiz_at is not None:
+                ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds())
+                why = tr(f"study.why_{self.suggest_reason}", lang, ago=ago)
+            else:
+                why = tr("study.why_right" if self.suggest_reason == "right" else "study.why_wrong", lang)
             hint.update(
                 Content.styled(
                     tr(
