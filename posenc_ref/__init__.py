@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "rope_cache_clear": "rope",
     "rope_compile_status": "rope",
     "rope_wait_for_compile": "rope",
+    "rope_no_background_compile": "rope",
     "yarn_correction_range": "rope_scaling",
     "yarn_get_mscale": "rope_scaling",
     "llama3_frequency_bands": "rope_scaling",

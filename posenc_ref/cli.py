@@ -44,7 +44,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Run a demo. Parameters are given as param=value; see `posenc demo list`.",
     )
     run.add_argument("name", metavar="NAME", help="demo name, e.g. rope-relativity")
-    run.add_argument("params", nargs="*", metavar="param=value", help="override a parameter")
+    # default=[] keeps argparse from listing the optional param=value among "required" arguments
+    run.add_argument("params", nargs="*", default=[], metavar="param=value", help="override a parameter")
     run.add_argument(
         "--device", default="auto", help="auto (default), cpu, cuda or mps; POSENC_DEVICE overrides"
     )

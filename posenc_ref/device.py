@@ -30,10 +30,10 @@ def pick_device(prefer: str = "auto"):
     import torch
 
     requested = (os.environ.get("POSENC_DEVICE") or prefer or "auto").strip().lower()
-    kind = requested.split(":", 1)[0]
-    if kind not in VALID_DEVICES:
+    kind, colon, index = requested.partition(":")
+    if kind not in VALID_DEVICES or (colon and (kind == "auto" or not index.isdigit())):
         raise DeviceUnavailableError(
-            f"unknown device {requested!r}; choose one of {', '.join(VALID_DEVICES)}"
+            f"unknown device {requested!r}; choose one of {', '.join(VALID_DEVICES)} (or cuda:N)"
         )
     if kind == "auto":
         if _cuda_available(torch):
@@ -43,9 +43,8 @@ def pick_device(prefer: str = "auto"):
         return torch.device("cpu")
     if kind == "cuda" and not _cuda_available(torch):
         raise DeviceUnavailableError("device 'cuda' was requested but CUDA is not available on this machine")
-    if kind == "cuda" and ":" in requested:
-        index = int(requested.split(":", 1)[1])
-        if index >= torch.cuda.device_count():
+    if kind == "cuda" and colon:
+        if int(index) >= torch.cuda.device_count():
             raise DeviceUnavailableError(
                 f"device {requested!r} was requested but only {torch.cuda.device_count()} CUDA device(s) exist"
             )

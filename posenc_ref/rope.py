@@ -36,11 +36,13 @@ Performance notes for `apply_rope` (see ``bench/rope.py``):
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -57,6 +59,7 @@ __all__ = [
     "rope_cache_info",
     "rope_compile_status",
     "rope_cos_sin",
+    "rope_no_background_compile",
     "rope_inv_freq",
     "rope_inv_freq_np",
     "rope_rotation_matrix_np",
@@ -575,6 +578,23 @@ def _half_kernel(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
 
 _COMPILE_MIN_NUMEL = 1 << 20  # below ~4 MiB of float32 the eager path is already cheap
 _COMPILE_MAX_SHAPES = 6  # dynamo's default recompile limit is 8 per function
+# False inside `rope_no_background_compile()`: calls there never queue a build
+_COMPILE_ALLOWED: contextvars.ContextVar[bool] = contextvars.ContextVar("posenc_rope_compile", default=True)
+
+
+@contextlib.contextmanager
+def rope_no_background_compile() -> Iterator[None]:
+    """Within this block, half-layout `apply_rope` calls never queue a background ``torch.compile``.
+
+    For one-off work such as the live demos: a demo that calls `apply_rope` twice on a large
+    tensor would otherwise start a compile (seconds of CPU and a few hundred MiB) that only a hot
+    loop repays. Kernels that are already compiled are still used.
+    """
+    token = _COMPILE_ALLOWED.set(False)
+    try:
+        yield
+    finally:
+        _COMPILE_ALLOWED.reset(token)
 
 
 class _FusedHalfKernel:
@@ -628,6 +648,8 @@ class _FusedHalfKernel:
         Called after the eager result is computed, so the first call never shares the CPU with
         the compiler, and one-off calls (demos, tests) never start it.
         """
+        if not _COMPILE_ALLOWED.get():
+            return
         key = self._key(x, cos)
         if key is None:
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -209,6 +210,33 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, fragment):
 def test_absent_cuda_exits_2(capsys):
     code, _, err = run_cli(capsys, "demo", "run", "alibi-slopes", "--device", "cuda")
     assert code == 2 and "CUDA is not available" in err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA present")
+def test_posenc_device_cuda_without_cuda_exits_2(capsys, monkeypatch):
+    monkeypatch.setenv("POSENC_DEVICE", "cuda")
+    code, out, err = run_cli(capsys, "demo", "run", "rope-norm")
+    assert code == 2 and out == ""
+    assert err == "error: device 'cuda' was requested but CUDA is not available on this machine\n"
+
+
+def test_memory_refusal_is_one_line_before_any_work(capsys, monkeypatch):
+    from posenc_ref import demos as registry
+
+    real = registry.get_demo("rope-norm")
+    monkeypatch.setitem(  # a run function that must never be reached
+        registry._REGISTRY, real.name, dataclasses.replace(real, run=lambda ctx, **_: pytest.fail("ran"))
+    )
+    code, out, err = run_cli(capsys, "demo", "run", "rope-norm", "seq_len=1000000", "dim=8192")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "needs about 281494 MiB of tensors, over the 512 MiB budget" in err
+
+
+def test_missing_demo_name_names_only_name(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", "run"])
+    assert exc.value.code == 2
+    assert "the following arguments are required: NAME\n" in capsys.readouterr().err
 
 
 def test_bad_posenc_device_env_exits_2(capsys, monkeypatch):

@@ -271,3 +271,256 @@ def test_absent_cuda_is_a_demo_error():
 def test_every_demo_passes_on_cuda(name):
     result = run_demo(name, device="cuda")
     assert result.passed, [c.claim for c in result.checks if not c.passed]
+
+
+# ----------------------------------------------------------------------------- device choice
+
+
+@pytest.fixture
+def no_accelerators(monkeypatch):
+    import posenc_ref.device as device_mod
+
+    monkeypatch.delenv("POSENC_DEVICE", raising=False)
+    monkeypatch.setattr(device_mod, "_cuda_available", lambda torch: False)
+    monkeypatch.setattr(device_mod, "_mps_available", lambda torch: False)
+    return device_mod
+
+
+def test_pick_device_auto_order(no_accelerators, monkeypatch):
+    from posenc_ref import pick_device
+
+    assert pick_device() == torch.device("cpu")
+    assert pick_device(" CPU ") == torch.device("cpu")
+    monkeypatch.setattr(no_accelerators, "_mps_available", lambda torch: True)
+    assert pick_device("auto") == torch.device("mps")  # no cuda: mps next
+    monkeypatch.setattr(no_accelerators, "_cuda_available", lambda torch: True)
+    assert pick_device("auto") == torch.device("cuda")  # cuda first
+
+
+def test_pick_device_absent_and_unknown_devices(no_accelerators, monkeypatch):
+    from posenc_ref import DeviceUnavailableError, pick_device
+
+    with pytest.raises(DeviceUnavailableError, match="CUDA is not available"):
+        pick_device("cuda")
+    with pytest.raises(DeviceUnavailableError, match="MPS is not available"):
+        pick_device("mps")
+    for bad in ("tpu", "cuda:x", "cuda:", "auto:0", "cpu:-1"):
+        with pytest.raises(DeviceUnavailableError, match="unknown device"):
+            pick_device(bad)
+    monkeypatch.setattr(no_accelerators, "_cuda_available", lambda torch: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert pick_device("cuda:0") == torch.device("cuda", 0)
+    with pytest.raises(DeviceUnavailableError, match=r"'cuda:3' .* only 1 CUDA device"):
+        pick_device("cuda:3")
+
+
+def test_posenc_device_overrides_the_argument(no_accelerators, monkeypatch):
+    from posenc_ref import DeviceUnavailableError, pick_device
+
+    monkeypatch.setenv("POSENC_DEVICE", "cpu")
+    assert pick_device("cuda") == torch.device("cpu")
+    monkeypatch.setenv("POSENC_DEVICE", "cuda")
+    with pytest.raises(DeviceUnavailableError, match="CUDA is not available"):
+        pick_device("cpu")
+    with pytest.raises(DemoError, match="CUDA is not available"):
+        run_demo("rope-norm", device="cpu")
+    monkeypatch.setenv("POSENC_DEVICE", "")  # empty: ignored
+    assert pick_device("auto") == torch.device("cpu")
+
+
+# ----------------------------------------------------------------------------- CUDA out of memory -> CPU
+
+
+@pytest.fixture
+def fake_cuda_oom(monkeypatch):
+    """Pretend `pick_device` chose CUDA and make `rope-norm` run out of memory there.
+
+    On the CPU the real demo runs, so the fallback result can be checked value by value.
+    Returns the list of devices the demo was started on.
+    """
+    import dataclasses
+
+    import posenc_ref.device as device_mod
+    from posenc_ref import demos as registry
+
+    monkeypatch.setattr(device_mod, "pick_device", lambda prefer="auto": torch.device("cuda"))
+    real = registry.get_demo("rope-norm")
+    started: list[str] = []
+
+    def run(ctx, **params):
+        started.append(ctx.device)
+        if ctx.device.startswith("cuda"):
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+        real.run(ctx, **params)
+
+    monkeypatch.setitem(registry._REGISTRY, real.name, dataclasses.replace(real, run=run))
+    return started
+
+
+def test_cuda_oom_falls_back_to_cpu_with_a_note(fake_cuda_oom):
+    result = run_demo("rope-norm", {"dim": 16, "seq_len": 32}, device="cuda")
+    assert fake_cuda_oom == ["cuda", "cpu"]  # tried CUDA once, then reran on the CPU
+    assert result.device == "cpu" and result.dtype == "float32"
+    assert result.passed and len(result.checks) == 2
+    assert 0 < result.values["max_norm_error"] < 1e-6
+    assert result.notes[0] == "CUDA ran out of memory on cuda (OutOfMemoryError); fell back to CPU."
+    assert result.to_dict()["notes"][0].endswith("fell back to CPU.")
+    # the same numbers as a plain CPU run: the fallback reran the whole demo
+    assert result.values == run_demo("rope-norm", {"dim": 16, "seq_len": 32}, device="cpu").values
+
+
+def test_cuda_oom_fallback_through_the_cli(fake_cuda_oom, capsys):
+    from posenc_ref.cli import main
+
+    code = main(["demo", "run", "rope-norm", "--device", "cuda"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    assert "Device: cpu · float32" in out
+    assert "fell back to CPU" in out and "2/2 checks passed (all passed)" in out
+
+
+def test_old_style_cuda_oom_message_also_falls_back(monkeypatch):
+    import posenc_ref.device as device_mod
+    from posenc_ref import demos as registry
+
+    monkeypatch.setattr(device_mod, "pick_device", lambda prefer="auto": torch.device("cuda:0"))
+
+    def run(ctx):
+        if ctx.device != "cpu":
+            raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total)")
+        ctx.check("ran on the CPU", 0.0, 0.0)
+
+    demo = Demo("zz-oom", "oom", "oom", "test", (), (), run)
+    monkeypatch.setitem(registry._REGISTRY, demo.name, demo)
+    result = run_demo("zz-oom", device="cuda")
+    assert result.device == "cpu" and result.passed
+    assert result.notes == ["CUDA ran out of memory on cuda:0 (RuntimeError); fell back to CPU."]
+
+
+def test_other_errors_on_cuda_and_oom_on_cpu_are_not_swallowed(monkeypatch):
+    import posenc_ref.device as device_mod
+    from posenc_ref import demos as registry
+
+    def run(ctx):
+        if ctx.device.startswith("cuda"):
+            raise ValueError("a real bug")
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory")  # on the CPU: nothing to fall back to
+
+    demo = Demo("zz-bug", "bug", "bug", "test", (), (), run)
+    monkeypatch.setitem(registry._REGISTRY, demo.name, demo)
+    monkeypatch.setattr(device_mod, "pick_device", lambda prefer="auto": torch.device("cuda"))
+    with pytest.raises(ValueError, match="a real bug"):
+        run_demo("zz-bug", device="cuda")
+    monkeypatch.setattr(device_mod, "pick_device", lambda prefer="auto": torch.device("cpu"))
+    with pytest.raises(torch.cuda.OutOfMemoryError):
+        run_demo("zz-bug", device="cpu")
+
+
+# ----------------------------------------------------------------------------- memory estimates are honest
+
+# (demo, parameter grown until the estimate fills the budget, fixed parameters, budget MiB)
+MEMORY_CASES = [
+    ("sinusoidal-dot", "seq_len", {"dim": 2}, 64),
+    ("sinusoidal-dot", "seq_len", {"dim": 8192}, 64),
+    ("learned-extrapolation", "train_len", {"max_len": 20000, "dim": 32}, 64),
+    ("rope-layouts", "seq_len", {"dim": 512}, 64),
+    ("rope-norm", "seq_len", {"dim": 256}, 64),
+    ("rope-relativity", "dim", {}, 64),
+    ("rope-decay", "max_distance", {"dim": 1024}, 128),  # ~50 blocks, single-threaded
+    ("alibi-bias", "seq_len", {"n_heads": 4}, 64),
+    ("mrope-sections", "grid_w", {"grid_t": 16, "grid_h": 64}, 64),
+    ("permutation-equivariance", "seq_len", {"dim": 256}, 64),
+    ("attention-expansion", "seq_len", {"dim": 16}, 64),
+    ("shaw-relative", "seq_len", {"dim": 1, "clip": 8}, 64),
+]
+
+
+def _largest_within_budget(name: str, key: str, fixed: dict, budget: int) -> dict:
+    """Parameters with `key` as large as the demo's memory estimate allows under `budget` bytes."""
+    demo = get_demo(name)
+    param = demo.param(key)
+
+    def estimate(value: int) -> int:
+        value -= value % 2 if param.even else 0
+        return demo.memory_bytes(**demo.resolve_params({**fixed, key: value}))
+
+    lo, hi = int(param.min), int(param.max)
+    assert estimate(lo) <= budget, (name, "even the smallest value is over budget")
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if estimate(mid) <= budget else (lo, mid)
+    best = hi if estimate(hi) <= budget else lo
+    if param.even and best % 2:
+        best -= 1
+    return {**fixed, key: best}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status and resets VmHWM")
+def test_memory_estimates_bound_the_measured_peak():
+    """Run each demo at the largest size its estimate lets through, and measure the peak RSS.
+
+    In one subprocess: before each case free the heap (malloc_trim) and reset the high-water mark
+    (/proc/self/clear_refs 5), then compare VmHWM - VmRSS(before) with the estimate. Single-threaded
+    torch, where glibc heap fragmentation shows most.
+    """
+    cases = [
+        (name, _largest_within_budget(name, key, fixed, mib * 2**20), mib)
+        for name, key, fixed, mib in MEMORY_CASES
+    ]
+    code = r"""
+import ctypes, json, os, sys
+import torch
+torch.set_num_threads(1)
+from posenc_ref.demos import get_demo, run_demo
+libc = ctypes.CDLL("libc.so.6")
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+out = []
+for name, params, mib in json.loads(sys.argv[1]):
+    run_demo(name, device="cpu")  # lazy initialisation outside the measurement
+    os.environ["POSENC_MEMORY_BUDGET_MIB"] = str(mib)
+    demo = get_demo(name)
+    estimate = demo.memory_bytes(**demo.resolve_params(params))
+    libc.malloc_trim(0)
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    before = status("VmRSS")
+    result = run_demo(name, params, device="cpu")
+    out.append([name, params, estimate, status("VmHWM") - before, result.passed])
+print(json.dumps(out))
+"""
+    proc = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(cases)], capture_output=True, text=True, timeout=300
+    )
+    if proc.returncode and "clear_refs" in proc.stderr:
+        pytest.skip("cannot reset the RSS high-water mark here")
+    assert proc.returncode == 0, proc.stderr
+    slack = 16 * 2**20  # allocator and first-call overhead
+    report, over = [], []
+    for name, params, estimate, peak, passed in json.loads(proc.stdout):
+        assert passed, (name, params)
+        assert estimate > 16 * 2**20, (name, params, "the case should fill most of the budget")
+        line = f"{name} {params}: measured {peak / 2**20:.0f} MiB, estimated {estimate / 2**20:.0f} MiB"
+        report.append(line)
+        if peak > 1.1 * estimate + slack:
+            over.append(line)
+    assert not over, "\n".join(report)
+
+
+# ----------------------------------------------------------------------------- output stays bounded
+
+
+def test_long_runs_plot_a_bounded_number_of_points():
+    from posenc_ref.demos._common import MAX_SERIES_POINTS
+
+    norm = _run("rope-norm", dim=4, seq_len=5000)
+    series = norm.series[0]
+    assert len(series.x) <= MAX_SERIES_POINTS and series.x[0] == 0 and series.x[-1] == 4999
+    decay = _run("rope-decay", dim=16, max_distance=3000)
+    series = decay.series[0]
+    assert len(series.x) <= MAX_SERIES_POINTS and series.x[0] == 0 and series.x[-1] == 3000
+    # the curve at distance 0 is still (d/2 + 1)/2 and the points are samples of the full curve
+    assert series.ys["mean |S_j|"][0] == pytest.approx(4.5)
+    assert decay.values["bound_at_max"] == pytest.approx(series.ys["mean |S_j|"][-1])

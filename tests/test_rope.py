@@ -483,6 +483,35 @@ def test_env_var_disables_the_compiler(monkeypatch):
     assert rope_compile_status()["pending_shapes"] == 0
 
 
+@pytest.fixture
+def recording_compiler(monkeypatch):
+    """A fresh compile gate whose worker compiles nothing, so queuing can be observed safely."""
+    monkeypatch.delenv("POSENC_NO_COMPILE", raising=False)
+    gate = rope._FusedHalfKernel()
+    monkeypatch.setattr(gate, "_work", lambda: None)
+    monkeypatch.setattr(rope, "_FUSED_HALF", gate)
+    return gate
+
+
+def test_no_background_compile_block_never_queues(recording_compiler):
+    big = torch.zeros(1, 8, 1024, 128)  # 1M elements: large enough to be worth compiling
+    with rope.rope_no_background_compile():
+        for _ in range(3):
+            apply_rope(big)
+    assert recording_compiler._queued == set() and recording_compiler._seen == {}
+    for _ in range(2):  # outside the block the second call queues a build
+        apply_rope(big)
+    assert len(recording_compiler._queued) == 1
+
+
+def test_demos_never_queue_a_compile(recording_compiler):
+    from posenc_ref.demos import run_demo
+
+    result = run_demo("rope-norm", {"dim": 256, "seq_len": 4096}, device="cpu")  # calls apply_rope(x) twice
+    assert result.passed and 256 * 4096 >= rope_compile_status()["min_numel"]
+    assert recording_compiler._queued == set() and recording_compiler._seen == {}
+
+
 @pytest.mark.skipif(
     os.environ.get("POSENC_TEST_COMPILE") != "1",
     reason="compiles with torch.compile; set POSENC_TEST_COMPILE=1",

@@ -53,6 +53,26 @@ def test_relativity_table_layout(results):
     assert result.values["max_error"] < 1e-12
 
 
+def test_relativity_seeds_table_has_both_signs(results):
+    result = results["rope-relativity"]
+    table = next(t for t in result.tables if "seeds" in t.title)
+    assert table.columns[:3] == ["m", "n", "m − n"]
+    assert [row[2] for row in table.rows] == [0, 0, 0, 3, 3, 3, -3, -3, -3]
+    by_offset = {}
+    for m, n, offset, both, on_query, on_key, _wrong_sign in table.rows:
+        assert m >= 0 and n >= 0 and m - n == offset
+        assert both == on_query == on_key  # ⟨R(q,m),R(k,n)⟩ = ⟨R(q,m−n),k⟩ = ⟨q,R(k,n−m)⟩ (6 digits)
+        by_offset.setdefault(offset, set()).add(both)
+    assert all(len(scores) == 1 for scores in by_offset.values())  # one score per offset
+    (score_plus,), (score_minus,) = by_offset[3], by_offset[-3]
+    assert score_plus == pytest.approx(result.values["score"], abs=1e-5)
+    assert score_plus != pytest.approx(score_minus, abs=1e-3)  # the sign of m − n matters
+    # rotating the key by m − n (instead of n − m) gives the score at the opposite offset
+    assert all(row[6] == by_offset[-row[2]].copy().pop() for row in table.rows)
+    assert result.values["wrong_sign_score"] == pytest.approx(score_minus, abs=1e-5)
+    assert len(result.checks) == 4 and result.passed
+
+
 def test_relativity_at_a_large_offset():
     result = run_demo("rope-relativity", {"m": 900_000, "n": 12, "dim": 64}, device="cpu")
     assert result.passed

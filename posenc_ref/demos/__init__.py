@@ -8,6 +8,7 @@ a CUDA out-of-memory error.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from typing import Any
@@ -92,11 +93,37 @@ def check_memory(demo: Demo, params: dict[str, Any]) -> int:
 
 
 def _is_cuda_oom(exc: BaseException) -> bool:
+    """torch.cuda.OutOfMemoryError (torch >= 1.13), or the older RuntimeError('CUDA out of memory ...')."""
     return type(exc).__name__ == "OutOfMemoryError" or "CUDA out of memory" in str(exc)
+
+
+def _run_timed(demo: Demo, ctx: DemoContext, resolved: dict[str, Any]) -> float:
+    """Run the demo into `ctx` and return the elapsed milliseconds (CUDA work synchronized).
+
+    A demo is one-off work: it never starts the background ``torch.compile`` of `apply_rope`.
+    """
+    if demo.uses_torch:
+        from ..rope import rope_no_background_compile
+
+        guard = rope_no_background_compile()
+    else:
+        guard = contextlib.nullcontext()
+    start = time.perf_counter()
+    with guard:
+        demo.run(ctx, **resolved)
+    if ctx.device.startswith("cuda"):
+        import torch
+
+        torch.cuda.synchronize()
+    return (time.perf_counter() - start) * 1000.0
 
 
 def run_demo(name: str, params: dict[str, Any] | None = None, device: str = "auto") -> DemoResult:
     """Run demo `name` with `params` (strings or typed values) on `device`.
+
+    Order: validate the parameters, refuse a request over the memory budget (before any tensor
+    exists), pick the device, run. A CUDA out-of-memory error reruns the demo on the CPU and says
+    so in the notes; every other exception propagates.
 
     Raises DemoError (including ParamError) for requests the user can fix; the message is one line.
     """
@@ -113,24 +140,21 @@ def run_demo(name: str, params: dict[str, Any] | None = None, device: str = "aut
     else:
         dev = "cpu"
     ctx = DemoContext(device=dev)
-    start = time.perf_counter()
+    oom: str | None = None
     try:
-        demo.run(ctx, **resolved)
+        elapsed_ms = _run_timed(demo, ctx, resolved)
     except Exception as exc:
         if not (dev.startswith("cuda") and _is_cuda_oom(exc)):
             raise
+        oom = type(exc).__name__
+    if oom is not None:
+        # outside the except block: the traceback (and the CUDA tensors its frames hold) is gone
         import torch
 
         torch.cuda.empty_cache()
         ctx = DemoContext(device="cpu")
-        ctx.note(f"CUDA ran out of memory ({exc.__class__.__name__}); fell back to CPU.")
-        start = time.perf_counter()
-        demo.run(ctx, **resolved)
-    if dev.startswith("cuda") and ctx.device.startswith("cuda"):
-        import torch
-
-        torch.cuda.synchronize()
-    elapsed_ms = (time.perf_counter() - start) * 1000.0
+        ctx.note(f"CUDA ran out of memory on {dev} ({oom}); fell back to CPU.")
+        elapsed_ms = _run_timed(demo, ctx, resolved)
     return DemoResult(
         name=demo.name,
         title=demo.title,

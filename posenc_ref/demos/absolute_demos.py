@@ -177,6 +177,9 @@ def _run_sinusoidal_wavelengths(ctx: DemoContext, dim: int, base: float) -> None
     )
 
 
+_DOT_BLOCK_ROWS = 256
+
+
 def _run_sinusoidal_dot(ctx: DemoContext, dim: int, seq_len: int, base: float) -> None:
     import numpy as np
 
@@ -188,9 +191,13 @@ def _run_sinusoidal_dot(ctx: DemoContext, dim: int, seq_len: int, base: float) -
     ks = np.arange(-(seq_len - 1), seq_len)
     half_curve = np.cos(np.outer(np.arange(seq_len), omega)).sum(axis=1)  # Σ_i cos(ω_i k), k >= 0
     formula = np.concatenate([half_curve[:0:-1], half_curve])  # cos is even: f(−k) = f(k)
-    offsets = np.arange(seq_len)[None, :] - np.arange(seq_len)[:, None]  # q - p
-    expected = formula[offsets + seq_len - 1]
-    max_error = float(np.abs(gram - expected).max())
+    # compare with the formula a block of rows at a time (a full [L, L] `expected` would triple the memory)
+    max_error = 0.0
+    columns = np.arange(seq_len)
+    for start in range(0, seq_len, _DOT_BLOCK_ROWS):
+        rows = np.arange(start, min(start + _DOT_BLOCK_ROWS, seq_len))
+        expected = formula[columns[None, :] - rows[:, None] + seq_len - 1]  # Σ_i cos(ω_i (q − p))
+        max_error = max(max_error, float(np.abs(gram[rows[0] : rows[-1] + 1] - expected).max()))
     tol = 2e-6 * dim
     ctx.check("PE[p]·PE[p+k] = Σ_i cos(ω_i·k) for every p (depends on k only)", max_error, tol)
     dot_at_0 = float(np.diag(gram).mean())
@@ -605,7 +612,8 @@ register(
         params=(Param("dim", "int", 512, min=2, max=65536, even=True, help="model dimension d (even)"), BASE),
         values=("min_wavelength", "max_wavelength", "ratio", "t2t_max_wavelength"),
         run=_run_sinusoidal_wavelengths,
-        memory_bytes=lambda dim, **_: 8 * dim * 4,
+        # float64 [64, dim] PE table and its sin(2πp/λ) reference, with temporaries
+        memory_bytes=lambda dim, **_: 8 * dim * (4 + 64 * 4),
     )
 )
 register(
@@ -621,7 +629,10 @@ register(
         ),
         values=("max_error", "dot_at_0", "symmetry_error", "rise_count", "is_monotone"),
         run=_run_sinusoidal_dot,
-        memory_bytes=lambda dim, seq_len, **_: 8 * seq_len * dim * 2 + 8 * seq_len * seq_len,
+        # the PE table (built through float64 angles, sin and cos) and Σ cos(ω k) terms, the Gram matrix (float32, then float64) and one row block
+        memory_bytes=lambda dim, seq_len, **_: (
+            40 * seq_len * dim + 16 * seq_len * seq_len + 32 * _DOT_BLOCK_ROWS * seq_len
+        ),
     )
 )
 register(
@@ -638,7 +649,9 @@ register(
         ),
         values=("refused", "untrained_grad_norm", "trained_grad_norm"),
         run=_run_learned_extrapolation,
-        memory_bytes=lambda max_len, dim, **_: 4 * max_len * dim * 4,
+        # float32: a batch of 4 sequences (tokens, targets, the loss's temporaries and their
+        # gradients: up to ~56 copies of [train_len, dim]) and the table with its init copy, gradient, drift
+        memory_bytes=lambda max_len, train_len, dim, **_: 4 * dim * (56 * train_len + 6 * max_len),
     )
 )
 register(
@@ -650,7 +663,8 @@ register(
         params=(Param("seq_len", "int", 16, min=2, max=1_000_000, help="sequence length L"),),
         values=("integer_max", "binary_bits", "max_neighbour_jump"),
         run=_run_integer_binary_pe,
-        memory_bytes=lambda seq_len, **_: 8 * seq_len * 64,
+        # float64 integer, normalised and binary codes and the bit-flip counts: ~80 numbers a position
+        memory_bytes=lambda seq_len, **_: 8 * seq_len * 80,
         uses_torch=False,
     )
 )
@@ -667,8 +681,9 @@ register(
         ),
         values=("no_pe_error", "with_pe_difference"),
         run=_run_permutation_equivariance,
+        # float32: five attention passes keep ~28 [seq, dim] tensors alive, plus weights and scores
         memory_bytes=lambda seq_len, dim, **_: (
-            4 * (seq_len * dim * 12 + 3 * dim * dim + 4 * seq_len * seq_len)
+            4 * (30 * seq_len * dim + 3 * dim * dim + 3 * seq_len * seq_len)
         ),
     )
 )
@@ -685,8 +700,8 @@ register(
         ),
         values=("max_error", "p2p_relative_error"),
         run=_run_attention_expansion,
-        memory_bytes=lambda seq_len, dim, **_: (
-            8 * (seq_len * dim * 6 + 2 * dim * dim + 6 * seq_len * seq_len)
-        ),
+        # float32 weights plus their float64 copies for the textbook loops, six [seq, dim] projections,
+        # and the four [seq, seq] terms with their sum, diagonal checks and float64 copies
+        memory_bytes=lambda seq_len, dim, **_: 24 * dim * dim + 48 * seq_len * dim + 72 * seq_len * seq_len,
     )
 )

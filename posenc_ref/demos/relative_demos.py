@@ -403,7 +403,11 @@ register(
         ),
         values=("n_embeddings", "max_error"),
         run=_run_shaw_relative,
-        memory_bytes=lambda seq_len, dim, **_: 8 * seq_len * seq_len * dim * 4,
+        # [L, L] index grids, masks and logits (no [L, L, d] tensor is ever built), [L, d] q/k/v,
+        # q·w^K for every table row, and the two tables in float32 and float64
+        memory_bytes=lambda seq_len, clip, dim, **_: (
+            88 * seq_len * seq_len + 64 * seq_len * dim + 40 * (2 * clip + 1) * (seq_len + dim)
+        ),
     )
 )
 register(
@@ -419,7 +423,10 @@ register(
         ),
         values=("max_error", "position_only_rank"),
         run=_run_xlnet_terms,
-        memory_bytes=lambda seq_len, dim, **_: 8 * seq_len * seq_len * (dim + 8),
+        # the [L, L, d] gathered r_(i−j), the [L, L] terms, and the rank's grid (≤ 1024²) and its SVD
+        memory_bytes=lambda seq_len, dim, **_: (
+            8 * seq_len * seq_len * (dim + 12) + 32 * min(2 * dim + 8, 1024) ** 2
+        ),
     )
 )
 register(
@@ -436,6 +443,10 @@ register(
         ),
         values=("max_error", "n_terms", "scale"),
         run=_run_deberta_terms,
-        memory_bytes=lambda seq_len, dim, **_: 8 * seq_len * seq_len * (dim + 8),
+        # [L, L] terms, the 2k-row table P with its projections Q_r, K_r (float32 and the textbook's
+        # float64), and the [L, 2k] products gathered by δ
+        memory_bytes=lambda seq_len, dim, span, **_: (
+            8 * seq_len * seq_len * (dim + 8) + 48 * 2 * span * dim + 32 * seq_len * 2 * span
+        ),
     )
 )

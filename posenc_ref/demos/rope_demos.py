@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import register
+from ._common import MAX_SERIES_POINTS, sample_indices
 from .base import Demo, DemoContext, Param
 
 DIM = Param("dim", "int", 8, min=2, max=8192, even=True, help="head dimension d (even)")
@@ -15,6 +16,18 @@ def _f32(*sizes: int) -> int:
     for s in sizes:
         n *= int(s)
     return 4 * n
+
+
+def _f64(*sizes: int) -> int:
+    return 2 * _f32(*sizes)
+
+
+# rope-decay works through the distances in blocks of about this many (distance, pair) entries
+_DECAY_BLOCK = 1 << 19
+
+
+def _decay_rows_per_block(dim: int) -> int:
+    return max(1, _DECAY_BLOCK // (dim // 2))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -104,10 +117,49 @@ def _run_rope_relativity(ctx: DemoContext, dim: int, m: int, n: int, base: float
         ["m", "n", "m − n", "score"],
         [[m, b, m - b, _fmt(sc)] for b, sc in zip(others, other_scores)],
     )
+
+    # the seeds' layout: offsets 0, +δ and −δ at several absolute positions, with every side of the identity
+    delta = m - n
+    seeds_pairs = [
+        (start + max(offset, 0), start + max(-offset, 0))
+        for offset in dict.fromkeys((0, delta, -delta))
+        for start in (0, 4, 13)
+    ]
+    rows_q = q.expand(len(seeds_pairs), dim)
+    rows_k = k.expand(len(seeds_pairs), dim)
+    m_pos = [a for a, _ in seeds_pairs]
+    n_pos = [b for _, b in seeds_pairs]
+    m_minus_n = [a - b for a, b in seeds_pairs]
+    n_minus_m = [b - a for a, b in seeds_pairs]
+    both = (apply_rope(rows_q, m_pos) * apply_rope(rows_k, n_pos)).sum(-1)  # ⟨R(q,m), R(k,n)⟩
+    on_query = (apply_rope(rows_q, m_minus_n) * rows_k).sum(-1)  # ⟨R(q,m−n), k⟩
+    on_key = (rows_q * apply_rope(rows_k, n_minus_m)).sum(-1)  # ⟨q, R(k,n−m)⟩
+    wrong_sign = (rows_q * apply_rope(rows_k, m_minus_n)).sum(-1)  # ⟨q, R(k,m−n)⟩: the sign slip
+    seeds_tol = _angle_tol(ctx.dtype, 13 + abs(delta), scale)
+    ctx.check(
+        "⟨R(q,m), R(k,n)⟩ = ⟨q, R(k,n−m)⟩: moved onto the key, the rotation changes sign",
+        float(max((both - on_key).abs().max(), (both - on_query).abs().max())),
+        seeds_tol,
+    )
+    ctx.table(
+        "Offsets 0, +(m − n) and −(m − n) at several positions (the seeds' layout)",
+        ["m", "n", "m − n", "⟨R(q,m), R(k,n)⟩", "⟨R(q,m−n), k⟩", "⟨q, R(k,n−m)⟩", "⟨q, R(k,m−n)⟩"],
+        [
+            [a, b, a - b, _fmt(x), _fmt(y), _fmt(z), _fmt(w)]
+            for (a, b), x, y, z, w in zip(
+                seeds_pairs, both.tolist(), on_query.tolist(), on_key.tolist(), wrong_sign.tolist()
+            )
+        ],
+    )
     ctx.value("score", score)
     ctx.value("relative_score", relative)
     ctx.value("max_error", err_offset)
+    ctx.value("wrong_sign_score", float(wrong_sign[3 if delta else 0]))  # first row at offset m − n
     ctx.note(f"q and k are seeded normals (seed {seed}); computed in {ctx.dtype}, half layout.")
+    ctx.note(
+        "The last column rotates the key by m − n instead of n − m: that equals the score at offset "
+        "n − m, not m − n (a common sign slip). Only the offset matters, but its sign does too."
+    )
 
 
 def _run_rope_norm(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: int) -> None:
@@ -143,10 +195,11 @@ def _run_rope_norm(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: 
         ["position", "‖x‖", "‖R(x, m)‖", "relative error"],
         [[p, _fmt(norms[p]), _fmt(y_half[p].norm()), float(f"{float(per_position[p]):.3g}")] for p in picks],
     )
+    shown = sample_indices(seq_len, MAX_SERIES_POINTS)
     ctx.series(
         "Relative norm error per position (float32, half layout)",
-        list(range(seq_len)),
-        {"|‖R(x,m)‖ − ‖x‖| / ‖x‖": per_position.tolist()},
+        shown,
+        {"|‖R(x,m)‖ − ‖x‖| / ‖x‖": per_position[shown].tolist()},
         x_label="position m",
         y_label="relative error",
     )
@@ -170,16 +223,27 @@ def _run_rope_decay(ctx: DemoContext, dim: int, base: float, max_distance: int) 
     h = (q * k.conj()).to(ctx.device, complex_dtype)
     dh = torch.diff(torch.cat((h, h.new_zeros(1)))).abs().max()
 
-    bounds, actuals, abels = [], [], []
-    rows_per_block = max(1, (1 << 22) // half)  # bounded temporaries for long distance ranges
-    for block in distance.split(rows_per_block):
-        phase = block[:, None] * theta  # (m − n) θ_k
-        unit = torch.polar(torch.ones_like(phase), phase)  # e^{i (m−n) θ_k}
-        partial_abs = torch.cumsum(unit, dim=-1).abs()  # |S_j|, S_j = Σ_{k<j} e^{i(m−n)θ_k}, j = 1 .. d/2
-        bounds.append(partial_abs.mean(dim=-1))  # (1 / (d/2)) Σ_j |S_j|, the curve of RoFormer fig. 2
-        actuals.append((unit * h).sum(-1).abs())
-        abels.append(dh * partial_abs.sum(-1))
-    bound, actual, abel = torch.cat(bounds), torch.cat(actuals), torch.cat(abels)
+    # Blocks of distances keep the temporaries bounded, and the block buffers are allocated once and
+    # filled with out=: allocating and freeing them per block, between small long-lived tensors,
+    # fragments glibc's heap (RSS then grows with the number of blocks).
+    bound, actual, abel = (torch.empty_like(distance) for _ in range(3))
+    rows_per_block = min(_decay_rows_per_block(dim), max_distance + 1)
+    phase_buf = torch.empty(rows_per_block, half, device=ctx.device, dtype=dtype)  # also holds |S_j|
+    ones = torch.ones_like(phase_buf)
+    unit_buf = torch.empty(rows_per_block, half, device=ctx.device, dtype=complex_dtype)
+    sums_buf = torch.empty_like(unit_buf)
+    for start in range(0, max_distance + 1, rows_per_block):
+        rows = slice(start, start + rows_per_block)
+        n = len(distance[rows])
+        phase, unit, sums = phase_buf[:n], unit_buf[:n], sums_buf[:n]
+        torch.mul(distance[rows, None], theta, out=phase)  # (m − n) θ_k
+        torch.polar(ones[:n], phase, out=unit)  # e^{i (m−n) θ_k}
+        torch.cumsum(unit, dim=-1, out=sums)  # S_j = Σ_{k<j} e^{i(m−n)θ_k}, j = 1 .. d/2
+        partial_abs = torch.abs(sums, out=phase)  # |S_j|
+        torch.mean(partial_abs, dim=-1, out=bound[rows])  # (1 / (d/2)) Σ_j |S_j|, RoFormer fig. 2
+        abel[rows] = dh * partial_abs.sum(-1)
+        actual[rows] = torch.mul(unit, h, out=sums).sum(-1).abs()  # |Σ h_i e^{i r θ_i}|
+    del phase_buf, ones, unit_buf, sums_buf
     slack = float((actual - abel).clamp(min=0).max())
 
     bound_cpu = bound.double().cpu()
@@ -209,10 +273,14 @@ def _run_rope_decay(ctx: DemoContext, dim: int, base: float, max_distance: int) 
         [[r, _fmt(bound_cpu[r]), _fmt(bound_cpu[r] / b0)] for r in marks],
     )
     normalized = (actual / (dh * half)).double().cpu()
+    shown = sample_indices(max_distance + 1, MAX_SERIES_POINTS)  # every distance up to 511
     ctx.series(
         "RoFormer long-term decay (mean |S_j| against relative distance)",
-        distance.double().cpu().tolist(),
-        {"mean |S_j|": bound_cpu.tolist(), "|Σ h e^{irθ}| / (d/2 · max|Δh|)": normalized.tolist()},
+        [float(r) for r in shown],
+        {
+            "mean |S_j|": bound_cpu[shown].tolist(),
+            "|Σ h e^{irθ}| / (d/2 · max|Δh|)": normalized[shown].tolist(),
+        },
         x_label="relative distance m − n",
         y_label="relative upper bound",
     )
@@ -577,9 +645,10 @@ register(
             BASE,
             SEED,
         ),
-        values=("score", "relative_score", "max_error"),
+        values=("score", "relative_score", "max_error", "wrong_sign_score"),
         run=_run_rope_relativity,
-        memory_bytes=lambda dim, **_: _f32(16, dim, 4),
+        # the numpy textbook check builds a dense [d, d] float64 rotation matrix (one at a time)
+        memory_bytes=lambda dim, **_: 10 * dim * dim + _f64(32, dim, 8),
     )
 )
 register(
@@ -596,7 +665,9 @@ register(
         ),
         values=("max_norm_error",),
         run=_run_rope_norm,
-        memory_bytes=lambda dim, seq_len, **_: _f32(seq_len, dim, 6),
+        # x, two rotated copies, the cached half-width cos/sin, the complex table and the
+        # full-width half-layout tables, and temporaries: about 9 float32 copies of x
+        memory_bytes=lambda dim, seq_len, **_: _f32(seq_len, dim, 9) + 256 * seq_len,
     )
 )
 register(
@@ -608,11 +679,16 @@ register(
         params=(
             Param("dim", "int", 128, min=4, max=8192, even=True, help="head dimension d (even)"),
             BASE,
-            Param("max_distance", "int", 250, min=1, max=100_000, help="largest relative distance plotted"),
+            Param("max_distance", "int", 250, min=1, max=20_000, help="largest relative distance plotted"),
         ),
         values=("bound_at_0", "bound_at_max", "min_bound", "is_monotone", "first_rise_distance"),
         run=_run_rope_decay,
-        memory_bytes=lambda dim, max_distance, **_: 8 * (max_distance + 1) * dim * 2,
+        # one block of float64 phases and ones and complex128 rotations and partial sums (48 bytes
+        # per (distance, pair) entry), torch's temporaries for |S_j| and heap slack (112 counted),
+        # plus a few float64 curves over all distances
+        memory_bytes=lambda dim, max_distance, **_: (
+            112 * min(_decay_rows_per_block(dim), max_distance + 1) * (dim // 2) + _f64(max_distance + 1, 8)
+        ),
     )
 )
 register(
@@ -624,7 +700,9 @@ register(
         params=(DIM, Param("seq_len", "int", 16, min=1, max=100_000, help="number of positions"), BASE, SEED),
         values=("max_error", "score_max_error", "unpermuted_score_error"),
         run=_run_rope_layouts,
-        memory_bytes=lambda dim, seq_len, **_: _f32(seq_len, dim, 8),
+        # float64: q, k, their permuted copies, four rotated tensors, the trap's two, the cached
+        # tables (complex and full-width) and temporaries: about 14 float64 copies of q
+        memory_bytes=lambda dim, seq_len, **_: _f64(seq_len, dim, 16),
     )
 )
 register(
@@ -636,7 +714,8 @@ register(
         params=(DIM, Param("seq_len", "int", 16, min=1, max=4096, help="number of positions"), BASE, SEED),
         values=("max_error", "matrix_vs_complex", "matrix_vs_rotate_half"),
         run=_run_rope_forms,
-        memory_bytes=lambda dim, seq_len, **_: 8 * seq_len * dim * dim + _f32(seq_len, dim, 8),
+        # the [seq, d, d] float64 rotation matrices dominate; the three forms add ~16 float64 copies of x
+        memory_bytes=lambda dim, seq_len, **_: _f64(seq_len, dim, dim) + _f64(seq_len, dim, 16),
     )
 )
 register(
@@ -665,8 +744,10 @@ register(
         ),
         values=("max_error", "restart_error"),
         run=_run_rope_kv_cache,
+        # float32 q, k, their rotations and the cache (~12 copies of [total, dim]), plus the
+        # [new_tokens, total] score matrices, masks and differences (~7 of them)
         memory_bytes=lambda dim, prefix_len, new_tokens, **_: (
-            _f32(prefix_len + new_tokens, dim, 12) + _f32(prefix_len + new_tokens, prefix_len + new_tokens, 4)
+            _f32(prefix_len + new_tokens, dim, 12) + _f32(new_tokens, prefix_len + new_tokens, 7)
         ),
     )
 )
@@ -694,8 +775,9 @@ register(
             "width_pairs",
         ),
         run=_run_mrope_sections,
+        # [3, n] int64 ids built from several [n] index arrays, masks and copies: ~128 bytes a token
         memory_bytes=lambda text_before, grid_t, grid_h, grid_w, **_: (
-            8 * 3 * (text_before + grid_t * grid_h * grid_w + 4)
+            128 * (text_before + grid_t * grid_h * grid_w + 4)
         ),
     )
 )
