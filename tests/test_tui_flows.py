@@ -203,8 +203,7 @@ async def test_quiz_from_setup_answers_and_summarises(env: Path) -> None:
         assert isinstance(app.screen, QuizSummaryScreen)
         revisit = app.screen.query_one("#summary-revisit", OptionList)
         assert revisit.option_count == 6
-        revisit.highlighted = 0
-        revisit.focus()
+        assert revisit.highlighted == 0 and app.focused is revisit  # Enter opens the first at once
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, BrowseScreen)
@@ -508,7 +507,7 @@ async def test_reload_after_a_bank_file_changes(env: Path) -> None:
         await settle(pilot)
         app.open_question("fx.numeric")
         await settle(pilot)
-        assert "smallest ALiBi slope" in screen_text(app)
+        assert "what is the smallest ALiBi" in screen_text(app)
         bank = env / "banks" / "fixture.yaml"
         bank.write_text(
             bank.read_text(encoding="utf-8").replace(
@@ -519,7 +518,7 @@ async def test_reload_after_a_bank_file_changes(env: Path) -> None:
         await pilot.press("r")
         await settle(pilot)
         assert isinstance(app.screen, BrowseScreen) and app.screen.question_id == "fx.numeric"
-        assert "LAST slope (edited)" in screen_text(app)
+        assert "what is the LAST slope" in screen_text(app)
         # a broken edit keeps the app usable and says what is wrong
         bank.write_text("topics: [oops", encoding="utf-8")
         await pilot.press("r")
@@ -579,3 +578,239 @@ async def test_space_twice_reveals_without_an_answer(env: Path) -> None:
         await pilot.press("n")
         await settle(pilot)
         assert "revealed" in screen_text(app) and "fx.mcq" in screen_text(app)
+
+
+# ---------------------------------------------------------------------------------------------------- real-terminal paths
+
+
+def post_keys(app: Any, text: str) -> None:
+    """Queue keys the way a terminal burst arrives (a paste, fast typing): all at once, without
+    waiting for the app between keys, unlike `pilot.press`. "\\r" is Enter."""
+    from textual import events
+
+    names = {"\r": "enter", "/": "slash", ".": "full_stop", " ": "space"}
+    for char in text:
+        app.post_message(events.Key(names.get(char, char), char))
+
+
+@pilot_test
+async def test_cloze_enter_moves_to_the_next_blank_in_a_key_burst(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.cloze", "fx.numeric"])
+        blanks = list(screen.view.query(".qv-blank").results(Input))
+        post_keys(app, "slope\rlogits")
+        await settle(pilot)
+        assert [b.value for b in blanks] == ["slope", "logits"]
+        assert app.focused is blanks[1] and not screen.view.revealed
+        post_keys(app, "\rn")  # the last Enter checks; the `n` queued behind it moves on
+        await settle(pilot)
+        assert screen.session.grades["fx.cloze"].correct is True
+        assert screen.session.current_id == "fx.numeric"
+        assert blanks[1].value == "logits"
+
+
+@pilot_test
+async def test_numeric_answer_then_next_in_a_key_burst(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.numeric", "fx.mcq"])
+        field = screen.view.query_one(".qv-number", Input)
+        post_keys(app, "1/256\rn")
+        await settle(pilot)
+        assert field.value == "1/256"
+        assert screen.session.grades["fx.numeric"].correct is True
+        assert screen.session.current_id == "fx.mcq"
+
+
+@pilot_test
+async def test_q_goes_back_and_asks_before_quitting_on_home(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        assert isinstance(app.screen, BrowseScreen)
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        await pilot.press("q")  # first q on Home: a question, not an exit
+        await settle(pilot)
+        assert app.is_running and isinstance(app.screen, HomeScreen)
+        assert [n.message for n in app._notifications] == ["Press q again to quit (Ctrl+Q quits at once)"]
+        app.screen._quit_armed_at -= 10  # too long ago: the next q asks again
+        await pilot.press("q")
+        await settle(pilot)
+        assert app.is_running
+        await pilot.press("q")
+        await settle(pilot)
+    assert app.return_code == 0 and not app.is_running
+
+
+@pilot_test
+async def test_help_says_what_q_does_on_home(env: Path) -> None:
+    from tui.screens.help import help_groups
+
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        groups = dict(help_groups(app))
+        assert ("q", "Back", "posenc.back") in groups["Everywhere"]
+        assert ("q", "Quit (press q twice)", "posenc.home.quit") in groups["Home"]
+        assert ("^p", "Commands", "posenc.palette") in groups["Everywhere"]
+        assert any(binding_id == "posenc.palette" for _k, _d, binding_id in groups["Everywhere"])
+
+
+@pilot_test
+async def test_escape_leaves_a_text_field_so_keys_work_again(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_demo("alibi-bias")
+        await settle(pilot)
+        screen = app.screen
+        field = screen.query_one("#param-seq_len", Input)
+        field.focus()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.focused is screen.query_one("#lab-panel", DemoPanel)
+        assert field.value == "8"
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        await pilot.press("z")
+        await settle(pilot)
+        count = app.screen.query_one("#setup-count", Input)
+        count.focus()
+        await pilot.press("escape", "q")
+        await settle(pilot)
+        assert count.value == "10" and isinstance(app.screen, HomeScreen)
+
+
+@pilot_test
+async def test_open_question_asks_for_a_verdict_on_screen_and_in_the_footer(env: Path) -> None:
+    app = make_app(env, language="zh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.literal", "fx.mcq"])
+        await pilot.press("space")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        prompt_row = next(i for i, line in enumerate(lines) if "你答得如何" in line)
+        assert prompt_row < 12  # right under the question, not below the model answer
+        assert "y 答对了" in lines[-1] and "n 没答出" in lines[-1]
+        assert "已显示答案" not in screen_text(app)
+        await pilot.press("4")
+        await settle(pilot)
+        assert screen.session.grades["fx.literal"].correct is True
+        footer = screen_text(app).splitlines()[-1]
+        assert "n 下一题" in footer and "y 答对了" not in footer
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.session.current_id == "fx.mcq"
+
+
+@pilot_test
+async def test_demo_panel_and_footer_follow_the_language(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=(110, 60)) as pilot:
+        await settle(pilot)
+        app.open_demo("alibi-bias")
+        await settle(pilot)
+        panel = app.screen.query_one("#lab-panel", DemoPanel)
+        text = screen_text(app)
+        assert "Checks" in text and "Values" in text and "Notes" in text
+        assert "masked (−∞)" in text and "(query ↓, key →)" in text
+        assert "^p Commands" in text.splitlines()[-1]
+        await pilot.press("l")
+        await settle(pilot)
+        text = screen_text(app)
+        for english in ("Checks", "Values", "Notes", "masked (−∞)", "Live demo", "params:", "  error "):
+            assert english not in text, english
+        for chinese in ("检查", "数值", "备注", "已屏蔽（−∞）", "实时演示", "参数：", "误差 "):
+            assert chinese in text, chinese
+        assert "^p 命令" in text.splitlines()[-1]
+        assert panel.result is not None  # relabelled in place, not re-run
+
+
+@pilot_test
+async def test_browse_shows_the_numeric_answer(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=(130, 36)) as pilot:
+        await settle(pilot)
+        app.open_question("fx.numeric")
+        await settle(pilot)
+        assert "0.00390625 ± 0.0001" in screen_text(app)
+
+
+@pilot_test
+async def test_chinese_explanation_lines_join_without_a_stray_space(env: Path) -> None:
+    user = env / "user-banks"
+    user.mkdir(parents=True)
+    (user / "cjk.yaml").write_text(
+        "topic: cjk-soft\n"
+        "title: {en: CJK, zh: 中文换行}\n"
+        "questions:\n"
+        "  - id: cjk.soft\n"
+        "    type: truefalse\n"
+        "    prompt: {en: 'RoPE rotates.', zh: 'RoPE 旋转向量。'}\n"
+        "    correct: true\n"
+        "    explanation:\n"
+        "      en: |\n"
+        "        Rotation keeps\n"
+        "        the norm.\n"
+        "      zh: |\n"
+        "        旋转不会改变\n"
+        "        向量的长度，\n"
+        "        所以 RoPE\n"
+        "        保持模长。\n",
+        encoding="utf-8",
+    )
+    app = make_app(env, language="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "cjk.soft" in app.bankset.questions, app.bankset.skipped
+        screen = await start_quiz(pilot, ["cjk.soft"])
+        await pilot.press("t")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "旋转不会改变向量的长度，所以 RoPE 保持模长。" in text
+        await pilot.press("l")
+        await settle(pilot)
+        assert "Rotation keeps the norm." in screen_text(app)
+        assert screen.view.revealed
+
+
+@pilot_test
+async def test_a_fresh_store_keeps_the_locale_language(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POSENC_LANG", "zh")
+    app = make_app(env, language=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.store is not None
+        assert app.language == "zh"
+        assert "全部主题" in screen_text(app)
+
+
+@pilot_test
+async def test_demo_lab_explains_a_bad_parameter_in_chinese(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await settle(pilot)
+        app.open_demo("rope-decay")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#param-dim", Input).value = "7"
+        await settle(pilot)
+        assert "must be even" in screen.errors["dim"]
+        await pilot.press("l")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "整数，范围 [4, 8192]，偶数" in text  # the bounds under the field
+        assert screen.errors["dim"] == "参数 dim 应为整数，范围 [4, 8192]，偶数，收到 “7”"
+        assert "must be even" not in text
+        screen.query_one("#param-dim", Input).value = "8"
+        await settle(pilot)
+        assert screen.errors == {}

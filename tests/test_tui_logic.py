@@ -151,6 +151,37 @@ def test_paragraph_soft_breaks_join_like_markdown() -> None:
     assert content.plain == "one line wraps here\n\n• item continues\n\n中文接着 and more"
 
 
+def test_markdown_soft_breaks_inside_chinese_have_no_stray_space() -> None:
+    from tui.richtext import join_cjk_soft_breaks, markdown_source
+
+    assert (
+        markdown_source("旋转不会改变\n向量的长度，\nRoPE 保持模长。")
+        == "旋转不会改变向量的长度，RoPE 保持模长。"
+    )
+    # a Latin word next to a CJK character keeps its space (the soft break stays)
+    assert join_cjk_soft_breaks("所以 RoPE\n保持") == "所以 RoPE\n保持"
+    assert join_cjk_soft_breaks("English\nwords") == "English\nwords"
+    # paragraphs, hard breaks, headings and code are left alone
+    assert join_cjk_soft_breaks("第一段\n\n第二段") == "第一段\n\n第二段"
+    assert join_cjk_soft_breaks("硬换行  \n下一行") == "硬换行  \n下一行"
+    assert join_cjk_soft_breaks("硬换行\\\n下一行") == "硬换行\\\n下一行"
+    assert join_cjk_soft_breaks("## 标题\n正文") == "## 标题\n正文"
+    assert join_cjk_soft_breaks("```\n代码一\n代码二\n```") == "```\n代码一\n代码二\n```"
+    assert join_cjk_soft_breaks("说明：\n\n    缩进一\n    缩进二") == "说明：\n\n    缩进一\n    缩进二"
+    # a list item's continuation line joins its item
+    assert join_cjk_soft_breaks("- 列表项\n  续行") == "- 列表项续行"
+    # math is converted first, then joined
+    assert markdown_source("角度 $\\theta$ 很\n小") == "角度 θ 很小"
+
+
+def test_plain_text_for_lists_drops_inline_markers() -> None:
+    from tui.richtext import plain
+
+    text = "Why did it *not* use `wpe` or **this**, with $\\theta_i$? {{1}} and a*b\nnext"
+    assert plain(text) == "Why did it not use wpe or this, with θᵢ? ___ and a*b next"
+    assert plain("[bold]kept[/bold]") == "[bold]kept[/bold]"
+
+
 def test_cloze_blanks_are_rendered_by_the_callback() -> None:
     from textual.content import Content
 
@@ -170,3 +201,24 @@ def test_keymap_validation() -> None:
     assert keymap_errors(["posenc.next"]) is not None
     assert keymap_errors({"posenc.next": ""}) is not None
     assert keymap_errors({"posenc.next": 3}) is not None
+
+
+def test_chinese_wraps_between_characters_with_kinsoku() -> None:
+    from rich.cells import cell_len
+    from textual.content import Content
+
+    from tui import cjkwrap
+
+    assert cjkwrap.install()
+    text = "演示在 40 个 token 的输入上统计不同标签的个数，这个长度足以让截断生效；RoPE（旋转）也一样。"
+    lines = [line.plain.rstrip() for line in Content(text).wrap(20)]
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert all(cell_len(line) <= 20 for line in lines)
+    # lines are filled (a break may fall between any two characters), not cut at spaces only
+    assert all(cell_len(line) >= 18 for line in lines[:-1]), lines
+    # closing punctuation never starts a line, opening punctuation never ends one
+    assert not any(line[0] in "，。；）" for line in lines[1:]), lines
+    assert not any(line.endswith("（") for line in lines), lines
+    # Latin words still break at spaces only
+    latin = [line.plain.rstrip() for line in Content("rotary position embedding everywhere").wrap(12)]
+    assert latin == ["rotary", "position", "embedding", "everywhere"]

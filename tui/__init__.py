@@ -10,7 +10,8 @@ Layout, Posting/Harlequin style:
   `DemoPanel` (a live demo run in a worker), `Heatmap`.
 * `demo_host.py` - the child process that imports torch and runs demos.
 * pure helpers (no Textual): `grading.py`, `quiz_session.py`, `mathtext.py` (LaTeX -> Unicode),
-  `i18n.py`; `richtext.py` renders bank text as data; `testing.py` holds test fixtures.
+  `i18n.py`; `richtext.py` renders bank text as data; `cjkwrap.py` lets lines break inside
+  Chinese text; `testing.py` holds test fixtures.
 
 Importing this package is free: nothing is imported here.
 """

@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, work
 from textual.app import App
+from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from . import cjkwrap
 from .commands import PosencCommands
 from .demo_host import DemoHost
 from .i18n import default_language, tr
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["PosencApp", "run_app"]
 
+cjkwrap.install()  # Chinese wraps between characters, not only at spaces
+
 BENCH_LOG_ENV = "POSENC_BENCH_LOG"  # append JSON events (first paint, demo results, key latency)
 BENCH_EXIT_ENV = "POSENC_BENCH_EXIT"  # "paint": exit right after the first paint
 INPROCESS_ENV = "POSENC_DEMO_INPROCESS"  # "1": run demos (and torch) in the UI process
@@ -52,7 +56,7 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-class PosencApp(App[int]):
+class PosencApp(App[int], inherit_bindings=False):
     """Interview prep and live reference for position encoding in Transformers."""
 
     # The default (Home) screen's CSS is listed here: Textual loads a screen's CSS_PATH only when
@@ -62,13 +66,21 @@ class PosencApp(App[int]):
     TITLE = "posenc"
     COMMANDS = App.COMMANDS | {PosencCommands}
     ENABLE_COMMAND_PALETTE = True
+    # Screen keys come first in the footer, then these (most useful first: a narrow footer
+    # crops the end). `q` goes back; on Home it asks for a second `q` before quitting.
+    # Textual's own app bindings are not inherited (they would come first): ctrl+q and the
+    # palette are redefined here with ids, and ctrl+c keeps its "how to quit" hint.
     BINDINGS = [
-        bind("ctrl+q", "quit", "quit", "key.quit", priority=True),
-        bind("q", "back", "back", "key.back"),
         bind("question_mark", "help", "help", "key.help", key_display="?"),
         bind("slash", "search", "search", "key.search", key_display="/"),
         bind("l", "toggle_language", "language", "key.language"),
         bind("r", "reload", "reload", "key.reload"),
+        bind("q", "back", "back", "key.back"),
+        bind("ctrl+q", "quit", "quit", "key.quit", priority=True),
+        bind("escape", "leave_input", "leave_input", "key.leave_input", show=False),
+        # Replaces Textual's own palette binding, so it has an id and a localized description.
+        bind("ctrl+p", "command_palette", "palette", "key.palette", show=False, priority=True),
+        Binding("ctrl+c", "help_quit", show=False, system=True),
     ]
 
     language: reactive[str] = reactive("en", init=False)
@@ -174,11 +186,16 @@ class PosencApp(App[int]):
         """In bench mode, log each key's latency: from the key event to the repaint after the
         binding it triggered (keys reach the app after bindings ran; typing into an Input does not)."""
         if self._bench_log is not None:
-            self.screen.call_after_refresh(self._log_key_latency, event.key, event.time)
+            screen = type(self.screen).__name__  # where the key was pressed (it may switch screens)
+            self.screen.call_after_refresh(self._log_key_latency, event.key, event.time, screen)
 
-    def _log_key_latency(self, key: str, started: float) -> None:
+    def _log_key_latency(self, key: str, started: float, screen: str) -> None:
         self.bench_event(
-            "key", key=key, ms=(time.monotonic() - started) * 1000, screen=type(self.screen).__name__
+            "key",
+            key=key,
+            ms=(time.monotonic() - started) * 1000,
+            screen=screen,
+            shown=type(self.screen).__name__,
         )
 
     @work(thread=True, name="load-banks", group="banks", exclusive=True, exit_on_error=False)
@@ -266,7 +283,9 @@ class PosencApp(App[int]):
             self.notify(notice, severity="warning", timeout=10)
         if self.store is not None:
             if self.forced_language is None:
-                saved = self._setting("language", None)
+                # "" (not None) as the default: the store would answer None with its own
+                # built-in "en" and override the locale's choice on a fresh store
+                saved = self._setting("language", "")
                 if saved in ("en", "zh") and saved != self.language:
                     self.set_reactive(PosencApp.language, saved)
                     self._language_changed()
@@ -318,10 +337,35 @@ class PosencApp(App[int]):
     # ------------------------------------------------------------------ actions
 
     def action_back(self) -> None:
+        """Close the current screen. On the first screen nothing is closed: Home binds `q` to
+        its quit confirmation instead (Ctrl+Q quits at once)."""
         if len(self.screen_stack) > 1:
             self.pop_screen()
-        else:
-            self.exit(0)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_input":
+            from textual.widgets import Input  # lazily: Home does not need it for its first paint
+
+            return isinstance(self.focused, Input)
+        if action == "back":
+            return len(self.screen_stack) > 1
+        return True
+
+    def action_leave_input(self) -> None:
+        """Esc in a text field: leave it, so single-key bindings (q, d, n, ...) work again. The
+        screen may name where focus goes (`leave_input_target()`); else nothing is focused."""
+        target_of = getattr(self.screen, "leave_input_target", None)
+        target = target_of() if callable(target_of) else None
+        self.screen.set_focus(target)
+
+    def action_command_palette(self) -> None:
+        """The command palette, with a placeholder in the app language."""
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(
+                CommandPalette(placeholder=tr("palette.placeholder", self.language), id="--command-palette")
+            )
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

@@ -19,7 +19,7 @@ from textual.content import Content, Span
 
 from .mathtext import MathSpan, convert_math, split_math
 
-__all__ = ["inline", "markdown_source", "plain", "render_text"]
+__all__ = ["inline", "join_cjk_soft_breaks", "markdown_source", "plain", "render_text"]
 
 MATH_STYLE = "italic $text-accent"
 CODE_STYLE = "$text-warning"
@@ -35,9 +35,13 @@ _BLANK_RE = re.compile(r"\{\{(\d+)\}\}")
 
 
 def plain(text: str) -> str:
-    """Text with math converted, cloze blanks as ___ and no styling: for titles, list items and
-    search results."""
-    return _BLANK_RE.sub("___", convert_math(text)).replace("\n", " ").strip()
+    """Text with math converted, cloze blanks as ___ and no styling (the `code`, **bold** and
+    *italic* markers dropped): for titles, list items and search results."""
+    flat = "".join(
+        str(piece) if isinstance(piece, MathSpan) else "".join(run for run, _style in _inline_runs(piece))
+        for piece in split_math(text)
+    )
+    return _BLANK_RE.sub("___", flat).replace("\n", " ").strip()
 
 
 def _inline_runs(text: str) -> list[tuple[str, str]]:
@@ -94,21 +98,83 @@ def inline(
 
 
 _BULLET_RE = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
-_CJK_RE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+# CJK ideographs, kana, hangul, and full-width forms and punctuation.
+_CJK_RE = re.compile(
+    r"[\u2e80-\u2fff\u3000-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    r"\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
+)
+# Full-width punctuation (a space is never wanted next to it).
+_CJK_PUNCT_RE = re.compile(
+    r"[\u3000-\u303f\ufe30-\ufe4f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]"
+)
+
+
+def _soft_break_is_space(left: str, right: str) -> bool:
+    """Whether the line break between `left` and `right` (one paragraph) reads as a space.
+
+    Markdown turns a soft break into a space, which is right between words but a stray gap
+    inside Chinese: no space between two CJK characters or next to full-width punctuation
+    (a Latin word next to a CJK character keeps its space, as authors usually write it).
+    """
+    if not left or not right:
+        return False
+    a, b = left[-1], right[0]
+    if _CJK_PUNCT_RE.match(a) or _CJK_PUNCT_RE.match(b):
+        return False
+    return not (_CJK_RE.match(a) and _CJK_RE.match(b))
 
 
 def _join_soft(left: str, right: str) -> str:
     """Join two source lines of one paragraph as Markdown does (a soft break is a space),
-    without a space between CJK characters."""
+    without a space inside CJK text."""
     left = left.rstrip()
     right = right.strip()
     if not left:
         return right
     if not right:
         return left
-    if _CJK_RE.match(left[-1]) or _CJK_RE.match(right[0]):
-        return left + right
-    return left + " " + right
+    return left + (" " if _soft_break_is_space(left, right) else "") + right
+
+
+_FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
+_HARD_BREAK_RE = re.compile(r"(  |\\)$")
+_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
+
+
+def join_cjk_soft_breaks(text: str) -> str:
+    """Remove the line breaks inside Markdown paragraphs that would render as a stray space in
+    CJK text (see `_soft_break_is_space`); fenced and indented code and hard breaks (two
+    trailing spaces or a backslash) are left alone."""
+    if "\n" not in text or not _CJK_RE.search(text):
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    in_fence = False
+    previous_blank = True
+    for line in lines:
+        if _FENCE_RE.match(line):
+            in_fence = not in_fence
+            out.append(line)
+            previous_blank = False
+            continue
+        stripped = line.strip()
+        if (
+            not in_fence
+            and out
+            and stripped
+            and not previous_blank
+            and not _FENCE_RE.match(out[-1])
+            and not _HARD_BREAK_RE.search(out[-1])
+            and not out[-1].startswith(("    ", "\t"))
+            and not _HEADING_RE.match(out[-1])
+            and out[-1].strip()
+            and not _soft_break_is_space(out[-1].rstrip(), stripped)
+        ):
+            out[-1] = out[-1].rstrip() + line.lstrip()
+            continue
+        out.append(line)
+        previous_blank = not stripped
+    return "\n".join(out)
 
 
 def _blocks(text: str) -> list[tuple[str, str, str]]:
@@ -185,8 +251,9 @@ def render_text(text: str, *, style: str = "", blank: Callable[[int], Content] |
 
 
 def markdown_source(text: str) -> str:
-    """Bank Markdown prepared for the `Markdown` widget: math converted to escaped Unicode."""
-    return convert_math(text, markdown=True)
+    """Bank Markdown prepared for the `Markdown` widget: math converted to escaped Unicode, and
+    soft line breaks inside CJK text joined without the space Markdown would put there."""
+    return join_cjk_soft_breaks(convert_math(text, markdown=True))
 
 
 def spans_of(content: Content) -> list[Span]:

@@ -23,6 +23,39 @@ from .base import LocalizedScreen
 __all__ = ["DemoLabScreen"]
 
 
+def _number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def describe_bounds(param: Any, lang: str) -> str:
+    """What a parameter accepts, in the app language (posenc_ref's `Param.describe_bounds`
+    says the same in English)."""
+    if lang != "zh":
+        return param.describe_bounds()
+    if param.choices:
+        return "可选：" + "、".join(param.choices)
+    if param.type == "bool":
+        return "true 或 false"
+    parts = [{"int": "整数", "float": "实数", "str": "文本"}.get(param.type, param.type)]
+    if param.min is not None and param.max is not None:
+        parts.append(f"范围 [{_number(param.min)}, {_number(param.max)}]")
+    elif param.min is not None:
+        parts.append(f"≥ {_number(param.min)}")
+    elif param.max is not None:
+        parts.append(f"≤ {_number(param.max)}")
+    if param.even:
+        parts.append("偶数")
+    return "，".join(parts)
+
+
+def describe_param_error(param: Any, raw: Any, exc: BaseException, lang: str) -> str:
+    """One line saying why `raw` was refused: the ParamError message in English, the same facts
+    (what is accepted, what was typed) in Chinese."""
+    if lang != "zh":
+        return (str(exc).splitlines() or [type(exc).__name__])[0]
+    return tr("lab.bad_param", lang, name=param.name, bounds=describe_bounds(param, lang), raw=raw)
+
+
 def _default_text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value)) if abs(value) >= 1e4 else str(value)
@@ -70,6 +103,10 @@ class DemoLabScreen(LocalizedScreen):
         await self._build_form()
         self.query_one("#lab-demo", Select).focus()
         self.action_run()
+
+    def leave_input_target(self) -> Any:
+        """Esc in a parameter field moves to the result panel (so `d`, `q` work again)."""
+        return self.query_one("#lab-panel", DemoPanel)
 
     @property
     def demo(self) -> Any:
@@ -122,14 +159,20 @@ class DemoLabScreen(LocalizedScreen):
             else:
                 field = Input(
                     _default_text(param.default),
-                    placeholder=param.describe_bounds(),
+                    placeholder=describe_bounds(param, lang),
                     id=f"param-{param.name}",
                     classes="param-input",
                     compact=True,
                 )
                 field.cursor_blink = blink
                 widgets.append(field)
-                widgets.append(Static(Content.styled(param.describe_bounds(), "dim"), classes="param-bounds"))
+                widgets.append(
+                    Static(
+                        Content.styled(describe_bounds(param, lang), "dim"),
+                        id=f"bounds-{param.name}",
+                        classes="param-bounds",
+                    )
+                )
             widgets.append(Static("", id=f"error-{param.name}", classes="param-error error", markup=False))
         await box.mount_all(widgets)
         for error in widgets:
@@ -162,8 +205,9 @@ class DemoLabScreen(LocalizedScreen):
         try:
             value = param.coerce(raw)
         except Exception as exc:  # ParamError: one clear line
-            self.errors[name] = str(exc)
-            error_widget.update(Content.styled("✗ " + str(exc), ""))
+            message = describe_param_error(param, raw, exc, self.app.language)
+            self.errors[name] = message
+            error_widget.update(Content.styled("✗ " + message, ""))
             error_widget.display = True
             field.add_class("-invalid")
             return None
@@ -258,3 +302,12 @@ class DemoLabScreen(LocalizedScreen):
                     (tr("lab.topic", lang, topic=demo.topic), "dim"),
                 )
             )
+            for param in demo.params:
+                for bounds in self.query(f"#bounds-{param.name}").results(Static):
+                    bounds.update(Content.styled(describe_bounds(param, lang), "dim"))
+                for field in self.query(f"#param-{param.name}").results(Input):
+                    field.placeholder = describe_bounds(param, lang)
+                if param.name in self.errors:  # say it again in the new language
+                    self._validate_field(param.name, self._raw_values().get(param.name))
+            if self.errors:
+                self.query_one("#lab-form-error", Static).update(tr("lab.fix", lang))

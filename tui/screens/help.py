@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -13,9 +14,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..i18n import tr
-from ..keys import DESCRIPTION_KEYS, bind
+from ..keys import DESCRIPTION_KEYS
 
 __all__ = ["HelpScreen", "help_groups"]
+
+# Where the footer's short label is not enough on its own (the footer shows the language to
+# switch to; the help says what the key does).
+HELP_DESCRIPTIONS = {"posenc.language": "help.language"}
+MAX_DESCRIPTION = 40  # cells; a longer description pushes its binding id to the right
 
 
 def _bindings_of(cls: Any) -> list[Binding]:
@@ -44,15 +50,13 @@ def help_groups(app: Any) -> list[tuple[str, list[tuple[str, str, str]]]]:
                 if shown.key_display is None
                 else shown.key_display
             )
-            description = (
-                tr(DESCRIPTION_KEYS.get(b.id, ""), lang) if b.id in DESCRIPTION_KEYS else b.description
-            )
+            description_key = HELP_DESCRIPTIONS.get(b.id) or DESCRIPTION_KEYS.get(b.id)
+            description = tr(description_key, lang) if description_key else b.description
             out.append((display, description, b.id))
         return out
 
-    palette = bind("ctrl+p", "command_palette", "palette", "key.palette")
     groups = [
-        ("help.global", rows(_bindings_of(type(app)) + [palette])),
+        ("help.global", rows(_bindings_of(type(app)))),
         ("help.home", rows(_bindings_of(HomeScreen))),
         ("help.setup", rows(_bindings_of(QuizSetupScreen))),
         ("help.quiz", rows(_bindings_of(QuizScreen))),
@@ -81,22 +85,22 @@ def _question_rows(lang: str) -> list[tuple[str, str, str]]:
     return [
         (
             "1–9",
-            "选择（单选立即作答，多选切换）" if zh else "choose (mcq answers at once, multi toggles)",
+            "选择（单选立即作答，多选切换）" if zh else "choose (mcq answers, multi toggles)",
             "posenc.choose1",
         ),
         ("↑ ↓ enter", "移动并选择" if zh else "move and pick", "posenc.choice_pick"),
         ("t / f", "判断题：正确 / 错误" if zh else "true / false", "posenc.answer_true"),
         (
             "enter",
-            "在输入框中：检查（填空时前往下一空）" if zh else "in an input: check (cloze: next blank)",
+            "输入框中：检查（填空：下一空）" if zh else "in an input: check (cloze: next blank)",
             "",
         ),
         ("esc", "离开输入框" if zh else "leave an input", "posenc.leave_input"),
         (
             "1–4, y / n",
-            "开放题显示答案后自评（1 没答出，2–4 答对）"
+            "开放题看答案后自评：1 没答出，2–4 答对"
             if zh
-            else "open question, after reveal: grade yourself (1 missed, 2–4 right)",
+            else "open question, revealed: rate 1 (missed) – 4",
             "posenc.self_yes",
         ),
     ]
@@ -137,17 +141,22 @@ class HelpScreen(ModalScreen[None]):
         box.border_title = tr("help.title", lang)
         box.border_subtitle = tr("help.close", lang)
         lines: list[Content] = []
-        for title, entries in help_groups(self.app):
+        groups = help_groups(self.app)
+        # one set of columns for every group: keys, description (CJK counts double), binding id
+        key_width = max(cell_len(keys) for _t, entries in groups for keys, _d, _i in entries)
+        text_width = min(
+            MAX_DESCRIPTION, max(cell_len(text) for _t, entries in groups for _k, text, _i in entries)
+        )
+        for title, entries in groups:
             if lines:
                 lines.append(Content(""))
             lines.append(Content.styled(title, "bold $text-accent"))
-            width = max(len(keys) for keys, _d, _i in entries)
             for keys, description, binding_id in entries:
                 lines.append(
                     Content.assemble(
-                        ("  " + keys.ljust(width + 2), "bold $text-warning"),
-                        (description, ""),
-                        (f"   {binding_id}" if binding_id else "", "dim"),
+                        ("  " + keys + " " * (key_width - cell_len(keys) + 2), "bold $text-warning"),
+                        (description + " " * max(2, text_width - cell_len(description) + 2), ""),
+                        (binding_id, "dim"),
                     )
                 )
         lines += [Content(""), Content.styled(tr("help.remap", lang), "dim italic")]

@@ -6,6 +6,7 @@ fills in when the app posts `banks_version` changes.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from ..i18n import tr
 from ..keys import bind, localize_bindings
 
 MAX_QUESTION_LABEL = 70
+QUIT_WINDOW = 3.0  # seconds within which a second `q` on Home quits
 
 # (menu option id, i18n label key, key hint)
 MENU = (
@@ -47,12 +49,15 @@ class HomeScreen(Screen):
     """Topic tree and entry points. `Enter` browses a topic or opens a question."""
 
     CSS_PATH = Path(__file__).with_name("home.tcss")
+    # The menu on the right shows these keys, so the footer leaves them out (room for the
+    # global keys at 80 columns).
     BINDINGS = [
-        bind("z", "quiz", "home.quiz", "key.quiz"),
-        bind("b", "browse", "home.browse", "key.browse"),
-        bind("d", "demo_lab", "home.demo_lab", "key.demo_lab"),
-        bind("s", "study", "home.study", "key.study"),
-        bind("t", "stats", "home.stats", "key.stats"),
+        bind("z", "quiz", "home.quiz", "key.quiz", show=False),
+        bind("b", "browse", "home.browse", "key.browse", show=False),
+        bind("d", "demo_lab", "home.demo_lab", "key.demo_lab", show=False),
+        bind("s", "study", "home.study", "key.study", show=False),
+        bind("t", "stats", "home.stats", "key.stats", show=False),
+        bind("q", "confirm_quit", "home.quit", "key.quit_home", show=False),
     ]
 
     class ProgressReady(Message):
@@ -66,6 +71,7 @@ class HomeScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self._summary: dict[str, Any] = {}
+        self._quit_armed_at: float | None = None
 
     def compose(self) -> ComposeResult:
         # The first paint shows only this light "loading" state; the body (tree, menu, status)
@@ -352,7 +358,8 @@ class HomeScreen(Screen):
         parts: list[Content] = []
         if kind == "question" and value in bankset.questions:
             question = bankset.questions[value]
-            parts.append(Content.styled(f"{value} · {question.type}", "bold $text-accent"))
+            kind = tr(f"type.{question.type}", lang)
+            parts.append(Content.styled(f"{value} · {kind}", "bold $text-accent"))
             parts.append(Content(_flat(question.prompt.get(lang), 400)))
         else:
             topics = bankset.topics if kind == "all" else [t for t in bankset.topics if t.id == value]
@@ -369,7 +376,7 @@ class HomeScreen(Screen):
                     question = bankset.questions.get(qid)
                     if question is not None:
                         types[question.type] = types.get(question.type, 0) + 1
-            mix = "  ".join(f"{name} {count}" for name, count in sorted(types.items()))
+            mix = "  ".join(f"{tr(f'type.{name}', lang)} {count}" for name, count in sorted(types.items()))
             parts.append(Content.styled(mix, "dim"))
         self.query_one("#topic-info", Static).update(Content("\n").join(parts))
 
@@ -422,3 +429,13 @@ class HomeScreen(Screen):
 
     def action_stats(self) -> None:
         self.app.open_stats()
+
+    def action_confirm_quit(self) -> None:
+        """`q` on Home: there is nothing to go back to, so a first `q` asks and a second one
+        within QUIT_WINDOW seconds quits (Ctrl+Q quits at once)."""
+        now = time.monotonic()
+        if self._quit_armed_at is not None and now - self._quit_armed_at <= QUIT_WINDOW:
+            self.app.exit(0)
+            return
+        self._quit_armed_at = now
+        self.app.notify(tr("home.quit_again", self.app.language), timeout=QUIT_WINDOW)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -76,22 +77,30 @@ class QuizSetupScreen(LocalizedScreen):
         yield Header()
         with VerticalScroll(id="setup"):
             yield Label(tr("setup.title", lang), id="setup-title", classes="screen-title")
+            # the controls first, so they are on screen at 80×24 whatever the number of topics
+            with Horizontal(id="setup-row"):
+                with Vertical(id="setup-difficulty-box"):
+                    yield Label(
+                        tr("setup.difficulty", lang), id="setup-difficulty-label", classes="field-label"
+                    )
+                    with RadioSet(id="setup-difficulty"):
+                        for index, (key, _value) in enumerate(DIFFICULTIES):
+                            yield RadioButton(tr(key, lang), value=index == 0, id=f"difficulty-{index}")
+                with Vertical(id="setup-count-box"):
+                    yield Label(tr("setup.count", lang), id="setup-count-label", classes="field-label")
+                    yield Input("10", placeholder="all", id="setup-count")
+                with Vertical(id="setup-buttons"):
+                    yield Label(" ", classes="field-label")
+                    yield Button(tr("setup.start", lang), id="setup-start", variant="primary")
+            with Horizontal(id="setup-status"):
+                yield Static("", id="setup-matching", markup=False)
+                yield Static("", id="setup-seed", classes="hint", markup=False)
             yield Label(tr("setup.topics", lang), id="setup-topics-label", classes="field-label")
             selections = [
                 Selection(self._topic_prompt(t), t.id, not self.initial_topics or t.id in self.initial_topics)
                 for t in bankset.topics
             ]
             yield SelectionList[str](*selections, id="setup-topics")
-            yield Label(tr("setup.difficulty", lang), id="setup-difficulty-label", classes="field-label")
-            with RadioSet(id="setup-difficulty"):
-                for index, (key, _value) in enumerate(DIFFICULTIES):
-                    yield RadioButton(tr(key, lang), value=index == 0, id=f"difficulty-{index}")
-            yield Label(tr("setup.count", lang), id="setup-count-label", classes="field-label")
-            yield Input("10", id="setup-count", compact=True)
-            yield Static("", id="setup-matching", markup=False)
-            with Horizontal(id="setup-buttons"):
-                yield Button(tr("setup.start", lang), id="setup-start", variant="primary")
-            yield Static("", id="setup-seed", classes="hint", markup=False)
         yield Footer()
 
     def _topic_prompt(self, topic: Any) -> Content:
@@ -106,6 +115,10 @@ class QuizSetupScreen(LocalizedScreen):
         self.query_one("#setup-count", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
         self.query_one("#setup-topics", SelectionList).focus()
         self._update_matching()
+
+    def leave_input_target(self) -> Any:
+        """Esc in the count field moves to the Start button."""
+        return self.query_one("#setup-start", Button)
 
     def relabel(self) -> None:
         lang = self.app.language
@@ -189,7 +202,7 @@ class QuizScreen(LocalizedScreen):
         bind("space", "check", "check", "key.check"),
         bind("n", "next", "next", "key.next"),
         bind("d", "demo", "demo", "key.demo"),
-        bind("q", "end", "quiz.end", "key.back"),
+        bind("q", "end", "quiz.end", "key.end_quiz"),
     ]
 
     def __init__(self, session: QuizSession) -> None:
@@ -440,13 +453,15 @@ class QuizSummaryScreen(LocalizedScreen):
                 grade = session.grades.get(qid)
                 if grade is not None and grade.correct:
                     entry[0] += 1
-            titles = {t.id: t.title.get(lang) for t in bankset.topics}
+            titles = {t.id: _short(t.title.get(lang), 50) for t in bankset.topics}
+            width = max((cell_len(titles.get(t, t)) for t in per_topic), default=0)
             for topic_id, (good, count) in per_topic.items():
+                title = titles.get(topic_id, topic_id)
                 lines.append(
                     Content.assemble(
-                        ("  " + _short(titles.get(topic_id, topic_id), 50), ""),
+                        ("  " + title + " " * (width - cell_len(title)), ""),
                         (
-                            f"  {good}/{count}",
+                            f"  {good:>2}/{count}",
                             "bold $text-success" if good == count else "bold $text-warning",
                         ),
                     )
@@ -456,7 +471,11 @@ class QuizSummaryScreen(LocalizedScreen):
         label = self.query_one("#summary-revisit-label", Label)
         label.update(tr("summary.revisit", lang) if revisit else tr("summary.perfect", lang))
         options = self.query_one("#summary-revisit", OptionList)
+        highlighted = options.highlighted
         options.clear_options()
+        reason_width = max(
+            cell_len(tr(k, lang)) for k in ("summary.skipped", "summary.revealed", "summary.wrong")
+        )
         for qid in revisit:
             grade = session.grades.get(qid)
             if qid in session.skipped:
@@ -466,13 +485,14 @@ class QuizSummaryScreen(LocalizedScreen):
             else:
                 reason, style = tr("summary.wrong", lang), "$text-error"
             question = bankset.questions.get(qid) if bankset is not None else None
-            prompt = _short(question.prompt.get(lang), 70) if question is not None else ""
+            prompt = _short(question.prompt.get(lang), 200) if question is not None else ""
+            pad = " " * (reason_width - cell_len(reason) + 1)
             options.add_option(
-                Option(
-                    Content.assemble((f"{reason:<8} ", style), (qid, "bold"), "  ", (prompt, "dim")), id=qid
-                )
+                Option(Content.assemble((reason + pad, style), (qid, "bold"), "  ", (prompt, "dim")), id=qid)
             )
         options.display = bool(revisit)
+        if revisit:  # Enter opens the highlighted one: start on the first (or keep the place)
+            options.highlighted = min(highlighted or 0, len(revisit) - 1)
         retry = self.query_one("#summary-retry", Button)
         retry.label = tr("key.retry", lang)
         retry.display = bool(revisit)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -23,7 +24,7 @@ __all__ = ["SearchScreen", "search"]
 MAX_RESULTS = 60
 
 
-def _short(text: str, limit: int = 90) -> str:
+def _short(text: str, limit: int = 160) -> str:
     flat = plain(text)
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
@@ -80,7 +81,14 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
         padding: 0 1;
     }
     SearchScreen #search-input { margin-bottom: 1; }
-    SearchScreen #search-results { height: auto; max-height: 24; border: none; background: $surface; }
+    SearchScreen #search-results {
+        height: auto;
+        max-height: 24;
+        border: none;
+        background: $surface;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
     SearchScreen #search-count { color: $text-muted; }
     """
     BINDINGS = [
@@ -123,13 +131,15 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
         options = self.query_one("#search-results", OptionList)
         options.clear_options()
         self._jumps = {}
+        kinds = {kind: tr("search." + kind, lang) for kind in ("topic", "question", "demo")}
+        kind_width = max(cell_len(text) for text in kinds.values())
         for n, (kind, key, label, jump) in enumerate(found[:MAX_RESULTS]):
             option_id = f"r{n}"
             self._jumps[option_id] = jump
             options.add_option(
                 Option(
                     Content.assemble(
-                        (f"{tr('search.' + kind, lang):<6} ", "$text-secondary"),
+                        (kinds[kind] + " " * (kind_width - cell_len(kinds[kind]) + 1), "$text-secondary"),
                         (key, "bold"),
                         "  ",
                         (label, "dim"),

@@ -33,7 +33,7 @@ from textual.widgets import DataTable, Label, LoadingIndicator, Static
 
 from ..i18n import tr
 
-__all__ = ["DemoPanel", "describe_error", "format_elapsed", "format_value"]
+__all__ = ["DemoPanel", "describe_error", "format_elapsed", "format_error", "format_value"]
 
 PLOT_HEIGHT = 14
 MAX_TABLE_ROWS = 200
@@ -64,6 +64,17 @@ def format_value(value: Any) -> str:
             return str(int(value))
         return f"{value:.6g}"
     return str(value)
+
+
+def format_error(value: float) -> str:
+    """An error or tolerance: 0 as "0", otherwise two significant digits in e-notation."""
+    if value == 0:
+        return "0"
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.1e}"
 
 
 def _numeric(value: Any) -> bool:
@@ -227,9 +238,35 @@ class DemoPanel(VerticalScroll):
     # ------------------------------------------------------------------ rendering
 
     def _language_changed(self) -> None:
+        """Re-render every UI string of the panel in the new language (the result's own text,
+        from posenc_ref, stays as it is); widgets are updated in place, not rebuilt."""
         self._render_heading()
-        if self.result is not None:
-            self._render_meta(self.result)
+        lang = self.app.language
+        if self.running:
+            self.query_one("#demo-running-label", Label).update(
+                tr("demo.running", lang, name=self.demo_name or "")
+            )
+        if self.error is not None:
+            self._show_error(self.error)
+        if self.result is None:
+            return
+        result = self.result
+        self._render_meta(result)
+        if result.claim:
+            self.query_one("#demo-claim", Static).update(Content.styled(result.claim, "italic"))
+        sections = {
+            "demo-checks": self._checks_content,
+            "demo-values": self._values_content,
+            "demo-notes": self._notes_content,
+        }
+        for css_class, build in sections.items():
+            for widget in self.query(f".{css_class}").results(Static):
+                if not widget.has_class("-stale"):
+                    widget.update(build(result, lang))
+        from .heatmap import Heatmap
+
+        for heatmap in self.query(Heatmap):
+            heatmap.set_language(lang)
 
     def _spec(self) -> Any:
         if not self.demo_name:
@@ -309,22 +346,9 @@ class DemoPanel(VerticalScroll):
             self.query_one("#demo-claim", Static).update(Content.styled(result.claim, "italic"))
         widgets: list[Any] = []
         if result.checks:
-            lines = [Content.styled(tr("demo.checks", lang), "bold $text-accent")]
-            for check in result.checks:
-                mark = ("✓ ", "bold $text-success") if check.passed else ("✗ ", "bold $text-error")
-                key = "demo.check_line" if check.passed else "demo.check_fail"
-                lines.append(Content.assemble(mark, check.claim))
-                detail = tr(key, lang, err=f"{check.max_abs_error:.2e}", tol=f"{check.tolerance:.0e}")
-                lines.append(Content.styled("  " + detail, "dim"))
-            widgets.append(Static(Content("\n").join(lines), classes="demo-checks", markup=False))
+            widgets.append(Static(self._checks_content(result, lang), classes="demo-checks", markup=False))
         if result.values:
-            lines = [Content.styled(tr("demo.values", lang), "bold $text-accent")]
-            width = max(len(k) for k in result.values)
-            for key, value in result.values.items():
-                lines.append(
-                    Content.assemble((key.ljust(width), "$text-secondary"), "  ", format_value(value))
-                )
-            widgets.append(Static(Content("\n").join(lines), classes="demo-values", markup=False))
+            widgets.append(Static(self._values_content(result, lang), classes="demo-values", markup=False))
         for table in result.tables:
             widgets.append(Label(Content.styled(table.title, "bold"), classes="section-title", markup=False))
             widgets.append(self._table(table))
@@ -342,17 +366,46 @@ class DemoPanel(VerticalScroll):
                         matrix.values,
                         row_label=matrix.row_label,
                         col_label=matrix.col_label,
-                        masked_label=tr("demo.masked", lang),
+                        lang=lang,
                     )
                 )
         if result.notes:
-            lines = [Content.styled(tr("demo.notes", lang), "bold $text-accent")]
-            lines += [Content.assemble(("• ", "dim"), note) for note in result.notes]
             widgets.append(
-                Static(Content("\n").join(lines), classes="demo-notes section-title", markup=False)
+                Static(self._notes_content(result, lang), classes="demo-notes section-title", markup=False)
             )
         self._clear_results()
         self.query_one("#demo-results", Vertical).mount_all(widgets)
+
+    @staticmethod
+    def _checks_content(result: Any, lang: str) -> Content:
+        """One ✓/✗ line per check, then its error against the tolerance."""
+        lines = [Content.styled(tr("demo.checks", lang), "bold $text-accent")]
+        for check in result.checks:
+            mark = ("✓ ", "bold $text-success") if check.passed else ("✗ ", "bold $text-error")
+            lines.append(Content.assemble(mark, check.claim))
+            if check.tolerance == 0 and check.max_abs_error == 0:
+                detail = tr("demo.exact", lang)
+            else:
+                key = "demo.check_line" if check.passed else "demo.check_fail"
+                detail = tr(
+                    key, lang, err=format_error(check.max_abs_error), tol=format_error(check.tolerance)
+                )
+            lines.append(Content.styled("  " + detail, "dim"))
+        return Content("\n").join(lines)
+
+    @staticmethod
+    def _values_content(result: Any, lang: str) -> Content:
+        lines = [Content.styled(tr("demo.values", lang), "bold $text-accent")]
+        width = max(len(k) for k in result.values)
+        for key, value in result.values.items():
+            lines.append(Content.assemble((key.ljust(width), "$text-secondary"), "  ", format_value(value)))
+        return Content("\n").join(lines)
+
+    @staticmethod
+    def _notes_content(result: Any, lang: str) -> Content:
+        lines = [Content.styled(tr("demo.notes", lang), "bold $text-accent")]
+        lines += [Content.assemble(("• ", "dim"), note) for note in result.notes]
+        return Content("\n").join(lines)
 
     def _table(self, table: Any) -> DataTable:
         widget: DataTable = DataTable(zebra_stripes=True, show_cursor=False, classes="demo-table")

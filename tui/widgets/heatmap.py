@@ -16,6 +16,8 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.widget import Widget
 
+from ..i18n import tr
+
 __all__ = ["Heatmap", "color_for"]
 
 MAX_ROWS = 32
@@ -66,6 +68,8 @@ class Heatmap(Widget):
         height: auto;
         width: 1fr;
         margin: 1 0 0 0;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -76,7 +80,7 @@ class Heatmap(Widget):
         *,
         row_label: str = "",
         col_label: str = "",
-        masked_label: str = "masked (−∞)",
+        lang: str = "en",
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -85,7 +89,7 @@ class Heatmap(Widget):
         self.values = [list(map(float, row)) for row in values]
         self.row_label = row_label
         self.col_label = col_label
-        self.masked_label = masked_label
+        self.lang = lang
         finite = [v for row in self.values for v in row if math.isfinite(v)]
         self.lo = min(finite) if finite else 0.0
         self.hi = max(finite) if finite else 0.0
@@ -93,6 +97,12 @@ class Heatmap(Widget):
         self.has_masked = any(math.isinf(v) for row in self.values for v in row)
         self.n_rows = len(self.values)
         self.n_cols = max((len(r) for r in self.values), default=0)
+
+    def set_language(self, lang: str) -> None:
+        """Redraw the labels (axes, sampling note, legend) in `lang`."""
+        if lang != self.lang:
+            self.lang = lang
+            self.refresh()
 
     # ------------------------------------------------------------------ layout
 
@@ -113,7 +123,7 @@ class Heatmap(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         _cell, _cs, row_stride = self._layout(width)
         rows = math.ceil(self.n_rows / row_stride) if self.n_rows else 0
-        return rows + 3  # title, axis line, rows, legend
+        return rows + 4  # title, size and axes, axis line, rows, legend
 
     # ------------------------------------------------------------------ drawing
 
@@ -122,13 +132,17 @@ class Heatmap(Widget):
         cell, col_stride, row_stride = self._layout(width)
         gutter = self._gutter()
         text = Text(no_wrap=True, overflow="crop")
-        text.append(self.title, style="bold")
-        text.append(f"  {self.n_rows}×{self.n_cols}", style="dim")
-        if self.row_label or self.col_label:
-            text.append(f"  ({self.row_label or 'row'} ↓, {self.col_label or 'col'} →)", style="dim")
+        # two header lines (the title, then size, axes and sampling), never wrapped: the
+        # height is fixed by get_content_height
+        text.append(self.title + "\n", style="bold")
+        rows_label = self.row_label or tr("demo.rows", self.lang)
+        cols_label = self.col_label or tr("demo.cols", self.lang)
         if col_stride > 1 or row_stride > 1:
-            text.append(f"  every {max(col_stride, row_stride)}th", style="dim")
-        text.append("\n")
+            step = max(col_stride, row_stride)
+            size = tr("demo.sampled", self.lang, step=step, rows=self.n_rows, cols=self.n_cols)
+        else:
+            size = f"{self.n_rows}×{self.n_cols}"
+        text.append(f"{size}  ({rows_label} ↓, {cols_label} →)\n", style="dim")
         cols = list(range(0, self.n_cols, col_stride))
         # column axis: label every few cells
         axis = [" "] * (gutter + len(cols) * cell)
@@ -172,9 +186,9 @@ class Heatmap(Widget):
             text.append(" ", style=Style(bgcolor="#{:02x}{:02x}{:02x}".format(*rgb)))
         lo = -max(abs(self.lo), abs(self.hi)) if self.diverging else self.lo
         hi = max(abs(self.lo), abs(self.hi)) if self.diverging else self.hi
-        text.append(f" {lo:.4g} … {hi:.4g}", style="dim")
+        text.append(f" {lo + 0.0:.4g} … {hi + 0.0:.4g}", style="dim")  # + 0.0: no "-0"
         if self.has_masked:
             text.append("  ")
             text.append(" · ", style=Style(color="#565f89", bgcolor=MASKED_BG))
-            text.append(f" {self.masked_label}", style="dim")
+            text.append(f" {tr('demo.masked', self.lang)}", style="dim")
         return text

@@ -44,7 +44,7 @@ from ..keys import bind, localize_bindings
 from ..quiz_session import choice_order
 from ..richtext import inline, markdown_source, render_text
 
-__all__ = ["ChoiceItem", "QuestionView"]
+__all__ = ["AnswerInput", "ChoiceItem", "QuestionView"]
 
 STARS = {1: "★☆☆", 2: "★★☆", 3: "★★★"}
 
@@ -97,6 +97,45 @@ class ChoiceItem(Horizontal):
         self.post_message(self.Clicked(self.position))
 
 
+class AnswerInput(Input):
+    """A text answer (a cloze blank or the numeric field) whose Enter acts at once.
+
+    Textual delivers keys to the focused widget's queue as they arrive, and `focus()` and the
+    `Submitted` message both take effect later. When a terminal sends a burst ("slope⏎logits",
+    a paste, fast typing), the keys after Enter are already queued on this input, so moving
+    to the next blank through `Submitted` would let them land here. Instead Enter is handled
+    synchronously (the view moves focus or grades right away) and any key still queued here
+    after focus moved on is handed to the widget that now has focus, in order.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._handed_off = False
+
+    # Textual calls each class's `_on_<event>` along the MRO (until prevent_default), so these
+    # handlers do not call super(): Input's own run after them.
+    def _on_focus(self, event: events.Focus) -> None:
+        self._handed_off = False
+
+    async def _on_key(self, event: events.Key) -> None:
+        focused = self.screen.focused if self.is_attached else None
+        if self._handed_off and focused is not self:
+            event.stop()
+            event.prevent_default()
+            if focused is not None:
+                focused._forward_event(events.Key(event.key, event.character))
+            return
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            view = next((a for a in self.ancestors if isinstance(a, QuestionView)), None)
+            if view is None:
+                await self.action_submit()
+                return
+            view.submit_from(self)
+            self._handed_off = self.screen.focused is not self
+
+
 class QuestionView(Vertical, can_focus=True):
     """A question with type-specific input and a revealed state (see the module docstring)."""
 
@@ -124,9 +163,9 @@ class QuestionView(Vertical, can_focus=True):
     QuestionView .qv-feedback.-correct { background: $success-muted; color: $text-success; }
     QuestionView .qv-feedback.-wrong { background: $error-muted; color: $text-error; }
     QuestionView .qv-answer { height: auto; margin-top: 1; }
-    QuestionView .qv-answer-title { margin-top: 0; }
+    QuestionView .qv-answer-title { color: $text-accent; text-style: bold; }
     QuestionView .qv-key-points { margin-top: 1; }
-    QuestionView .qv-self-grade { margin-top: 1; }
+    QuestionView .qv-self-grade { margin-top: 1; padding: 0 1; background: $warning-muted; }
     QuestionView .qv-explanation-title { display: none; }
     QuestionView.-revealed .qv-explanation-title { display: block; }
     QuestionView .qv-explanation { margin: 0; padding: 0; background: transparent; }
@@ -139,8 +178,8 @@ class QuestionView(Vertical, can_focus=True):
         bind("enter", "pick", "choice_pick", "key.check", show=False),
         bind("t", "truefalse(True)", "answer_true", "quiz.true", show=False),
         bind("f", "truefalse(False)", "answer_false", "quiz.false", show=False),
-        bind("y", "self_grade(True)", "self_yes", "quiz.correct", show=False),
-        bind("n", "self_grade(False)", "self_no", "quiz.incorrect", show=False),
+        bind("y", "self_grade(True)", "self_yes", "key.got_it"),
+        bind("n", "self_grade(False)", "self_no", "key.missed"),
         bind("escape", "leave_input", "leave_input", "key.leave_input"),
     ]
 
@@ -237,22 +276,23 @@ class QuestionView(Vertical, can_focus=True):
                     yield ChoiceItem(position)
         elif qtype == "numeric" and self.mode != "reference":
             with Horizontal(classes="qv-numeric"):
-                yield Input(placeholder="0.0", classes="qv-number", compact=True)
+                yield AnswerInput(placeholder="0.0", classes="qv-number", compact=True)
                 yield Label("", classes="qv-unit", markup=False)
             yield Static("", classes="qv-input-error error", markup=False)
         elif qtype == "cloze" and self.mode != "reference":
             with Horizontal(classes="qv-blanks"):
                 for n in range(1, len(self.question.blanks) + 1):
                     yield Label(f"[{n}]", classes="qv-blank-label", markup=False)
-                    yield Input(classes="qv-blank", id=f"blank-{n}", compact=True)
+                    yield AnswerInput(classes="qv-blank", id=f"blank-{n}", compact=True)
         if self.mode != "reference":
             yield Static("", classes="qv-hint hint", markup=False)
         yield Static("", classes="qv-feedback", markup=False)
+        # right under the question, so it is on screen as soon as the model answer is revealed
+        yield Static("", classes="qv-self-grade", markup=False)
         with Vertical(classes="qv-answer"):
-            yield Static("", classes="qv-answer-title section-title", markup=False)
+            yield Static("", classes="qv-answer-title", markup=False)
             yield Static("", classes="qv-answer-text", markup=False)
             yield Static("", classes="qv-key-points", markup=False)
-        yield Static("", classes="qv-self-grade", markup=False)
         yield Static("", classes="qv-explanation-title section-title", markup=False)
 
     def on_mount(self) -> None:
@@ -332,7 +372,7 @@ class QuestionView(Vertical, can_focus=True):
             meta = Content.assemble(
                 (q.id, "bold"),
                 ("  ·  ", "dim"),
-                (q.type, "$text-accent"),
+                (tr(f"type.{q.type}", lang), "$text-accent"),
                 ("  ·  ", "dim"),
                 (STARS.get(q.difficulty, ""), "$text-warning"),
             )
@@ -416,8 +456,12 @@ class QuestionView(Vertical, can_focus=True):
     def _render_feedback(self) -> None:
         feedback = self.query_one(".qv-feedback", Static)
         lang = self.lang
-        if not self.revealed or self.mode == "reference":
-            feedback.display = False
+        if (
+            not self.revealed
+            or self.mode == "reference"
+            or (self.awaiting_self_grade and self.mode == "quiz")
+        ):
+            feedback.display = False  # (an open question waiting for the user's verdict asks for it instead)
             return
         feedback.display = True
         grade = self.grade
@@ -433,32 +477,31 @@ class QuestionView(Vertical, can_focus=True):
         head = ("✓ " + tr("quiz.correct", lang)) if grade.correct else ("✗ " + tr("quiz.incorrect", lang))
         parts: list[Any] = [(head, "bold")]
         if self.qtype == "numeric":
-            q = self.question
-            target = f"{_fmt_number(q.value)}{(' ' + q.unit) if q.unit else ''}"
-            parts.append(
-                (
-                    f"   {tr('quiz.your_answer', lang)}: {grade.response}   "
-                    + tr(
-                        "quiz.expected",
-                        lang,
-                        value=tr("quiz.within", lang, value=target, tol=_fmt_number(q.tolerance)),
-                    ),
-                    "",
-                )
-            )
+            # the expected value is in the Answer box below; here, what was read from the input
+            unit = f" {self.question.unit}" if self.question.unit else ""
+            shown = grade.response
+            parsed = grade.details.get("value")
+            if isinstance(parsed, float) and _fmt_number(parsed) != shown:
+                shown += f" = {_fmt_number(parsed)}"
+            parts.append((f"   {tr('quiz.your_answer', lang)}: {shown}{unit}", ""))
         feedback.update(Content.assemble(*parts))
 
     def _render_answer(self) -> None:
         lang = self.lang
         q = self.question
         box = self.query_one(".qv-answer", Vertical)
-        show = self.revealed and (q.answer is not None or q.type == "open" or q.type == "cloze")
+        show = self.revealed and (q.answer is not None or q.type in ("open", "cloze", "numeric"))
         box.display = show
         if not show:
             return
         title = "quiz.model_answer" if q.type == "open" else "quiz.answer"
         self.query_one(".qv-answer-title", Static).update(tr(title, lang))
         parts: list[Content] = []
+        if q.type == "numeric":
+            value = _fmt_number(q.value)
+            if q.tolerance:
+                value = tr("quiz.within", lang, value=value, tol=_fmt_number(q.tolerance))
+            parts.append(Content.styled(value + (f" {q.unit}" if q.unit else ""), "bold $text-success"))
         if q.answer is not None:
             parts.append(render_text(q.answer.get(lang)))
         if q.type == "cloze":
@@ -580,7 +623,9 @@ class QuestionView(Vertical, can_focus=True):
         self.grade = grade
         self.awaiting_self_grade = self.qtype == "open" and self.mode == "quiz"
         self.revealed = True
-        self.focus()
+        if self.is_attached:
+            self.screen.set_focus(self)  # at once: keys already queued on an input follow it
+            self.refresh_bindings()
         self.post_message(self.Revealed(self, self.question_id))
         if grade is not None and grade.correct is not None:
             self.post_message(self.Answered(self, self.question_id, grade))
@@ -597,6 +642,7 @@ class QuestionView(Vertical, can_focus=True):
             details,
         )
         self.render_texts()
+        self.refresh_bindings()  # the footer's y/n give way to the screen's keys (n = next)
         self.post_message(self.Answered(self, self.question_id, self.grade))
 
     def choose(self, position: int) -> None:
@@ -681,19 +727,26 @@ class QuestionView(Vertical, can_focus=True):
         elif self.qtype == "numeric":
             self.query_one(".qv-input-error", Static).display = False
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
+    def submit_from(self, field: Input) -> None:
+        """Enter in a text answer (called synchronously by `AnswerInput`): in a cloze, move to
+        the next blank while some are empty; otherwise check (quiz) or reveal (study)."""
+        if self.revealed:
+            return
         if self.qtype == "cloze":
             blanks = list(self.query(".qv-blank").results(Input))
-            if event.input in blanks:
-                position = blanks.index(event.input)
+            if field in blanks:
+                position = blanks.index(field)
                 if position + 1 < len(blanks) and not all(b.value.strip() for b in blanks):
-                    blanks[position + 1].focus()
+                    self.screen.set_focus(blanks[position + 1])
                     return
         if self.mode == "study":
             self.reveal()
         else:
             self.check()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.submit_from(event.input)
 
 
 def _fmt_number(value: float) -> str:
