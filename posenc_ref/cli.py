@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
+
+from .demos.base import format_value
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -81,30 +82,6 @@ def _prepare_stdout() -> None:
 def _error(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT
-
-
-def format_value(value: Any) -> str:
-    """A table cell or scalar: ints as ints, floats with 6 significant digits or scientific."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        if value == 0:
-            return "0"
-        magnitude = abs(value)
-        if value.is_integer() and magnitude < 1e15:
-            return str(int(value))
-        if 1e-4 <= magnitude < 1e6:
-            return f"{value:.6g}"
-        return f"{value:.4g}"
-    if value is None:
-        return ""
-    return str(value)
 
 
 def _is_number(value: Any) -> bool:

@@ -113,6 +113,33 @@ class Param:
         return d
 
 
+def format_value(value: Any, *, unicode: bool = False) -> str:
+    """A table cell or scalar for display: ints as ints, floats with 6 significant digits (4 in
+    scientific notation). `unicode` writes infinities as ∞ / −∞ (the app) instead of inf / -inf."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            if unicode:
+                return "∞" if value > 0 else "−∞"
+            return "inf" if value > 0 else "-inf"
+        if value == 0:
+            return "0"
+        magnitude = abs(value)
+        if value.is_integer() and magnitude < 1e15:
+            return str(int(value))
+        if 1e-4 <= magnitude < 1e6:
+            return f"{value:.6g}"
+        return f"{value:.4g}"
+    if value is None:
+        return ""
+    return str(value)
+
+
 def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(x)
 

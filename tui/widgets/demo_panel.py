@@ -31,6 +31,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Label, LoadingIndicator, Static
 
+from posenc_ref.demos.base import format_value as _format_value
+
 from ..i18n import tr
 
 __all__ = ["DemoPanel", "describe_error", "format_elapsed", "format_error", "format_value"]
@@ -48,22 +50,8 @@ def format_elapsed(ms: float) -> str:
 
 
 def format_value(value: Any) -> str:
-    """Compact display of a table cell or named value."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "−∞" if value < 0 else "∞"
-        if value == 0:
-            return "0"
-        if value.is_integer() and abs(value) < 1e15:
-            return str(int(value))
-        return f"{value:.6g}"
-    return str(value)
+    """Compact display of a table cell or named value (shared with the CLI; ∞ for infinities)."""
+    return _format_value(value, unicode=True)
 
 
 def format_error(value: float) -> str:
