@@ -572,19 +572,8 @@ class StudyScreen(Screen):
         return min(MAX_ANSWER_MS, int((time.monotonic() - self.shown_at) * 1000))
 
     def _show_demo(self) -> None:
-        view = self.view
-        if view is None:
-            return
-        question = view.question
-        panel = self.query_one("#study-demo", DemoPanel)
-        if question.demo is None:
-            panel.display = False
-            return
-        panel.display = True
-        if panel.demo_name != question.demo.name or panel.params != dict(question.demo.params):
-            panel.set_demo(question.demo.name, dict(question.demo.params))
-        elif not panel.running and panel.result is None and panel.error is None:
-            panel.run()
+        if self.view is not None:
+            self.query_one("#study-demo", DemoPanel).show_for(self.view.question)
 
     # ------------------------------------------------------------------ actions
 

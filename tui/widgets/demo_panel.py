@@ -153,6 +153,19 @@ class DemoPanel(VerticalScroll):
 
     # ------------------------------------------------------------------ control
 
+    def show_for(self, question: Any) -> None:
+        """Show `question`'s demo (hide the panel when it has none); reuse a finished or running
+        result when the demo and params are unchanged."""
+        demo = getattr(question, "demo", None)
+        if demo is None:
+            self.display = False
+            return
+        self.display = True
+        if self.demo_name != demo.name or self.params != dict(demo.params):
+            self.set_demo(demo.name, dict(demo.params))
+        elif not self.running and self.result is None and self.error is None:
+            self.run()
+
     def set_demo(
         self, demo_name: str | None, params: dict[str, Any] | None = None, *, run: bool = True
     ) -> None:
