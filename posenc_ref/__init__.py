@@ -56,6 +56,8 @@ _EXPORTS: dict[str, str] = {
     "apply_mrope": "mrope",
     "mrope_positions_np": "mrope",
     "mrope_pair_axes": "mrope",
+    "mrope_temporal_ids_np": "mrope",
+    "mrope_temporal_step": "mrope",
     "MROPE_SECTION": "mrope",
     # ALiBi
     "alibi_slopes": "alibi",

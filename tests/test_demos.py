@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -50,6 +51,31 @@ def test_registry_has_the_required_demos():
         assert len({p.name for p in demo.params}) == len(demo.params)
         for p in demo.params:
             assert p.coerce(p.default) == p.default, (demo.name, p.name)
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("name", ALL_DEMOS)
+def test_every_demo_has_a_chinese_title_and_claim(name):
+    demo = get_demo(name)
+    for text in (demo.title_zh, demo.claim_zh):
+        assert text.strip() and CJK.search(text), (name, text)
+        assert text != demo.title and text != demo.claim
+    spec = demo.to_dict()
+    assert spec["title_zh"] == demo.title_zh and spec["claim_zh"] == demo.claim_zh
+    assert spec["title"] == demo.title and spec["claim"] == demo.claim
+
+
+def test_chinese_title_and_claim_travel_with_the_result():
+    result = run_demo("alibi-slopes", {"n_heads": 4}, device="cpu")
+    demo = get_demo("alibi-slopes")
+    assert (result.title, result.claim) == (demo.title, demo.claim)
+    assert result.title_zh == "ALiBi 各注意力头的斜率（含头数不是 2 的幂的情况）"
+    assert result.claim_zh == demo.claim_zh
+    data = json.loads(json.dumps(result.to_dict(), ensure_ascii=False, allow_nan=False))
+    assert data["title_zh"] == result.title_zh and data["claim_zh"] == result.claim_zh
+    assert data["values"]["last_slope"] == 2**-8
 
 
 @pytest.mark.parametrize("name", ALL_DEMOS)

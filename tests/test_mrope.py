@@ -1,4 +1,4 @@
-"""Multimodal RoPE (Qwen2-VL): position ids, sections, reduction to 1-D RoPE."""
+"""Multimodal RoPE (Qwen2-VL, Qwen2.5-VL absolute time): position ids, sections, reduction to 1-D RoPE."""
 
 from __future__ import annotations
 
@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from posenc_ref.mrope import MROPE_SECTION, apply_mrope, mrope_pair_axes, mrope_positions, mrope_positions_np
+from posenc_ref.mrope import (
+    MROPE_SECTION,
+    apply_mrope,
+    mrope_pair_axes,
+    mrope_positions,
+    mrope_positions_np,
+    mrope_temporal_ids_np,
+    mrope_temporal_step,
+)
 from posenc_ref.rope import apply_rope, rope_cos_sin, rotate_half
 
 
@@ -95,3 +103,109 @@ def test_apply_mrope_errors():
 
 def test_numpy_and_torch_positions_agree():
     np.testing.assert_array_equal(mrope_positions(5, 2, 3, 4, 3).numpy(), mrope_positions_np(5, 2, 3, 4, 3))
+
+
+# ---------------------------------------------------------------------------- Qwen2.5-VL absolute time
+
+
+def test_qwen25_temporal_ids_track_seconds():
+    # tokens_per_second = 2, temporal_patch_size = 2: 2 fps -> 1 s per group -> 0, 2, 4, 6
+    pos = mrope_positions_np(0, 4, 2, 2, text_after=2, tokens_per_second=2, fps=2)
+    assert pos[0, :16].tolist() == [0] * 4 + [2] * 4 + [4] * 4 + [6] * 4
+    assert pos[1, :16].tolist() == [0, 0, 1, 1] * 4 and pos[2, :16].tolist() == [0, 1, 0, 1] * 4
+    assert pos[:, 16:].tolist() == [[7, 8]] * 3  # largest id (6) + 1, not 0 + max(4, 2, 2)
+    # 4 fps -> 0.5 s per group -> 0, 1, 2, 3: the same ids as Qwen2-VL's rule
+    fast = mrope_positions_np(0, 4, 2, 2, text_after=2, tokens_per_second=2, fps=4)
+    assert fast[0, :16].tolist() == [0] * 4 + [1] * 4 + [2] * 4 + [3] * 4
+    np.testing.assert_array_equal(fast, mrope_positions_np(0, 4, 2, 2, text_after=2))
+    # 1 fps -> 2 s per group -> 0, 4, 8
+    assert mrope_temporal_ids_np(3, tokens_per_second=2, fps=1).tolist() == [0, 4, 8]
+
+
+def test_hf_docstring_example_interval_50():
+    # HF Qwen2_5_VLModel.get_rope_index docstring: fps 1, tokens_per_second 25, temporal_patch_size 2,
+    # a 3 x 2 x 2 grid then 5 text tokens
+    pos = mrope_positions(0, 3, 2, 2, text_after=5, tokens_per_second=25, fps=1)
+    assert pos[0, :12].tolist() == [0] * 4 + [50] * 4 + [100] * 4
+    assert pos[1, :12].tolist() == [0, 0, 1, 1] * 3
+    assert pos[2, :12].tolist() == [0, 1, 0, 1] * 3
+    assert pos[:, 12:].tolist() == [[101, 102, 103, 104, 105]] * 3
+    assert pos.dtype == torch.int64
+
+
+def test_fractional_step_truncates_like_long():
+    # fps 3: a group lasts 2/3 s, so the id interval is 4/3 and long() drops the fraction
+    assert mrope_temporal_step(2, 3) == pytest.approx(4 / 3)
+    assert mrope_temporal_ids_np(6, tokens_per_second=2, fps=3).tolist() == [0, 1, 2, 4, 5, 6]
+    # a tiny interval collapses every group onto id 0
+    assert mrope_temporal_ids_np(5, tokens_per_second=0.5, fps=1000).tolist() == [0] * 5
+
+
+@pytest.mark.parametrize(
+    ("grid_t", "tokens_per_second", "fps", "temporal_patch_size"),
+    [
+        (8, 2.0, 2.0, 2),
+        (8, 2.0, 4.0, 2),
+        (12, 2.0, 3.0, 2),
+        (7, 4.0, 0.7, 2),
+        (9, 25.0, 1.0, 2),
+        (5, 1.5, 6.0, 3),
+    ],
+)
+def test_temporal_ids_match_hf_torch_formula(grid_t, tokens_per_second, fps, temporal_patch_size):
+    # HF: time_tensor = arange(grid_t)[:, None].expand(-1, h·w) · second_per_grid_t · tokens_per_second; .long()
+    second_per_grid_t = temporal_patch_size / fps
+    hf = (torch.arange(grid_t, dtype=torch.float64) * second_per_grid_t * tokens_per_second).long()
+    ids = mrope_temporal_ids_np(
+        grid_t, tokens_per_second=tokens_per_second, fps=fps, temporal_patch_size=temporal_patch_size
+    )
+    assert ids.tolist() == hf.tolist()
+    pos = mrope_positions(
+        3,
+        grid_t,
+        2,
+        3,
+        1,
+        tokens_per_second=tokens_per_second,
+        fps=fps,
+        temporal_patch_size=temporal_patch_size,
+    )
+    assert pos[0, 3:-1].tolist() == (hf.repeat_interleave(6) + 3).tolist()
+    assert int(pos[0, -1]) == 3 + max(int(hf[-1]) + 1, 2, 3)
+
+
+def test_temporal_step():
+    assert mrope_temporal_step() == 1.0  # Qwen2-VL rule
+    assert mrope_temporal_step(0, 4) == 1.0  # fps unused without tokens_per_second
+    assert mrope_temporal_step(2, 2) == 2.0
+    assert mrope_temporal_step(2, 4) == 1.0
+    assert mrope_temporal_step(25, 1) == 50.0
+    assert mrope_temporal_step(2, 2, temporal_patch_size=4) == 4.0
+
+
+def test_absolute_time_leaves_images_and_defaults_alone():
+    for t, h, w in [(1, 4, 6), (3, 2, 2), (5, 1, 8)]:
+        np.testing.assert_array_equal(
+            mrope_positions_np(2, t, h, w, 1, tokens_per_second=0), mrope_positions_np(2, t, h, w, 1)
+        )
+    # an image (grid_t = 1) has only group 0, whatever the rule
+    np.testing.assert_array_equal(
+        mrope_positions_np(2, 1, 4, 6, 3, tokens_per_second=2, fps=0.5), mrope_positions_np(2, 1, 4, 6, 3)
+    )
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(tokens_per_second=-1.0),
+        dict(tokens_per_second=float("nan")),
+        dict(fps=0.0),
+        dict(fps=-2.0),
+        dict(fps=float("inf")),
+        dict(temporal_patch_size=0),
+        dict(tokens_per_second=True),
+    ],
+)
+def test_absolute_time_errors(bad):
+    with pytest.raises(ValueError):
+        mrope_positions_np(1, 4, 2, 2, 0, **{"tokens_per_second": 2.0, **bad})

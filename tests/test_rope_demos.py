@@ -115,6 +115,37 @@ def test_mrope_values(results):
     assert values["n_tokens"] == 3 + 1 * 4 * 6 + 4
     assert values["next_text_position"] == 3 + max(1, 4, 6)
     assert (values["temporal_pairs"], values["height_pairs"], values["width_pairs"]) == (16, 24, 24)
+    assert values["temporal_id_step"] == 1  # Qwen2-VL rule at the defaults (tokens_per_second = 0)
+
+
+@pytest.mark.parametrize(
+    ("fps", "step", "group_ids", "next_text"),
+    [(2.0, 2, [0, 2, 4, 6], 7), (4.0, 1, [0, 1, 2, 3], 4), (1.0, 4, [0, 4, 8, 12], 13)],
+)
+def test_mrope_qwen25_absolute_time(fps, step, group_ids, next_text):
+    params = {"text_before": 0, "grid_t": 4, "grid_h": 2, "grid_w": 2, "tokens_per_second": 2, "fps": fps}
+    result = run_demo("mrope-sections", params, device="cpu")
+    assert result.passed, [c.claim for c in result.checks if not c.passed]
+    values = result.values
+    assert values["temporal_id_step"] == step
+    assert values["last_vision_t"] == group_ids[-1] and values["next_text_position"] == next_text
+    token_rows = result.tables[0].rows
+    assert [token_rows[4 * g][2] for g in range(4)] == group_ids  # group g starts at token 4g
+    groups = result.tables[2]
+    assert groups.columns == ["group", "frames", "start (s)", "t id"]
+    assert [row[3] for row in groups.rows] == group_ids
+    assert [row[2] for row in groups.rows] == [g * 2 / fps for g in range(4)]
+    assert groups.rows[1][1] == "2–3"
+    assert any("Qwen2.5-VL absolute time" in note for note in result.notes)
+    assert any("floor(g · temporal_patch_size / fps · tokens_per_second)" in c.claim for c in result.checks)
+
+
+def test_mrope_absolute_time_after_text_offsets_ids():
+    params = {"text_before": 10, "grid_t": 3, "grid_h": 2, "grid_w": 2, "tokens_per_second": 25, "fps": 1}
+    result = run_demo("mrope-sections", params, device="cpu")
+    assert result.passed
+    assert [row[3] for row in result.tables[2].rows] == [10, 60, 110]  # HF's interval-50 example, offset 10
+    assert result.values["temporal_id_step"] == 50 and result.values["next_text_position"] == 111
 
 
 def test_scaling_values(results):
@@ -147,6 +178,9 @@ def test_scaling_values(results):
         ("rope-precision", {"dim": 2, "base": 2.0}),
         ("rope-kv-cache", {"dim": 2, "prefix_len": 1, "new_tokens": 1}),
         ("mrope-sections", {"text_before": 0, "grid_t": 4, "grid_h": 1, "grid_w": 1}),
+        ("mrope-sections", {"grid_t": 64, "tokens_per_second": 1000.0, "fps": 0.01}),
+        ("mrope-sections", {"grid_t": 8, "tokens_per_second": 0.5, "fps": 1000.0}),
+        ("mrope-sections", {"grid_t": 12, "tokens_per_second": 2.0, "fps": 3.0}),
         ("rope-scaling", {"dim": 4, "factor": 1.0, "seq_len": 1}),
         ("rope-scaling", {"beta_fast": 1.0, "beta_slow": 32.0, "high_freq_factor": 1.0}),
     ],

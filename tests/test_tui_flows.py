@@ -736,6 +736,68 @@ async def test_demo_panel_and_footer_follow_the_language(env: Path) -> None:
 
 
 @pilot_test
+async def test_demo_title_and_claim_are_chinese_in_zh_mode_and_switch_at_once(env: Path) -> None:
+    from posenc_ref.demos import get_demo
+
+    spec = get_demo("rope-relativity")  # the demo of fx.mcq
+    app = make_app(env, language="zh")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.mcq"])
+        await pilot.press(str(correct_position(screen.view) + 1))
+        await settle(pilot)
+        panel = screen.query_one("#quiz-demo", DemoPanel)
+        assert panel.result is not None and panel.result.title_zh == spec.title_zh
+        heading = str(panel.query_one("#demo-heading", Static).content)
+        claim = str(panel.query_one("#demo-claim", Static).content)
+        assert heading == "实时演示 · RoPE 的注意力分数只取决于 m − n  rope-relativity"
+        assert claim == spec.claim_zh and claim.startswith("⟨R(q, m), R(k, n)⟩ 等于")
+        assert "RoPE 的注意力分数只取决于 m − n" in screen_text(app)
+        result = panel.result
+        await pilot.press("l")
+        await pilot.pause()  # no worker run: the panel re-renders in place
+        heading = str(panel.query_one("#demo-heading", Static).content)
+        assert heading == "Live demo · RoPE scores depend only on m − n  rope-relativity"
+        assert str(panel.query_one("#demo-claim", Static).content) == spec.claim
+        assert panel.result is result
+        await pilot.press("l")
+        await pilot.pause()
+        assert "RoPE 的注意力分数只取决于 m − n" in str(panel.query_one("#demo-heading", Static).content)
+        assert str(panel.query_one("#demo-claim", Static).content) == spec.claim_zh
+
+
+@pilot_test
+async def test_demo_lab_search_and_palette_show_chinese_demo_titles(env: Path) -> None:
+    from posenc_ref.demos import get_demo
+    from tui.commands import search_targets
+    from tui.screens.search import search
+
+    spec = get_demo("alibi-bias")
+    app = make_app(env, language="zh")
+    async with app.run_test(size=(110, 40)) as pilot:
+        await settle(pilot)
+        app.open_demo("alibi-bias")
+        await settle(pilot)
+        header = str(app.screen.query_one("#lab-claim", Static).content)
+        assert header.splitlines()[:2] == ["ALiBi 偏置矩阵", spec.claim_zh]
+        assert "ALiBi 偏置矩阵" in str(app.screen.query_one("#lab-panel #demo-heading", Static).content)
+        await pilot.press("l")
+        await pilot.pause()
+        header = str(app.screen.query_one("#lab-claim", Static).content)
+        assert header.splitlines()[:2] == ["The ALiBi bias matrix", spec.claim]
+        app.language = "zh"
+        await pilot.pause()
+        demos = {key: label for kind, key, label, _jump in search(app, "偏置矩阵") if kind == "demo"}
+        assert demos == {"alibi-bias": "ALiBi 偏置矩阵"}
+        assert ("demo", "alibi-bias") in {(k, key) for k, key, _l, _j in search(app, "bias matrix")}
+        labels = [label for kind, label, _help, _jump in search_targets(app) if kind == "demo"]
+        assert "alibi-bias  ALiBi 偏置矩阵" in labels
+        app.language = "en"
+        labels = [label for kind, label, _help, _jump in search_targets(app) if kind == "demo"]
+        assert "alibi-bias  The ALiBi bias matrix" in labels
+
+
+@pilot_test
 async def test_browse_shows_the_numeric_answer(env: Path) -> None:
     app = make_app(env)
     async with app.run_test(size=(130, 36)) as pilot:

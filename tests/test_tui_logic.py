@@ -17,7 +17,7 @@ from tui.grading import (
     normalize_blank,
     parse_number,
 )
-from tui.i18n import STRINGS, tr
+from tui.i18n import STRINGS, demo_claim, demo_title, tr
 from tui.keys import keymap_errors
 from tui.quiz_session import QuizConfig, QuizSession, choice_order, select_question_ids
 from tui.richtext import render_text
@@ -222,3 +222,20 @@ def test_chinese_wraps_between_characters_with_kinsoku() -> None:
     # Latin words still break at spaces only
     latin = [line.plain.rstrip() for line in Content("rotary position embedding everywhere").wrap(12)]
     assert latin == ["rotary", "position", "embedding", "everywhere"]
+
+
+def test_demo_title_and_claim_follow_the_language_and_fall_back_to_english() -> None:
+    from posenc_ref.demos import get_demo
+    from posenc_ref.demos.base import DemoResult
+
+    spec = get_demo("rope-norm")
+    assert demo_title(spec, "en") == "RoPE preserves vector norms"
+    assert demo_title(spec, "zh") == "RoPE 保持向量范数不变"
+    assert demo_claim(spec, "zh") == spec.claim_zh and demo_claim(spec, "en") == spec.claim
+    untranslated = DemoResult(
+        name="x", title="Only English", claim="A claim.", device="cpu", dtype="float32", elapsed_ms=1.0
+    )
+    assert (untranslated.title_zh, untranslated.claim_zh) == ("", "")
+    assert demo_title(untranslated, "zh") == "Only English" and demo_claim(untranslated, "zh") == "A claim."
+    older = SimpleNamespace(title="Pickled before title_zh existed", claim="c")  # no *_zh attributes at all
+    assert demo_title(older, "zh") == "Pickled before title_zh existed" and demo_claim(older, "zh") == "c"

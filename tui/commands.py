@@ -15,7 +15,7 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from .i18n import tr
+from .i18n import demo_title, tr
 
 __all__ = ["PosencCommands", "search_targets"]
 
@@ -58,7 +58,7 @@ def search_targets(app: Any) -> Iterator[tuple[str, str, str, Callable[[], None]
     for demo in demos:
         yield (
             "demo",
-            f"{demo.name}  {demo.title}",
+            f"{demo.name}  {demo_title(demo, lang)}",
             tr("palette.open_demo", lang),
             partial(app.open_demo, demo.name),
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["LANGUAGES", "default_language", "tr"]
+__all__ = ["LANGUAGES", "default_language", "demo_claim", "demo_title", "tr"]
 
 LANGUAGES = ("en", "zh")
 
@@ -248,6 +248,25 @@ def tr(key: str, lang: str, **fields: object) -> str:
     else:
         text = pair[1] if lang == "zh" and pair[1] else pair[0]
     return text.format(**fields) if fields else text
+
+
+def demo_title(demo: object, lang: str) -> str:
+    """The title of a posenc_ref `Demo` or `DemoResult` in `lang`: `title_zh` in Chinese when the
+    spec has one, else the English `title`."""
+    return _demo_text(demo, "title", lang)
+
+
+def demo_claim(demo: object, lang: str) -> str:
+    """The one-sentence claim of a `Demo` or `DemoResult` in `lang` (English when no `claim_zh`)."""
+    return _demo_text(demo, "claim", lang)
+
+
+def _demo_text(demo: object, field: str, lang: str) -> str:
+    if lang == "zh":
+        text = getattr(demo, f"{field}_zh", "")
+        if text:
+            return str(text)
+    return str(getattr(demo, field, "") or "")
 
 
 def default_language() -> str:

@@ -163,6 +163,8 @@ def fake_demo_runner(name: str, params: dict[str, Any] | None = None, device: st
         matrices=[Matrix("causal bias", matrix, "query", "key")],
         values={v: float(i) + 0.5 for i, v in enumerate(demo.values)},
         notes=["fake runner: fixed output for tests"],
+        title_zh=demo.title_zh,
+        claim_zh=demo.claim_zh,
     )
 
 

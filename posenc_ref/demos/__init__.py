@@ -169,4 +169,6 @@ def run_demo(name: str, params: dict[str, Any] | None = None, device: str = "aut
         matrices=ctx.matrices,
         values=ctx.values,
         notes=ctx.notes,
+        title_zh=demo.title_zh,
+        claim_zh=demo.claim_zh,
     )

@@ -589,6 +589,8 @@ register(
         name="sinusoidal-linearity",
         title="Sinusoidal PE: a fixed linear map shifts any position by k",
         claim="For every p, PE[p + k] = M_k · PE[p], where M_k is block-diagonal 2×2 rotations that depend on k only, never on p.",
+        title_zh="正弦位置编码：一个固定的线性变换就能把任意位置平移 k",
+        claim_zh="对任意 p 都有 PE[p + k] = M_k · PE[p]，其中 M_k 是由 2×2 旋转块组成的分块对角矩阵，只依赖 k，与 p 无关。",
         topic="absolute",
         params=(
             Param("dim", "int", 16, min=2, max=4096, even=True, help="model dimension d (even)"),
@@ -608,6 +610,8 @@ register(
         name="sinusoidal-wavelengths",
         title="Sinusoidal wavelengths form a geometric progression",
         claim="Pair i has wavelength 2π·base^(2i/d): from 2π for the first pair up to nearly 2π·base for the last.",
+        title_zh="正弦位置编码的波长构成等比数列",
+        claim_zh="第 i 对的波长为 2π·base^(2i/d)：从第一对的 2π 一直增长到最后一对的接近 2π·base。",
         topic="absolute",
         params=(Param("dim", "int", 512, min=2, max=65536, even=True, help="model dimension d (even)"), BASE),
         values=("min_wavelength", "max_wavelength", "ratio", "t2t_max_wavelength"),
@@ -621,6 +625,8 @@ register(
         name="sinusoidal-dot",
         title="PE[p]·PE[p + k] depends on the distance k only",
         claim="PE[p]·PE[p + k] = Σ_i cos(ω_i k): the same for every p, symmetric in k, and equal to d/2 at k = 0.",
+        title_zh="PE[p]·PE[p + k] 只取决于距离 k",
+        claim_zh="PE[p]·PE[p + k] = Σ_i cos(ω_i k)：对每个 p 都相同，关于 k 对称，且在 k = 0 时等于 d/2。",
         topic="absolute",
         params=(
             Param("dim", "int", 128, min=2, max=65536, even=True, help="model dimension d (even)"),
@@ -640,6 +646,8 @@ register(
         name="learned-extrapolation",
         title="Learned position tables cannot extrapolate",
         claim="A learned table has no row for positions ≥ max_len, and rows past the training length never receive a gradient, so they stay at their random init.",
+        title_zh="可学习的位置表无法外推",
+        claim_zh="可学习的位置表里没有位置 ≥ max_len 的行；超出训练长度的行从未收到梯度，因此一直停留在随机初始化的值。",
         topic="absolute",
         params=(
             Param("max_len", "int", 16, min=2, max=100_000, help="rows in the table"),
@@ -659,6 +667,8 @@ register(
         name="integer-binary-pe",
         title="Why not integer or binary position codes?",
         claim="Integer codes grow without bound (position L−1 dwarfs the embeddings); binary codes are bounded but need ceil(log2 L) bits and jump discretely between neighbours.",
+        title_zh="为什么不直接用整数或二进制编码位置？",
+        claim_zh="整数编码没有上界（位置 L−1 的数值远远盖过词嵌入）；二进制编码有界，但需要 ceil(log2 L) 位，而且相邻位置之间是离散跳变。",
         topic="why-pe",
         params=(Param("seq_len", "int", 16, min=2, max=1_000_000, help="sequence length L"),),
         values=("integer_max", "binary_bits", "max_neighbour_jump"),
@@ -673,6 +683,8 @@ register(
         name="permutation-equivariance",
         title="Attention without PE is permutation-equivariant",
         claim="Shuffling the input rows of position-free self-attention just shuffles the output rows the same way; adding PE breaks this.",
+        title_zh="不加位置编码的注意力具有置换等变性",
+        claim_zh="打乱无位置信息的自注意力的输入行，输出行只会按同样的方式被打乱；加上位置编码后这一性质就不再成立。",
         topic="why-pe",
         params=(
             Param("seq_len", "int", 6, min=2, max=4096, help="tokens"),
@@ -692,6 +704,8 @@ register(
         name="attention-expansion",
         title="The 4-term expansion of q·k under absolute PE",
         claim="(x_i + p_i)W_Q·((x_j + p_j)W_K) = content·content + content·position + position·content + position·position, exactly.",
+        title_zh="绝对位置编码下 q·k 的四项展开",
+        claim_zh="(x_i + p_i)W_Q·((x_j + p_j)W_K) 严格等于 内容·内容 + 内容·位置 + 位置·内容 + 位置·位置 四项之和。",
         topic="absolute",
         params=(
             Param("seq_len", "int", 8, min=1, max=4096, help="tokens"),

@@ -197,6 +197,8 @@ register(
         name="alibi-slopes",
         title="ALiBi head slopes, including non-power-of-two head counts",
         claim="For n a power of two the slopes are 2^(−8h/n), h = 1..n; otherwise take the 2^⌊log2 n⌋ set and append every other slope of the next power of two.",
+        title_zh="ALiBi 各注意力头的斜率（含头数不是 2 的幂的情况）",
+        claim_zh="n 为 2 的幂时，斜率为 2^(−8h/n)，h = 1..n；否则先取 2^⌊log2 n⌋ 个头的那组斜率，再从下一个 2 的幂的斜率中隔一个取一个补足。",
         topic="alibi",
         params=(Param("n_heads", "int", 12, min=1, max=1024, help="number of attention heads"),),
         values=("first_slope", "last_slope", "min_slope", "max_error", "n8_last_slope", "n12_ninth_slope"),
@@ -209,6 +211,8 @@ register(
         name="alibi-bias",
         title="The ALiBi bias matrix",
         claim="Head h adds −slope_h·(i − j) to the score of query i and key j; BLOOM's +slope·j form differs by a per-row constant, so the softmax is identical.",
+        title_zh="ALiBi 偏置矩阵",
+        claim_zh="第 h 个头在查询 i 与键 j 的注意力分数上加 −slope_h·(i − j)；BLOOM 的 +slope·j 写法与之只差一个逐行常数，所以 softmax 结果完全相同。",
         topic="alibi",
         params=(
             Param("n_heads", "int", 4, min=1, max=1024, help="number of attention heads"),

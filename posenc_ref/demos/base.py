@@ -195,6 +195,8 @@ class DemoResult:
     matrices: list[Matrix] = field(default_factory=list)
     values: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    title_zh: str = ""  # Chinese title and claim from the demo spec ("" when it has none)
+    claim_zh: str = ""
 
     @property
     def passed(self) -> bool:
@@ -308,6 +310,8 @@ class Demo:
     run: RunFn
     memory_bytes: MemoryFn | None = None  # estimated peak tensor bytes for given params
     uses_torch: bool = True
+    title_zh: str = ""  # Chinese title and claim for the app's zh mode ("" falls back to English)
+    claim_zh: str = ""
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -331,6 +335,8 @@ class Demo:
             "name": self.name,
             "title": self.title,
             "claim": self.claim,
+            "title_zh": self.title_zh,
+            "claim_zh": self.claim_zh,
             "topic": self.topic,
             "params": [p.to_dict() for p in self.params],
             "values": list(self.values),

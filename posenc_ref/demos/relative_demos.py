@@ -378,6 +378,8 @@ register(
         name="t5-buckets",
         title="T5 relative position buckets",
         claim="T5 maps key − query to a bucket: exact for small distances, log-spaced up to max_distance, then saturated; bidirectional buckets split by direction.",
+        title_zh="T5 相对位置分桶",
+        claim_zh="T5 把 key − query 映射到一个桶：小距离精确对应，较大距离按对数间隔分桶直到 max_distance，再往外则饱和；双向分桶时按方向分成两半。",
         topic="relative",
         params=(
             Param("bidirectional", "bool", True, help="encoder (true) or causal decoder (false)"),
@@ -394,6 +396,8 @@ register(
         name="shaw-relative",
         title="Shaw et al.: clipped relative position embeddings",
         claim="Shaw's scheme learns 2k + 1 vectors for relative distances clipped to [−k, k] and adds them to the keys (and values) inside attention.",
+        title_zh="Shaw 等人的截断相对位置嵌入",
+        claim_zh="Shaw 的方案为截断到 [−k, k] 的相对距离学习 2k + 1 个向量，并在注意力内部把它们加到键（以及值）上。",
         topic="relative",
         params=(
             Param("seq_len", "int", 8, min=1, max=4096, help="tokens"),
@@ -415,6 +419,8 @@ register(
         name="xlnet-terms",
         title="Transformer-XL/XLNet attention: four terms with u and v",
         claim="Transformer-XL replaces p_j with the sinusoid of i − j and the query's position terms with learned u and v; the four terms still sum to the full score.",
+        title_zh="Transformer-XL/XLNet 注意力：带 u 和 v 的四项",
+        claim_zh="Transformer-XL 用 i − j 的正弦编码替换 p_j，用可学习的 u 和 v 替换查询一侧的位置项；四项相加仍等于完整的注意力分数。",
         topic="relative",
         params=(
             Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
@@ -434,6 +440,8 @@ register(
         name="deberta-terms",
         title="DeBERTa disentangled attention: c2c + c2p + p2c",
         claim="DeBERTa keeps content-to-content, content-to-position and position-to-content terms, drops position-to-position, and indexes relative embeddings by a clipped δ(i, j).",
+        title_zh="DeBERTa 解耦注意力：c2c + c2p + p2c",
+        claim_zh="DeBERTa 保留内容到内容、内容到位置、位置到内容三项，去掉位置到位置项，并用截断后的 δ(i, j) 索引相对位置嵌入。",
         topic="relative",
         params=(
             Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),

@@ -548,14 +548,36 @@ def _run_rope_kv_cache(ctx: DemoContext, dim: int, prefix_len: int, new_tokens: 
     )
 
 
-def _run_mrope_sections(ctx: DemoContext, text_before: int, grid_t: int, grid_h: int, grid_w: int) -> None:
+TEMPORAL_PATCH_SIZE = 2  # frames per temporal patch (Qwen2-VL / Qwen2.5-VL vision config)
+
+
+def _run_mrope_sections(
+    ctx: DemoContext,
+    text_before: int,
+    grid_t: int,
+    grid_h: int,
+    grid_w: int,
+    tokens_per_second: float = 0.0,
+    fps: float = 2.0,
+) -> None:
     import torch
 
-    from ..mrope import MROPE_SECTION, apply_mrope, mrope_pair_axes, mrope_positions
+    from ..mrope import MROPE_SECTION, apply_mrope, mrope_pair_axes, mrope_positions, mrope_temporal_step
     from ..rope import apply_rope
 
     text_after = 4
-    pos = mrope_positions(text_before, grid_t, grid_h, grid_w, text_after, device=ctx.device)
+    absolute_time = tokens_per_second > 0  # Qwen2.5-VL; 0 keeps Qwen2-VL's consecutive t ids
+    pos = mrope_positions(
+        text_before,
+        grid_t,
+        grid_h,
+        grid_w,
+        text_after,
+        device=ctx.device,
+        tokens_per_second=tokens_per_second,
+        fps=fps,
+        temporal_patch_size=TEMPORAL_PATCH_SIZE,
+    )
     n_vision = grid_t * grid_h * grid_w
     n_tokens = text_before + n_vision + text_after
     ids = pos.cpu()
@@ -563,24 +585,50 @@ def _run_mrope_sections(ctx: DemoContext, text_before: int, grid_t: int, grid_h:
     is_text[:text_before] = True
     is_text[text_before + n_vision :] = True
     next_text = int(ids[0, text_before + n_vision])
-    expected_next = text_before + max(grid_t, grid_h, grid_w)
+    step = mrope_temporal_step(tokens_per_second, fps, TEMPORAL_PATCH_SIZE)
+
+    # HF's get_rope_index, written independently in torch: t = long(arange(grid_t) · second_per_grid_t
+    # · tokens_per_second), expanded over the h·w tokens of each frame group (no int cast before the product)
+    if absolute_time:
+        second_per_grid_t = TEMPORAL_PATCH_SIZE / fps
+        time_tensor = torch.arange(grid_t, dtype=torch.float64).view(-1, 1).expand(-1, grid_h * grid_w)
+        hf_t = (time_tensor * second_per_grid_t * tokens_per_second).long().flatten()
+    else:
+        hf_t = torch.arange(grid_t).view(-1, 1).expand(-1, grid_h * grid_w).flatten()
+    last_group_t = int(hf_t[-1])
+    expected_next = text_before + max(last_group_t + 1, grid_h, grid_w)
 
     text_ids = ids[:, is_text]
     ctx.check(
         "text tokens use the same id on the t, h and w axes", float((text_ids - text_ids[0]).abs().max()), 0
     )
-    ctx.check(
-        "text after the image resumes at text_before + max(grid_t, grid_h, grid_w)",
-        abs(next_text - expected_next),
-        0,
-    )
+    if absolute_time:
+        ctx.check(
+            "text after the video resumes at the largest vision id + 1 = text_before + max(t_last + 1, "
+            "grid_h, grid_w)",
+            abs(next_text - expected_next),
+            0,
+        )
+    else:
+        ctx.check(
+            "text after the image resumes at text_before + max(grid_t, grid_h, grid_w)",
+            abs(next_text - expected_next),
+            0,
+        )
     vision = ids[:, text_before : text_before + n_vision] - text_before
     spans = [int(vision[a].max()) + 1 for a in range(3)]
-    ctx.check(
-        "vision ids span the grid on each axis (t < grid_t, h < grid_h, w < grid_w)",
-        float(sum(abs(s - g) for s, g in zip(spans, (grid_t, grid_h, grid_w)))),
-        0,
-    )
+    if absolute_time:
+        ctx.check(
+            "vision ids span the grid on the spatial axes (h < grid_h, w < grid_w)",
+            float(abs(spans[1] - grid_h) + abs(spans[2] - grid_w)),
+            0,
+        )
+    else:
+        ctx.check(
+            "vision ids span the grid on each axis (t < grid_t, h < grid_h, w < grid_w)",
+            float(sum(abs(s - g) for s, g in zip(spans, (grid_t, grid_h, grid_w)))),
+            0,
+        )
     axes = mrope_pair_axes(128, MROPE_SECTION)
     counts = [axes.count(a) for a in range(3)]
     ctx.check(
@@ -598,8 +646,19 @@ def _run_mrope_sections(ctx: DemoContext, text_before: int, grid_t: int, grid_h:
     ctx.check(
         "for text tokens M-RoPE equals ordinary 1-D RoPE",
         float((m_rope - plain).abs().max()),
-        _angle_tol(ctx.dtype, n_tokens, float(x.abs().max())),
+        _angle_tol(ctx.dtype, max(n_tokens, int(ids.max())), float(x.abs().max())),
     )
+    rule = (
+        "floor(g · temporal_patch_size / fps · tokens_per_second) (Qwen2.5-VL, HF get_rope_index)"
+        if absolute_time
+        else "g (Qwen2-VL: consecutive frame groups)"
+    )
+    ctx.check(
+        f"the temporal id of frame group g is text_before + {rule}",
+        float((vision[0] - hf_t).abs().max()),
+        0,
+    )
+    group_ids = [int(v) for v in hf_t[:: grid_h * grid_w]]
 
     shown = list(range(min(n_tokens, 48))) + list(range(max(48, n_tokens - 8), n_tokens))
     rows = [
@@ -629,7 +688,36 @@ def _run_mrope_sections(ctx: DemoContext, text_before: int, grid_t: int, grid_h:
     ctx.value("temporal_pairs", counts[0])
     ctx.value("height_pairs", counts[1])
     ctx.value("width_pairs", counts[2])
+    ctx.value("temporal_id_step", step)
+
+    seconds = TEMPORAL_PATCH_SIZE / fps
+    shown_groups = list(range(min(grid_t, 32)))
+    ctx.table(
+        "Frame groups: time and temporal id",
+        ["group", "frames", "start (s)", "t id"],
+        [
+            [
+                g,
+                f"{g * TEMPORAL_PATCH_SIZE}–{g * TEMPORAL_PATCH_SIZE + TEMPORAL_PATCH_SIZE - 1}",
+                _fmt(g * seconds),
+                text_before + group_ids[g],
+            ]
+            for g in shown_groups
+        ],
+    )
     ctx.note(f"{text_after} text tokens follow the image. grid_h and grid_w are the merged (LLM) grid.")
+    if absolute_time:
+        ctx.note(
+            f"Qwen2.5-VL absolute time: at {fps:g} fps a group of {TEMPORAL_PATCH_SIZE} frames lasts "
+            f"{seconds:g} s, so group g gets temporal id floor(g · {seconds:g} · {tokens_per_second:g}) "
+            f"(step {step:g}): the temporal id advances {tokens_per_second:g} per second of video, whatever the "
+            "frame rate."
+        )
+    else:
+        ctx.note(
+            "Qwen2-VL rule: frame group g gets temporal id g, whatever the frame rate (fps is unused); set "
+            "tokens_per_second > 0 (2 in Qwen2.5-VL checkpoints) for Qwen2.5-VL's absolute-time ids."
+        )
 
 
 register(
@@ -637,6 +725,8 @@ register(
         name="rope-relativity",
         title="RoPE scores depend only on m − n",
         claim="⟨R(q, m), R(k, n)⟩ equals ⟨R(q, m − n), k⟩, so every (m, n) pair with the same offset gets the same score.",
+        title_zh="RoPE 的注意力分数只取决于 m − n",
+        claim_zh="⟨R(q, m), R(k, n)⟩ 等于 ⟨R(q, m − n), k⟩，因此相对位置相同的每一对 (m, n) 都得到相同的分数。",
         topic="rope",
         params=(
             DIM,
@@ -656,6 +746,8 @@ register(
         name="rope-norm",
         title="RoPE preserves vector norms",
         claim="Each 2-D pair is rotated, never stretched, so ‖R(x, m)‖ = ‖x‖ at every position.",
+        title_zh="RoPE 保持向量范数不变",
+        claim_zh="每个二维分量对只被旋转、不被拉伸，所以在任何位置都有 ‖R(x, m)‖ = ‖x‖。",
         topic="rope",
         params=(
             Param("dim", "int", 64, min=2, max=8192, even=True, help="head dimension d (even)"),
@@ -675,6 +767,8 @@ register(
         name="rope-decay",
         title="RoFormer's long-term decay bound",
         claim="The RoFormer bound (mean |S_j| over j) starts at (d/2 + 1)/2 at distance 0 and trends down, with oscillation, as the distance grows.",
+        title_zh="RoFormer 的远程衰减上界",
+        claim_zh="RoFormer 的上界（|S_j| 对 j 的平均）在距离 0 处等于 (d/2 + 1)/2，随距离增大呈振荡下降的趋势。",
         topic="rope",
         params=(
             Param("dim", "int", 128, min=4, max=8192, even=True, help="head dimension d (even)"),
@@ -696,6 +790,8 @@ register(
         name="rope-layouts",
         title="Half-split and interleaved RoPE are one map up to a permutation",
         claim="Permuting channels with hf[r·d/2 + i] = meta[2i + r] turns interleaved (GPT-J/Meta) RoPE into half-split (NeoX/HF) RoPE, so converted LLaMA weights give identical scores.",
+        title_zh="半拆分与交错排布的 RoPE 只差一个通道置换",
+        claim_zh="按 hf[r·d/2 + i] = meta[2i + r] 置换通道，就能把交错排布（GPT-J/Meta）的 RoPE 变成半拆分（NeoX/HF）的 RoPE，因此转换后的 LLaMA 权重给出完全相同的注意力分数。",
         topic="rope",
         params=(DIM, Param("seq_len", "int", 16, min=1, max=100_000, help="number of positions"), BASE, SEED),
         values=("max_error", "score_max_error", "unpermuted_score_error"),
@@ -710,6 +806,8 @@ register(
         name="rope-forms",
         title="Matrix, complex and rotate_half forms of RoPE agree",
         claim="The block-diagonal rotation matrix, the complex multiply q·e^{imθ} and the cos/sin + rotate_half form compute the same rotation.",
+        title_zh="RoPE 的矩阵、复数与 rotate_half 三种写法结果一致",
+        claim_zh="分块对角旋转矩阵、复数乘法 q·e^{imθ} 以及 cos/sin 加 rotate_half 的写法，算出的是同一个旋转。",
         topic="rope",
         params=(DIM, Param("seq_len", "int", 16, min=1, max=4096, help="number of positions"), BASE, SEED),
         values=("max_error", "matrix_vs_complex", "matrix_vs_rotate_half"),
@@ -723,6 +821,8 @@ register(
         name="rope-precision",
         title="Angle precision at long positions (float32 vs float64)",
         claim="Computing position·θ in float32 makes cos drift from the float64 value by about 3e-6 at position 100 and 3.4e-3 at 131072.",
+        title_zh="长位置上的角度精度（float32 与 float64 对比）",
+        claim_zh="用 float32 计算 position·θ 时，cos 与 float64 结果的偏差在位置 100 处约为 3e-6，在位置 131072 处约为 3.4e-3。",
         topic="pitfalls",
         params=(Param("dim", "int", 128, min=2, max=8192, even=True, help="head dimension d (even)"), BASE),
         values=("error_100", "error_4096", "error_32768", "error_131072"),
@@ -735,6 +835,8 @@ register(
         name="rope-kv-cache",
         title="Positions with a KV cache",
         claim="Decoding with a KV cache matches the full forward pass only if new tokens get positions prefix_len, prefix_len+1, …, not 0, 1, ….",
+        title_zh="使用 KV 缓存时的位置编号",
+        claim_zh="只有新 token 的位置依次取 prefix_len, prefix_len+1, …，而不是从 0, 1, … 重新编号，带 KV 缓存的解码才与完整的前向计算结果一致。",
         topic="pitfalls",
         params=(
             Param("dim", "int", 16, min=2, max=4096, even=True, help="head dimension d (even)"),
@@ -755,13 +857,31 @@ register(
     Demo(
         name="mrope-sections",
         title="Multimodal RoPE (Qwen2-VL): temporal, height and width sections",
-        claim="M-RoPE splits the 64 frequency pairs of a 128-dim head into 16 temporal, 24 height and 24 width pairs; text tokens use the same id on all three axes, and text after an image resumes at the largest vision id plus one.",
+        claim="M-RoPE splits the 64 frequency pairs of a 128-dim head into 16 temporal, 24 height and 24 width pairs; text tokens use the same id on all three axes, and text after an image resumes at the largest vision id plus one. With tokens_per_second > 0, Qwen2.5-VL's rule gives frame group g the temporal id ⌊g · (2 / fps) · tokens_per_second⌋, so the ids track seconds, not frames.",
+        title_zh="多模态旋转位置编码（Qwen2-VL）：时间、高度与宽度分段",
+        claim_zh="M-RoPE 把 128 维注意力头的 64 个频率对分成 16 个时间对、24 个高度对和 24 个宽度对；文本 token 在三个轴上使用同一个位置 id，图像之后的文本从视觉部分的最大 id 加一处继续编号。当 tokens_per_second > 0 时采用 Qwen2.5-VL 的规则：第 g 个帧组的时间 id 为 ⌊g · (2 / fps) · tokens_per_second⌋，于是 id 跟踪的是秒数而不是帧数。",
         topic="rope-variants",
         params=(
             Param("text_before", "int", 3, min=0, max=4096, help="text tokens before the image"),
             Param("grid_t", "int", 1, min=1, max=64, help="temporal patches (1 for an image)"),
             Param("grid_h", "int", 4, min=1, max=256, help="patch rows (after merging)"),
             Param("grid_w", "int", 6, min=1, max=256, help="patch columns (after merging)"),
+            Param(
+                "tokens_per_second",
+                "float",
+                0.0,
+                min=0.0,
+                max=1000.0,
+                help="Qwen2.5-VL temporal ids per second (0: Qwen2-VL consecutive ids)",
+            ),
+            Param(
+                "fps",
+                "float",
+                2.0,
+                min=0.01,
+                max=1000.0,
+                help="video sampling rate (used when tokens_per_second > 0; 2 frames per group)",
+            ),
         ),
         values=(
             "n_tokens",
@@ -773,6 +893,7 @@ register(
             "temporal_pairs",
             "height_pairs",
             "width_pairs",
+            "temporal_id_step",
         ),
         run=_run_mrope_sections,
         # [3, n] int64 ids built from several [n] index arrays, masks and copies: ~128 bytes a token

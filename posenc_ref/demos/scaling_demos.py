@@ -193,6 +193,8 @@ register(
         name="rope-scaling",
         title="inv_freq under PI, dynamic NTK, YaRN and llama3 scaling",
         claim="PI divides every frequency by the factor; NTK-aware and dynamic NTK raise the base so high frequencies barely move and low ones shrink most; YaRN and llama3 keep high frequencies, divide low ones by the factor and blend in between.",
+        title_zh="PI、动态 NTK、YaRN 与 llama3 缩放下的 inv_freq",
+        claim_zh="PI 把所有频率都除以缩放因子；NTK-aware 和动态 NTK 通过增大 base，让高频几乎不动、低频缩小得最多；YaRN 和 llama3 保留高频，把低频除以缩放因子，中间频段平滑过渡。",
         topic="context-extension",
         params=(
             Param("dim", "int", 128, min=4, max=8192, even=True, help="head dimension d (even)"),

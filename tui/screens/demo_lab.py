@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, Switch
 
-from ..i18n import tr
+from ..i18n import demo_claim, demo_title, tr
 from ..keys import bind
 from ..widgets.demo_panel import DemoPanel
 from .base import LocalizedScreen
@@ -123,15 +123,7 @@ class DemoLabScreen(LocalizedScreen):
         self.query_one("#lab-form-error", Static).display = False
         if demo is None:
             return
-        self.query_one("#lab-claim", Static).update(
-            Content.assemble(
-                (demo.title, "bold"),
-                "\n",
-                (demo.claim, "italic"),
-                "\n",
-                (tr("lab.topic", lang, topic=demo.topic), "dim"),
-            )
-        )
+        self._render_header(demo, lang)
         widgets: list[Any] = []
         if not demo.params:
             widgets.append(Static(tr("lab.no_params", lang), classes="hint"))
@@ -178,6 +170,18 @@ class DemoLabScreen(LocalizedScreen):
         for error in widgets:
             if isinstance(error, Static) and error.has_class("param-error"):
                 error.display = False
+
+    def _render_header(self, demo: Any, lang: str) -> None:
+        """The demo's title and claim in `lang` (English where the spec has no Chinese), and its topic."""
+        self.query_one("#lab-claim", Static).update(
+            Content.assemble(
+                (demo_title(demo, lang), "bold"),
+                "\n",
+                (demo_claim(demo, lang), "italic"),
+                "\n",
+                (tr("lab.topic", lang, topic=demo.topic), "dim"),
+            )
+        )
 
     def _raw_values(self) -> dict[str, Any]:
         values: dict[str, Any] = {}
@@ -293,15 +297,7 @@ class DemoLabScreen(LocalizedScreen):
         self.query_one("#lab-reset", Button).label = tr("lab.reset", lang)
         demo = self.demo
         if demo is not None:
-            self.query_one("#lab-claim", Static).update(
-                Content.assemble(
-                    (demo.title, "bold"),
-                    "\n",
-                    (demo.claim, "italic"),
-                    "\n",
-                    (tr("lab.topic", lang, topic=demo.topic), "dim"),
-                )
-            )
+            self._render_header(demo, lang)
             for param in demo.params:
                 for bounds in self.query(f"#bounds-{param.name}").results(Static):
                     bounds.update(Content.styled(describe_bounds(param, lang), "dim"))

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..i18n import tr
+from ..i18n import demo_title, tr
 from ..richtext import plain
 
 __all__ = ["SearchScreen", "search"]
@@ -30,7 +30,8 @@ def _short(text: str, limit: int = 160) -> str:
 
 
 def search(app: Any, query: str) -> list[tuple[str, str, str, Callable[[], None]]]:
-    """Results as (kind, key, label, jump): exact id first, then topics, questions, demos."""
+    """Results as (kind, key, label, jump): exact id first, then topics, questions, demos (found by
+    name or by an English or Chinese title, labelled in the app language)."""
     lang = app.language
     needle = query.strip().casefold()
     results: list[tuple[int, str, str, str, Callable[[], None]]] = []
@@ -59,8 +60,10 @@ def search(app: Any, query: str) -> list[tuple[str, str, str, Callable[[], None]
     except Exception:
         demos = []
     for demo in demos:
-        if not needle or needle in demo.name.casefold() or needle in demo.title.casefold():
-            results.append((3, "demo", demo.name, demo.title, partial(app.open_demo, demo.name)))
+        # a demo matches by its name or its title in either language
+        titles = (demo.title, getattr(demo, "title_zh", ""))
+        if not needle or needle in demo.name.casefold() or any(needle in t.casefold() for t in titles if t):
+            results.append((3, "demo", demo.name, demo_title(demo, lang), partial(app.open_demo, demo.name)))
     results.sort(key=lambda r: r[0])
     return [(kind, key, label, jump) for _rank, kind, key, label, jump in results]
 

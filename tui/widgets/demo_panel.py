@@ -6,6 +6,8 @@ Usage::
     panel.set_demo("alibi-bias", {"n_heads": 4})               # switch; a stale run is ignored
     panel.run()                                                # re-run (the `d` key)
 
+The heading shows the demo's title and claim in the app language (`title_zh` / `claim_zh` in
+Chinese, English when a spec has none) and switches at once when the language changes.
 While a run is in flight the panel shows a spinner; then the claim, device, dtype and elapsed
 time, a ✓/✗ line per check with its error and tolerance, the named values, the tables
 (DataTable), the series as plots (textual-plotext) and the matrices as heatmaps. A failure
@@ -33,7 +35,7 @@ from textual.widgets import DataTable, Label, LoadingIndicator, Static
 
 from posenc_ref.demos.base import format_value as _format_value
 
-from ..i18n import tr
+from ..i18n import demo_claim, demo_title, tr
 
 __all__ = ["DemoPanel", "describe_error", "format_elapsed", "format_error", "format_value"]
 
@@ -239,8 +241,9 @@ class DemoPanel(VerticalScroll):
     # ------------------------------------------------------------------ rendering
 
     def _language_changed(self) -> None:
-        """Re-render every UI string of the panel in the new language (the result's own text,
-        from posenc_ref, stays as it is); widgets are updated in place, not rebuilt."""
+        """Re-render every UI string of the panel in the new language, the demo's title and claim
+        included (the spec's `title_zh` / `claim_zh`; the result's checks, tables and notes, from
+        posenc_ref, stay as they are); widgets are updated in place, not rebuilt."""
         self._render_heading()
         lang = self.app.language
         if self.running:
@@ -253,8 +256,7 @@ class DemoPanel(VerticalScroll):
             return
         result = self.result
         self._render_meta(result)
-        if result.claim:
-            self.query_one("#demo-claim", Static).update(Content.styled(result.claim, "italic"))
+        self._render_result_claim(result, lang)
         sections = {
             "demo-checks": self._checks_content,
             "demo-values": self._values_content,
@@ -290,7 +292,7 @@ class DemoPanel(VerticalScroll):
             claim.update(Content.styled(tr("demo.none", lang), "dim"))
             return
         spec = self._spec()
-        title = spec.title if spec is not None else self.demo_name
+        title = demo_title(spec, lang) if spec is not None else self.demo_name
         heading.update(
             Content.assemble(
                 (f"{tr('demo.title', lang)} · ", "bold $text-accent"),
@@ -298,7 +300,13 @@ class DemoPanel(VerticalScroll):
                 (f"  {self.demo_name}", "dim"),
             )
         )
-        claim.update(Content.styled(spec.claim if spec is not None else "", "italic"))
+        claim.update(Content.styled(demo_claim(spec, lang) if spec is not None else "", "italic"))
+
+    def _render_result_claim(self, result: Any, lang: str) -> None:
+        """The claim the result carries (from the spec that ran), in `lang`."""
+        text = demo_claim(result, lang)
+        if text:
+            self.query_one("#demo-claim", Static).update(Content.styled(text, "italic"))
 
     def _render_meta(self, result: Any) -> None:
         lang = self.app.language
@@ -343,8 +351,7 @@ class DemoPanel(VerticalScroll):
     def _show_result(self, result: Any) -> None:
         lang = self.app.language
         self._render_meta(result)
-        if result.claim:
-            self.query_one("#demo-claim", Static).update(Content.styled(result.claim, "italic"))
+        self._render_result_claim(result, lang)
         widgets: list[Any] = []
         if result.checks:
             widgets.append(Static(self._checks_content(result, lang), classes="demo-checks", markup=False))
