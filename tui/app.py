@@ -64,6 +64,8 @@ class PosencApp(App[int], inherit_bindings=False):
     # Absolute paths, so subclasses defined elsewhere (tests, benchmarks) find them too.
     CSS_PATH = [Path(__file__).with_name("app.tcss"), Path(__file__).parent / "screens" / "home.tcss"]
     TITLE = "posenc"
+    # Screens get -narrow below 90 columns, so side panes give the main content more room at 80x24.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-normal")]
     COMMANDS = App.COMMANDS | {PosencCommands}
     ENABLE_COMMAND_PALETTE = True
     # Screen keys come first in the footer, then these (most useful first: a narrow footer
