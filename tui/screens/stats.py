@@ -36,7 +36,9 @@ STRINGS.update(
         "stats.no_store": ("Stats need the progress store: {error}", "统计需要进度存储：{error}"),
         "stats.failed": ("Could not compute stats: {error}", "无法计算统计：{error}"),
         "stats.today": ("{n} reviews today", "今天复习 {n} 次"),
+        "stats.today_one": ("1 review today", "今天复习 1 次"),
         "stats.streak": ("streak {n} days", "连续 {n} 天"),
+        "stats.streak_one": ("streak 1 day", "连续 1 天"),
         "stats.retention": (
             "true retention {value} ({recalled}/{total} in review, {days} days)",
             "真实保留率 {value}（复习状态 {recalled}/{total}，{days} 天）",
@@ -73,6 +75,14 @@ STRINGS.update(
 )
 
 LEECH_LAPSES = 5
+
+
+def _topic_cell(title: str, max_cells: int = 22) -> Text:
+    """A topic title cut to `max_cells` terminal cells, so the number columns stay on screen."""
+    text = Text(title)
+    if text.cell_len > max_cells:
+        text.truncate(max_cells, overflow="ellipsis")
+    return text
 
 
 def mastery_bar(value: float | None, width: int = 8) -> Text:
@@ -218,9 +228,23 @@ class StatsScreen(Screen):
                 days=stats.days,
             )
         first = [
-            (tr("stats.today", lang, n=stats.reviewed_today), "bold"),
+            (
+                tr(
+                    "stats.today_one" if stats.reviewed_today == 1 else "stats.today",
+                    lang,
+                    n=stats.reviewed_today,
+                ),
+                "bold",
+            ),
             ("  ·  ", "$text-muted"),
-            (tr("stats.streak", lang, n=stats.streak_days), "bold $text-warning"),
+            (
+                tr(
+                    "stats.streak_one" if stats.streak_days == 1 else "stats.streak",
+                    lang,
+                    n=stats.streak_days,
+                ),
+                "bold $text-warning",
+            ),
             ("  ·  ", "$text-muted"),
             (retention, "$text-success" if stats.true_retention is not None else "$text-muted"),
         ]
@@ -292,7 +316,7 @@ class StatsScreen(Screen):
                 continue
             rows.append(
                 [
-                    Text(plain(topic.title.get(lang))),
+                    _topic_cell(plain(topic.title.get(lang))),
                     Text(str(progress.studied), justify="right"),
                     Text(str(progress.due), justify="right"),
                     Text(str(progress.new), justify="right"),
