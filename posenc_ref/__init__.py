@@ -68,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "alibi_bias_bloom": "alibi",
     # T5
     "t5_relative_position_bucket": "t5",
+    "t5_validate_params": "t5",
     "t5_relative_position_bucket_np": "t5",
     "t5_bucket_grid": "t5",
     # relative family

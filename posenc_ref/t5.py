@@ -24,12 +24,15 @@ from typing import Any
 import numpy as np
 
 
-def _check(bidirectional: bool, num_buckets: int, max_distance: int) -> int:
+def t5_validate_params(bidirectional: bool, num_buckets: int, max_distance: int) -> int:
+    """Raise ValueError for settings where HF's formula gives garbage buckets; return the exact
+    buckets per direction."""
     per_direction = num_buckets // 2 if bidirectional else num_buckets
     max_exact = per_direction // 2
     if max_exact < 1:
         raise ValueError(
-            f"num_buckets={num_buckets} leaves no exact bucket per direction "
+            f"num_buckets={num_buckets} with bidirectional={str(bidirectional).lower()} leaves no exact bucket "
+            "per direction "
             f"(need num_buckets >= {4 if bidirectional else 2})"
         )
     if max_distance <= max_exact:
@@ -48,7 +51,7 @@ def t5_relative_position_bucket_np(
     max_distance: int = 128,
 ) -> np.ndarray:
     """Textbook bucket ids (int64 numpy array shaped like the input), one position at a time in float64."""
-    _check(bidirectional, num_buckets, max_distance)
+    t5_validate_params(bidirectional, num_buckets, max_distance)
     rp = np.asarray(relative_position, dtype=np.int64)
     out = np.empty(rp.shape, dtype=np.int64)
     for index, r in np.ndenumerate(rp):
@@ -92,7 +95,7 @@ def t5_relative_position_bucket(
     """
     import torch
 
-    _check(bidirectional, num_buckets, max_distance)
+    t5_validate_params(bidirectional, num_buckets, max_distance)
     scalar = isinstance(relative_position, int | np.integer)
     rp = torch.as_tensor(relative_position)
     if rp.is_floating_point() or rp.dtype == torch.bool:

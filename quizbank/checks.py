@@ -24,26 +24,15 @@ import math
 import re
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+from posenc_ref.demos.base import DemoResult
 
 from .problems import Location, Problem
 
-RESULT_FIELDS = (
-    "name",
-    "title",
-    "claim",
-    "device",
-    "dtype",
-    "elapsed_ms",
-    "params",
-    "checks",
-    "tables",
-    "series",
-    "matrices",
-    "values",
-    "notes",
-)
+# The top-level keys of DemoResult.to_dict(): where a check path may start.
+RESULT_FIELDS = tuple(f.name for f in fields(DemoResult))
 _SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_\-]*)((?:\[-?[0-9]+\])*)")
 _INDEX = re.compile(r"\[(-?[0-9]+)\]")
 

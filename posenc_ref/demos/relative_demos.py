@@ -38,20 +38,18 @@ def _run_t5_buckets(ctx: DemoContext, bidirectional: bool, num_buckets: int, max
     import numpy as np
     import torch
 
-    from ..t5 import t5_bucket_grid, t5_relative_position_bucket, t5_relative_position_bucket_np
+    from ..t5 import (
+        t5_bucket_grid,
+        t5_relative_position_bucket,
+        t5_relative_position_bucket_np,
+        t5_validate_params,
+    )
 
+    try:
+        exact = t5_validate_params(bidirectional, num_buckets, max_distance)
+    except ValueError as exc:
+        raise ParamError(str(exc)) from None
     per_direction = num_buckets // 2 if bidirectional else num_buckets
-    exact = per_direction // 2
-    if exact < 1:
-        raise ParamError(
-            f"num_buckets={num_buckets} with bidirectional={str(bidirectional).lower()} leaves no exact bucket "
-            f"per direction; use num_buckets >= {4 if bidirectional else 2}"
-        )
-    if max_distance <= exact:
-        raise ParamError(
-            f"max_distance ({max_distance}) must exceed the {exact} exact buckets per direction "
-            f"(num_buckets={num_buckets}, bidirectional={str(bidirectional).lower()})"
-        )
     kw = {"bidirectional": bidirectional, "num_buckets": num_buckets, "max_distance": max_distance}
 
     worked = (
