@@ -119,9 +119,40 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX attempts_time ON attempts (attempted_at);
     """,
+    """
+    CREATE TABLE drill_attempts (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        drill        TEXT NOT NULL,
+        passed       INTEGER NOT NULL,            -- 1 every case passed, 0 otherwise
+        cases_passed INTEGER NOT NULL,
+        cases_total  INTEGER NOT NULL,
+        elapsed_ms   INTEGER,
+        attempted_at TEXT NOT NULL
+    );
+    CREATE INDEX drill_attempts_time ON drill_attempts (attempted_at);
+    CREATE TABLE mock_sessions (
+        id          TEXT PRIMARY KEY,
+        started_at  TEXT NOT NULL,
+        minutes     INTEGER NOT NULL,
+        level       TEXT NOT NULL,
+        language    TEXT NOT NULL,
+        ended_early INTEGER NOT NULL,
+        score       REAL,                         -- 0..1, NULL when nothing was graded
+        report_json TEXT NOT NULL                 -- the whole report (items, timings, grades)
+    );
+    CREATE INDEX mock_sessions_time ON mock_sessions (started_at);
+    CREATE TABLE question_marks (
+        question_id TEXT PRIMARY KEY,
+        flagged     INTEGER NOT NULL DEFAULT 0,
+        note        TEXT NOT NULL DEFAULT '',
+        updated_at  TEXT NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-REQUIRED_TABLES = frozenset({"settings", "cards", "reviews", "attempts"})
+REQUIRED_TABLES = frozenset(
+    {"settings", "cards", "reviews", "attempts", "drill_attempts", "mock_sessions", "question_marks"}
+)
 
 T = TypeVar("T")
 

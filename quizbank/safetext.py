@@ -1,0 +1,52 @@
+"""One policy for text that came from a file, a backup, a path or a candidate's program.
+
+Control characters (C0 except tab and newline, DEL, C1) and bidirectional-formatting characters
+(U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069) never reach a terminal or an export:
+
+* bank text containing them is rejected at load time (`find_unsafe` gives the offset);
+* every output that prints text it did not write itself passes it through `escape_unsafe`,
+  which shows each such character as a visible escape (`\\x1b`, `\\u202e`).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["UNSAFE_RE", "describe_unsafe", "escape_unsafe", "find_unsafe", "is_safe"]
+
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# Lone surrogates cannot be encoded and crash writers: treat them as unsafe too.
+UNSAFE_RE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
+_UNSAFE_KEEP_NEWLINES_RE = UNSAFE_RE
+_UNSAFE_ONE_LINE_RE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def escape_unsafe(text: str, *, one_line: bool = False) -> str:
+    """`text` with every unsafe character shown as a visible escape. `one_line` also escapes
+    newlines and tabs (for paths, ids and single-line messages)."""
+    pattern = _UNSAFE_ONE_LINE_RE if one_line else _UNSAFE_KEEP_NEWLINES_RE
+    return pattern.sub(_escape_char, text)
+
+
+def find_unsafe(text: str) -> int | None:
+    """The offset of the first unsafe character in `text`, or None."""
+    match = UNSAFE_RE.search(text)
+    return None if match is None else match.start()
+
+
+def is_safe(text: str) -> bool:
+    return UNSAFE_RE.search(text) is None
+
+
+def describe_unsafe(char: str) -> str:
+    """A short name for an unsafe character, for error messages: `U+001B (control)`."""
+    code = ord(char)
+    kind = "bidirectional override" if not (code <= 0x9F or 0xD800 <= code <= 0xDFFF) else "control"
+    if 0xD800 <= code <= 0xDFFF:
+        kind = "lone surrogate"
+    return f"U+{code:04X} ({kind} character)"
