@@ -76,7 +76,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _err(message: str) -> None:
-    print(message, file=sys.stderr)
+    from .safetext import escape_unsafe
+
+    print(escape_unsafe(message, one_line=True), file=sys.stderr)
 
 
 def _plural(n: int, word: str) -> str:
@@ -188,21 +190,24 @@ def cmd_new(args: argparse.Namespace) -> int:
     except OSError as exc:
         _err(f"posenc bank new: cannot write {target}: {exc.strerror or exc}")
         return 2
-    print(target)
+    from .safetext import escape_unsafe
+
+    print(escape_unsafe(str(target), one_line=True))
     _err(f"wrote a template with 6 questions; edit it, then run: posenc bank validate {target}")
     return 0
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from .loader import load_banks
+    from .safetext import escape_json_unsafe, escape_unsafe
     from .stats import bank_stats, format_stats
 
     bankset = load_banks(list(getattr(args, "bank", None) or []))
     stats = bank_stats(bankset)
     if args.json:
-        print(json.dumps(stats, ensure_ascii=False, indent=2))
+        print(escape_json_unsafe(json.dumps(stats, ensure_ascii=False, indent=2)))
     else:
-        print(format_stats(stats, bankset))
+        print(escape_unsafe(format_stats(stats, bankset)))
     if bankset.skipped:
         _err(
             f"note: {_plural(len(bankset.skipped), 'bank file')} skipped because of problems; "

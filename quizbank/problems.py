@@ -2,13 +2,16 @@
 
 A problem prints as ``path:line:col: message`` (1-based line and column), the form editors and
 terminals turn into links. A problem about a whole file (it does not exist, it is too big) has
-line 0 and prints as ``path: message``.
+line 0 and prints as ``path: message``. Paths and messages hold text from files and file names, so
+both print with control and bidi characters escaped (`quizbank.safetext`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from .safetext import escape_unsafe
 
 ERROR = "error"
 WARNING = "warning"
@@ -24,9 +27,10 @@ class Location(NamedTuple):
     col: int = 0
 
     def __str__(self) -> str:
+        path = escape_unsafe(self.path, one_line=True)
         if self.line <= 0:
-            return self.path
-        return f"{self.path}:{self.line}:{self.col}"
+            return path
+        return f"{path}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True, order=True)
@@ -40,9 +44,10 @@ class Problem:
     severity: str = ERROR
 
     def __str__(self) -> str:
-        where = self.path if self.line <= 0 else f"{self.path}:{self.line}:{self.col}"
+        path = escape_unsafe(self.path, one_line=True)
+        where = path if self.line <= 0 else f"{path}:{self.line}:{self.col}"
         prefix = "warning: " if self.severity == WARNING else ""
-        return f"{where}: {prefix}{self.message}"
+        return f"{where}: {prefix}{escape_unsafe(self.message)}"
 
     @property
     def is_error(self) -> bool:

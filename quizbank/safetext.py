@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UNSAFE_RE", "describe_unsafe", "escape_unsafe", "find_unsafe", "is_safe"]
+__all__ = ["UNSAFE_RE", "describe_unsafe", "escape_json_unsafe", "escape_unsafe", "find_unsafe", "is_safe"]
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # Lone surrogates cannot be encoded and crash writers: treat them as unsafe too.
@@ -44,9 +44,18 @@ def is_safe(text: str) -> bool:
 
 
 def describe_unsafe(char: str) -> str:
-    """A short name for an unsafe character, for error messages: `U+001B (control)`."""
+    """A short name for an unsafe character, for error messages: `U+001B (control character)`."""
     code = ord(char)
-    kind = "bidirectional override" if not (code <= 0x9F or 0xD800 <= code <= 0xDFFF) else "control"
     if 0xD800 <= code <= 0xDFFF:
         kind = "lone surrogate"
-    return f"U+{code:04X} ({kind} character)"
+    elif code <= 0x9F:
+        kind = "control character"
+    else:
+        kind = "bidirectional-formatting character"
+    return f"U+{code:04X} ({kind})"
+
+
+def escape_json_unsafe(text: str) -> str:
+    """JSON text (from `json.dumps(..., ensure_ascii=False)`) with every unsafe character written as a
+    JSON `\\uXXXX` escape: the data read back is unchanged, the terminal never sees the character."""
+    return UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

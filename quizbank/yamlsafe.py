@@ -11,13 +11,21 @@ overflow the C stack (libyaml's composer, used by ``yaml.compose``, can crash on
 
 Nothing is ever executed or imported. The rules, each reported as a problem (never a traceback):
 
-- at most ``MAX_FILE_BYTES`` (5 MiB) per file, UTF-8 only (a bad byte is reported with its line);
+- at most ``MAX_FILE_BYTES`` (5 MiB) per file, a regular file (a FIFO or device is refused, never read),
+  UTF-8 only (a bad byte is reported with its line);
+- no control characters (C0 except tab and newline, DEL, C1) and no bidirectional-formatting
+  characters in any text or key, raw or written as an escape (``"\\e"``, ``"\\u202e"``): each is a
+  problem at the scalar's line and column (`quizbank.safetext`);
+- a plain or ``!!int`` / ``!!float`` number has at most ``MAX_NUMBER_CHARS`` characters (YAML 1.1
+  sexagesimal ints like ``59:59:59`` convert in quadratic time, long ints overflow Python's
+  4,300-digit limit);
 - exactly one YAML document, not empty, nesting at most ``MAX_DEPTH`` levels deep;
 - only the standard data tags (``!!str``, ``!!int``, ``!!float``, ``!!bool``, ``!!null``, ``!!map``,
   ``!!seq``); ``!!python/object:...`` and any other tag is refused;
 - anchors and aliases (``&name`` / ``*name``) and merge keys (``<<: *name``) are allowed, but all
   alias uses together may stand for at most ``MAX_ALIAS_NODES`` (10,000) values, which stops
-  "billion laughs" alias bombs; a recursive alias is refused;
+  "billion laughs" alias bombs, and add at most ``MAX_ALIAS_BYTES`` (5 MiB) of text, which bounds the
+  expanded size of a file (one big anchored string aliased 100 times); a recursive alias is refused;
 - a mapping key must be plain text and appear once per mapping (a duplicate is a problem;
   the first value is kept). Keys are read as text: ``1:`` is the key "1", ``yes:`` is "yes".
 """
@@ -25,7 +33,9 @@ Nothing is ever executed or imported. The rules, each reported as a problem (nev
 from __future__ import annotations
 
 import gc
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +52,7 @@ from yaml.events import (
 )
 
 from .problems import Problem
+from .safetext import UNSAFE_RE, describe_unsafe, escape_unsafe
 
 try:  # the C parser (libyaml); fall back to the pure-Python one
     from yaml import CSafeLoader as _SafeLoader
@@ -54,6 +65,8 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_ALIAS_NODES = 10_000
+MAX_ALIAS_BYTES = 5 * 1024 * 1024
+MAX_NUMBER_CHARS = 100
 MAX_DEPTH = 64
 
 Path_ = tuple[str | int, ...]
@@ -169,18 +182,31 @@ def _tag_message(tag: str) -> str:
     return f"unsupported tag {short!r}: bank files may only use plain YAML data (no tags)"
 
 
-def _count_values(value: Any, limit: int) -> int:
-    """How many values `value` stands for with every alias written out; stops counting past `limit`."""
-    count = 0
+def _count_values(value: Any, limit: int, byte_limit: int) -> tuple[int, int]:
+    """(values, UTF-8 bytes of text) that `value` stands for with every alias written out; stops
+    counting past either limit."""
+    count = size = 0
     todo = [value]
-    while todo and count <= limit:
+    while todo and count <= limit and size <= byte_limit:
         item = todo.pop()
         count += 1
-        if isinstance(item, dict):
+        if isinstance(item, str):
+            size += len(item.encode("utf-8", "surrogatepass"))
+        elif isinstance(item, dict):
+            size += sum(len(k.encode("utf-8", "surrogatepass")) for k in item if isinstance(k, str))
             todo.extend(item.values())
         elif isinstance(item, list):
             todo.extend(item)
-    return count
+        else:
+            size += 8
+    return count, size
+
+
+def _long_number(value: str) -> str:
+    return (
+        f"a number written with {len(value):,} characters (over the {MAX_NUMBER_CHARS}-character limit "
+        f"for numbers: {_shorten(value, 20)!r}); quote it if it is text"
+    )
 
 
 def _kind(value: Any) -> str:
@@ -193,6 +219,13 @@ def _kind(value: Any) -> str:
 
 _SIMPLE_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
 _BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
+
+
+_NUMBER_CHARS = frozenset("0123456789_:+-.eExXoObBaAcCdDfF")
+
+
+def _shorten(value: str, limit: int = 40) -> str:
+    return value if len(value) <= limit else value[:limit] + "…"
 
 
 def _typed(tag: str, value: str) -> Any:
@@ -219,6 +252,9 @@ class _Builder:
         self.marks: dict[int, tuple[Any, Any]] = {}
         self.anchors: dict[str, tuple[Any, bool]] = {}  # name -> (value, complete; False while open)
         self.alias_nodes = 0
+        self.alias_bytes = 0
+        self.check_text = True  # False when the file cannot hold an unsafe character (no escapes)
+        self.check_all = True  # False when only double-quoted scalars can (no raw unsafe character)
         self.documents = 0
         self.root: Any = None
         self.root_mark: Any = None
@@ -231,6 +267,9 @@ class _Builder:
         no_key = _NO_KEY
         plain_first = _PLAIN_SPECIAL_FIRST
         top: _Frame | None = None
+        check = self.check_text
+        check_all = self.check_all
+        unsafe_search = UNSAFE_RE.search
         is_map = False
         container: Any = None
         values: Any = None
@@ -240,6 +279,9 @@ class _Builder:
             event = get_event()
             cls = event.__class__
             if cls is ScalarEvent:
+                # without a raw unsafe character in the file only "double-quoted" escapes can make one
+                if check and (check_all or event.style == '"') and unsafe_search(event.value) is not None:
+                    self.unsafe(event)
                 if top is None or event.tag is not None or event.anchor is not None:
                     if top is not None:
                         top.key = pending
@@ -346,6 +388,9 @@ class _Builder:
             return None
         if len(value) > 5 and value[0].isalpha():
             return value  # words that mean true/false/null are at most 5 letters ("false")
+        if len(value) > MAX_NUMBER_CHARS and _NUMBER_CHARS.issuperset(value):
+            self.problems.append((event.start_mark, _long_number(value)))
+            return value
         for tag, regexp in _IMPLICIT.get(value[0], ()):
             if regexp.match(value):
                 if tag == _MERGE:
@@ -354,11 +399,30 @@ class _Builder:
         return value
 
     def typed(self, tag: str, value: str, event: Any) -> Any:
+        if tag in (_INT, _FLOAT) and len(value) > MAX_NUMBER_CHARS:
+            self.problems.append((event.start_mark, _long_number(value)))
+            return value
         try:
             return _typed(tag, value)
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            self.problems.append((event.start_mark, f"{value!r} is not a valid {_short_tag(tag)} value"))
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError):
+            shown = _shorten(value)
+            self.problems.append((event.start_mark, f"{shown!r} is not a valid {_short_tag(tag)} value"))
             return value
+
+    def unsafe(self, event: Any) -> None:
+        """Report the first control or bidi character of a scalar, and keep the text escaped."""
+        text = event.value
+        match = UNSAFE_RE.search(text)
+        if match is None:
+            return
+        self.problems.append(
+            (
+                event.start_mark,
+                f"text contains {describe_unsafe(match.group())} at character {match.start() + 1}; "
+                "control and bidirectional-formatting characters are not allowed in bank text",
+            )
+        )
+        event.value = escape_unsafe(text)
 
     def scalar_slow(self, event: Any) -> None:
         """A scalar with a tag or an anchor, or the whole document being one scalar."""
@@ -488,12 +552,22 @@ class _Builder:
             raise _Fatal(
                 _line_col(mark), f"alias *{event.anchor} is used inside its own anchor (a recursive alias)"
             )
-        self.alias_nodes += _count_values(value, MAX_ALIAS_NODES - self.alias_nodes + 1)
+        nodes, size = _count_values(
+            value, MAX_ALIAS_NODES - self.alias_nodes + 1, MAX_ALIAS_BYTES - self.alias_bytes + 1
+        )
+        self.alias_nodes += nodes
+        self.alias_bytes += size
         if self.alias_nodes > MAX_ALIAS_NODES:
             raise _Fatal(
                 _line_col(mark),
                 f"aliases expand to more than {MAX_ALIAS_NODES:,} values (an alias bomb?); "
                 "write the data out instead of nesting anchors",
+            )
+        if self.alias_bytes > MAX_ALIAS_BYTES:
+            raise _Fatal(
+                _line_col(mark),
+                f"aliases expand to more than {MAX_ALIAS_BYTES // 2**20} MiB of text (an alias bomb?); "
+                "write the data out instead of repeating large anchors",
             )
         top = self.stack[-1] if self.stack else None
         if top is not None and top.is_map and top.key is _NO_KEY:
@@ -563,7 +637,7 @@ def parse_yaml_bytes(data: bytes, path: str) -> tuple[YamlDoc | None, list[Probl
             )
         ]
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, col = _line_col_at(data, exc.start)
         bad = data[exc.start : exc.start + 1].hex()
@@ -577,6 +651,9 @@ def parse_yaml_bytes(data: bytes, path: str) -> tuple[YamlDoc | None, list[Probl
             )
         ]
     builder = _Builder()
+    # Without a backslash (escapes) or a raw unsafe character no scalar can hold one: skip the check.
+    builder.check_all = UNSAFE_RE.search(text) is not None
+    builder.check_text = builder.check_all or "\\" in text
     loader = _SafeLoader(data)
     # Building creates many containers and no reference cycles; pausing the cyclic GC
     # meanwhile saves about a third of the time on large files.
@@ -604,28 +681,48 @@ def parse_yaml_text(text: str, path: str = "<text>") -> tuple[YamlDoc | None, li
 
 
 def read_yaml_file(file: Path, path: str | None = None) -> tuple[YamlDoc | None, list[Problem]]:
-    """Read a bank file from disk, refusing it before reading when it is over the size cap."""
+    """Read a bank file from disk, refusing it before reading when it is over the size cap or is not a
+    regular file (a FIFO would block forever, a device never ends)."""
     shown = path if path is not None else str(file)
     try:
-        size = file.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, [
-                Problem(
-                    shown,
-                    0,
-                    0,
-                    f"file is {size / 2**20:.1f} MiB, over the {MAX_FILE_BYTES // 2**20} MiB limit "
-                    "for a bank file; split it into several files",
-                )
-            ]
-        with file.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then tells what was opened.
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         return None, [Problem(shown, 0, 0, "no such file")]
     except IsADirectoryError:
         return None, [Problem(shown, 0, 0, "is a folder, not a file")]
     except OSError as exc:
         return None, [Problem(shown, 0, 0, f"cannot read the file: {exc.strerror or exc}")]
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            return None, [Problem(shown, 0, 0, "is a folder, not a file")]
+        if not stat.S_ISREG(info.st_mode):
+            return None, [
+                Problem(
+                    shown, 0, 0, "is not a regular file (a FIFO, device or socket); bank files must be files"
+                )
+            ]
+        if info.st_size > MAX_FILE_BYTES:
+            return None, [
+                Problem(
+                    shown,
+                    0,
+                    0,
+                    f"file is {info.st_size / 2**20:.1f} MiB, over the {MAX_FILE_BYTES // 2**20} MiB limit "
+                    "for a bank file; split it into several files",
+                )
+            ]
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as handle:
+            fd = -1
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return None, [Problem(shown, 0, 0, f"cannot read the file: {exc.strerror or exc}")]
+    finally:
+        if fd >= 0:
+            os.close(fd)
     return parse_yaml_bytes(data, shown)
 
 

@@ -2,7 +2,7 @@
 
 Importing torch costs about a second of CPU, nearly all of it holding the GIL; in the UI process
 that would freeze rendering and input while it happens. Instead the app starts this host right
-after its first paint: a separate Python process (`python -m tui.demo_host`) imports torch on
+after its first paint: a separate, isolated Python process (`python -I`, see `host_command`) imports torch on
 another core, picks the device, and then serves `run_demo(name, params)` requests over its
 stdin/stdout with pickled messages. Demo computations run there too, so a heavy demo never
 stalls the UI, and a crash in native code cannot take the app down.
@@ -20,6 +20,7 @@ unpickling a result never imports torch or numpy in the UI process.
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import pickle
 import struct
@@ -133,6 +134,34 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, *, warm_first: bool = True) -> None
             _send(stdout, ("error", type(exc).__name__, lines[0] if lines else ""))
 
 
+# The child runs isolated (`-I`: no current folder or script folder on sys.path, no PYTHON* variables, no
+# user site) from the project's own folder, so a `torch.py` or `struct.py` wherever posenc was started never
+# runs. It gets the parent's import path (minus the current folder) so it finds the same packages.
+_BOOT = "import json, sys; sys.path[:0] = json.loads(sys.argv[1]); from tui.demo_host import main; main()"
+
+
+def _project_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def host_command() -> tuple[list[str], str]:
+    """(argv, working folder) that start the host process."""
+    root = _project_root()
+    try:
+        cwd = os.path.realpath(os.getcwd())
+    except OSError:
+        cwd = ""
+    paths = [root]
+    for entry in sys.path:
+        if not entry or not os.path.isabs(entry):
+            continue  # "" and relative entries mean the current folder
+        if os.path.realpath(entry) == cwd and cwd != os.path.realpath(root):
+            continue
+        if entry not in paths:
+            paths.append(entry)
+    return [sys.executable, "-I", "-c", _BOOT, json.dumps(paths)], root
+
+
 class DemoHost:
     """Client side: starts the host process and sends it requests (thread-safe)."""
 
@@ -159,8 +188,10 @@ class DemoHost:
         if not self._atexit_registered:
             atexit.register(self.close)
             self._atexit_registered = True
+        argv, cwd = host_command()
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "tui.demo_host"],
+            argv,
+            cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -4,18 +4,24 @@
   note types. Cloze questions use Anki's own cloze note type (`{{c1::...}}`).
 - One subdeck per topic (`posenc::<topic title>`), deck ids derived from the topic id.
 - Note GUIDs are `genanki.guid_for(question_id)`: re-importing updates notes instead of duplicating them.
-- Math goes to MathJax `\\(..\\)` / `\\[..\\]`; bank text is HTML-escaped (Markdown rendered with raw HTML off).
+- Math goes to MathJax `\\(..\\)` / `\\[..\\]`; bank text is HTML-escaped (Markdown rendered with raw HTML off),
+  and control / bidi characters are shown as visible escapes (`quizbank.safetext`).
+- The package is built in memory and written atomically (`quizbank.atomicio`): a full disk or a kill keeps the
+  previous package; a symlink is written through, a FIFO or device is written straight into.
 """
 
 from __future__ import annotations
 
 import hashlib
 import html
+import io
 import os
 from dataclasses import dataclass
 from typing import Any
 
+from quizbank.atomicio import write_bytes_atomic
 from quizbank.progress.render import label, localized, markdown_to_html
+from quizbank.safetext import escape_unsafe
 
 __all__ = ["DECK_ROOT", "MODEL_IDS", "AnkiExport", "build_anki_package", "write_anki"]
 
@@ -216,12 +222,15 @@ def build_anki_package(bankset: Any, lang: str = "en"):
     for topic in bankset.topics:
         title = localized(topic.title, lang)
         title_text = " / ".join(title) if title else topic.id
-        deck = genanki.Deck(_deck_id(topic.id), f"{DECK_ROOT}::{title_text.replace('::', ':')}")
+        deck_name = escape_unsafe(f"{DECK_ROOT}::{title_text.replace('::', ':')}", one_line=True)
+        deck = genanki.Deck(_deck_id(topic.id), deck_name)
         for qid in topic.question_ids:
             question = bankset.questions[qid]
             key, values = _fields(question, title_text, lang)
             tags = [topic.id, f"type::{question.type}", f"difficulty::{question.difficulty}"]
             tags += [tag.replace(" ", "_") for tag in question.tags]
+            values = [escape_unsafe(value) for value in values]
+            tags = [escape_unsafe(tag, one_line=True) for tag in tags]
             deck.add_note(
                 genanki.Note(model=models[key], fields=values, tags=tags, guid=genanki.guid_for(question.id))
             )
@@ -232,5 +241,7 @@ def build_anki_package(bankset: Any, lang: str = "en"):
 
 def write_anki(bankset: Any, out_path: str | os.PathLike[str], lang: str = "en") -> AnkiExport:
     package, count = build_anki_package(bankset, lang)
-    package.write_to_file(os.fspath(out_path))
+    buffer = io.BytesIO()
+    package.write_to_file(buffer)
+    write_bytes_atomic(out_path, buffer.getvalue())
     return AnkiExport(path=os.fspath(out_path), notes=count, decks=len(package.decks))

@@ -14,7 +14,10 @@ Format (version 1)::
     }
 
 `rating` is 1 Again, 2 Hard, 3 Good, 4 Easy; `state` is fsrs.State (1 learning, 2 review, 3 relearning); times
-are ISO-8601 with an offset. Import validates the whole file before writing anything, then merges in one
+are ISO-8601 with an offset. Limits, each checked before anything is written: times within 1970..2199 (UTC, after
+the offset is applied), durations 0..86,400,000 ms (one day), question ids non-empty text of at most 200 characters
+without control, bidi or lone-surrogate characters, responses at most 100,000 such characters, card stability
+up to 1e6 days and difficulty 1..10, step 0..1000. Import validates the whole file before writing anything, then merges in one
 transaction: a review is identified by (question_id, reviewed_at, rating), so importing twice adds nothing, and
 cards that gained reviews are rebuilt by replaying their history.
 """
@@ -35,12 +38,19 @@ from quizbank.progress.store import (
     parse_time,
     validate_setting,
 )
+from quizbank.safetext import describe_unsafe, escape_unsafe, find_unsafe
 
 __all__ = ["BACKUP_VERSION", "BackupError", "ParsedBackup", "export_backup", "import_backup", "parse_backup"]
 
 BACKUP_FORMAT = "posenc-progress"
 BACKUP_VERSION = 1
 MAX_ERRORS_SHOWN = 5
+MAX_ID_CHARS = 200
+MAX_RESPONSE_CHARS = 100_000
+MAX_DURATION_MS = 86_400_000
+MIN_YEAR, MAX_YEAR = 1970, 2199  # the store writes 4-digit years; scheduling adds up to 100 years
+MAX_STABILITY = 1e6
+MAX_STEP = 1000
 
 
 class BackupError(ValueError):
@@ -48,7 +58,7 @@ class BackupError(ValueError):
 
     def __init__(self, errors: list[str]) -> None:
         self.errors = errors
-        shown = "; ".join(errors[:MAX_ERRORS_SHOWN])
+        shown = "; ".join(escape_unsafe(e, one_line=True) for e in errors[:MAX_ERRORS_SHOWN])
         more = f" (and {len(errors) - MAX_ERRORS_SHOWN} more)" if len(errors) > MAX_ERRORS_SHOWN else ""
         super().__init__(f"malformed backup: {shown}{more}")
 
@@ -115,23 +125,45 @@ class _Checker:
     def fail(self, where: str, message: str) -> None:
         self.errors.append(f"{where}: {message}")
 
+    def text(self, where: str, value: Any, limit: int) -> str | None:
+        """Text the store can hold and print: at most `limit` characters, no control/bidi/surrogate."""
+        if not isinstance(value, str) or len(value) > limit:
+            self.fail(where, f"must be a string of at most {limit:,} characters")
+            return None
+        bad = find_unsafe(value.replace("\n", " ").replace("\t", " "))
+        if bad is not None:
+            self.fail(where, f"contains {describe_unsafe(value[bad])} at character {bad + 1}")
+            return None
+        return value
+
     def question_id(self, where: str, value: Any) -> str | None:
-        if not isinstance(value, str) or not value.strip() or len(value) > 200:
-            self.fail(f"{where}.question_id", "must be a non-empty string of at most 200 characters")
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_CHARS:
+            self.fail(
+                f"{where}.question_id", f"must be a non-empty string of at most {MAX_ID_CHARS} characters"
+            )
+            return None
+        bad = find_unsafe(value)
+        if bad is not None or "\n" in value or "\t" in value:
+            shown = describe_unsafe(value[bad]) if bad is not None else "a tab or newline"
+            self.fail(f"{where}.question_id", f"contains {shown}; question ids are plain one-line text")
             return None
         return value
 
     def time(self, where: str, value: Any, optional: bool = False) -> datetime | None:
         if value is None and optional:
             return None
-        if not isinstance(value, str):
+        if not isinstance(value, str) or len(value) > 64:
             self.fail(where, "must be an ISO-8601 time string")
             return None
         try:
-            return parse_time(value)
-        except ValueError:
-            self.fail(where, f"{value!r} is not an ISO-8601 time with a UTC offset")
+            moment = parse_time(value)
+        except (ValueError, OverflowError):
+            self.fail(where, f"{value!r} is not an ISO-8601 time with a UTC offset (in years 1..9999 UTC)")
             return None
+        if not MIN_YEAR <= moment.year <= MAX_YEAR:
+            self.fail(where, f"{value!r} is outside the years {MIN_YEAR}..{MAX_YEAR} (UTC)")
+            return None
+        return moment
 
     def integer(
         self, where: str, value: Any, low: int, high: int | None = None, optional: bool = False
@@ -149,7 +181,7 @@ class _Checker:
             return False
         return value
 
-    def positive(self, where: str, value: Any) -> Any:
+    def positive(self, where: str, value: Any, low: float = 0.0, high: float = MAX_STABILITY) -> Any:
         if value is None:
             return None
         if (
@@ -157,8 +189,9 @@ class _Checker:
             or not isinstance(value, int | float)
             or not math.isfinite(value)
             or value <= 0
+            or not low <= value <= high
         ):
-            self.fail(where, f"must be a positive number or null (got {value!r})")
+            self.fail(where, f"must be a positive number up to {high:g}, or null (got {value!r})")
             return False
         return float(value)
 
@@ -199,7 +232,9 @@ def parse_backup(data: Any) -> ParsedBackup:
         qid = checker.question_id(where, item.get("question_id"))
         rating = checker.integer(f"{where}.rating", item.get("rating"), 1, 4)
         at = checker.time(f"{where}.reviewed_at", item.get("reviewed_at"))
-        duration = checker.integer(f"{where}.duration_ms", item.get("duration_ms"), 0, optional=True)
+        duration = checker.integer(
+            f"{where}.duration_ms", item.get("duration_ms"), 0, MAX_DURATION_MS, optional=True
+        )
         if qid is not None and rating is not False and at is not None and duration is not False:
             parsed.reviews.append((qid, rating, at, duration))
 
@@ -214,11 +249,12 @@ def parse_backup(data: Any) -> ParsedBackup:
             checker.fail(f"{where}.correct", "must be true, false or null")
             correct = False
             qid = None
-        response = item.get("response", "")
-        if not isinstance(response, str):
-            checker.fail(f"{where}.response", "must be a string")
+        response = checker.text(f"{where}.response", item.get("response", ""), MAX_RESPONSE_CHARS)
+        if response is None:
             qid = None
-        duration = checker.integer(f"{where}.duration_ms", item.get("duration_ms"), 0, optional=True)
+        duration = checker.integer(
+            f"{where}.duration_ms", item.get("duration_ms"), 0, MAX_DURATION_MS, optional=True
+        )
         at = checker.time(f"{where}.attempted_at", item.get("attempted_at"))
         if qid is not None and at is not None and duration is not False:
             parsed.attempts.append((qid, correct, response, duration, at))
@@ -230,15 +266,15 @@ def parse_backup(data: Any) -> ParsedBackup:
             continue
         qid = checker.question_id(where, item.get("question_id"))
         state = checker.integer(f"{where}.state", item.get("state"), 1, 3)
-        step = checker.integer(f"{where}.step", item.get("step"), 0, optional=True)
+        step = checker.integer(f"{where}.step", item.get("step"), 0, MAX_STEP, optional=True)
         stability = checker.positive(f"{where}.stability", item.get("stability"))
-        difficulty = checker.positive(f"{where}.difficulty", item.get("difficulty"))
+        difficulty = checker.positive(f"{where}.difficulty", item.get("difficulty"), 1.0, 10.0)
         due = checker.time(f"{where}.due", item.get("due"))
         last = checker.time(f"{where}.last_review", item.get("last_review"), optional=True)
         if qid is None or False in (state, step, stability, difficulty) or due is None:
             continue
         if qid in parsed.cards:
-            checker.fail(f"{where}.question_id", f"{qid} appears twice")
+            checker.fail(f"{where}.question_id", f"{qid!r} appears twice")
             continue
         parsed.cards[qid] = Card(
             card_id=stable_card_id(qid),
@@ -261,6 +297,13 @@ def parse_backup(data: Any) -> ParsedBackup:
                 parsed.settings[key] = validate_setting(key, value)
             except ValueError as exc:
                 checker.fail(f"settings.{key}", str(exc))
+                continue
+            if key == "keymap":
+                for binding, keys in value.items():
+                    if checker.text(f"settings.keymap[{binding!r}]", binding, MAX_ID_CHARS) is None:
+                        parsed.settings.pop(key, None)
+                    elif checker.text(f"settings.keymap[{binding!r}]", keys, MAX_ID_CHARS) is None:
+                        parsed.settings.pop(key, None)
 
     if checker.errors:
         raise BackupError(checker.errors)

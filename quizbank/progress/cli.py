@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,30 +21,40 @@ __all__ = ["add_export_parser", "add_parser"]
 
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
+MAX_BACKUP_BYTES = 256 * 1024 * 1024  # a backup of 1,000,000 reviews is about 150 MB
 
 
 def _error(message: str) -> None:
-    print(f"posenc: error: {message}", file=sys.stderr)
+    from quizbank.safetext import escape_unsafe
+
+    print(f"posenc: error: {escape_unsafe(message, one_line=True)}", file=sys.stderr)
 
 
-def _open(args: argparse.Namespace):
+def _open(args: argparse.Namespace, bankset: Any = None):
+    """The progress store; with `bankset`, history of merged-away question ids moves to their replacements."""
     from quizbank.progress.store import open_store
 
     store = open_store(getattr(args, "data_dir", None))
+    from quizbank.safetext import escape_unsafe
+
     for notice in store.notices:
-        print(f"posenc: {notice}", file=sys.stderr)
+        print(f"posenc: {escape_unsafe(str(notice), one_line=True)}", file=sys.stderr)
+    if bankset is not None and bankset.replaced_by:
+        store.migrate_replaced_ids(bankset.replaced_by)
     return store
 
 
 def _load_banks(args: argparse.Namespace):
     """The shipped bank plus --bank paths and the user bank folder; skipped files are named on stderr."""
     from quizbank.loader import load_banks
+    from quizbank.safetext import escape_unsafe
 
     bankset = load_banks(list(getattr(args, "bank", None) or []))
     for path, problems in bankset.skipped:
         first = f": {problems[0]}" if problems else ""
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-        print(f"posenc: warning: skipped bank {path}{first}{more}", file=sys.stderr)
+        line = f"posenc: warning: skipped bank {path}{first}{more}"
+        print(escape_unsafe(line, one_line=True), file=sys.stderr)
     return bankset
 
 
@@ -77,25 +87,35 @@ def _guard(handler):
             where = f" {exc.filename}" if exc.filename else ""
             _error(f"{exc.strerror or exc}{':' if where else ''}{where}")
             return EXIT_FAILURE
+        except (ValueError, OverflowError) as exc:  # a value an older posenc stored that no longer reads back
+            first = str(exc).strip().splitlines()
+            _error(f"progress store holds an unreadable value: {first[0] if first else type(exc).__name__}")
+            return EXIT_FAILURE
 
     run.__name__ = handler.__name__
     run.__doc__ = handler.__doc__
     return run
 
 
-def _write_text_atomic(path: Path, text: str) -> None:
-    """Write to a temporary file beside `path`, then rename it over: a crash never leaves half a backup."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _read_backup(name: str) -> bytes:
+    """The backup's bytes, refusing more than MAX_BACKUP_BYTES before reading it whole."""
+    if name == "-":
+        data = sys.stdin.buffer.read(MAX_BACKUP_BYTES + 1)
+    else:
+        with open(name, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_BACKUP_BYTES:
+                raise _TooBig(info.st_size)
+            data = handle.read(MAX_BACKUP_BYTES + 1)
+    if len(data) > MAX_BACKUP_BYTES:
+        raise _TooBig(len(data))
+    return data
+
+
+class _TooBig(Exception):
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
 
 
 # ---------------------------------------------------------------------------------------------------- progress
@@ -103,6 +123,7 @@ def _write_text_atomic(path: Path, text: str) -> None:
 
 @_guard
 def _cmd_export(args: argparse.Namespace) -> int:
+    from quizbank.atomicio import write_text_atomic
     from quizbank.progress.backup import export_backup
 
     with _open(args) as store:
@@ -112,12 +133,14 @@ def _cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        _write_text_atomic(Path(args.out), text)
-        print(
+        write_text_atomic(args.out, text)
+        from quizbank.safetext import escape_unsafe
+
+        done = (
             f"wrote {len(data['reviews'])} reviews, {len(data['cards'])} cards and "
-            f"{len(data['attempts'])} attempts to {args.out}",
-            file=sys.stderr,
+            f"{len(data['attempts'])} attempts to {args.out}"
         )
+        print(escape_unsafe(done, one_line=True), file=sys.stderr)
     return 0
 
 
@@ -126,10 +149,13 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from quizbank.progress.backup import import_backup
 
     try:
-        if args.file == "-":
-            raw = sys.stdin.read()
-        else:
-            raw = Path(args.file).read_text(encoding="utf-8")
+        raw = _read_backup(args.file).decode("utf-8")
+    except _TooBig as big:
+        _error(
+            f"{args.file} is {big.size / 2**20:.0f} MiB or more, over the {MAX_BACKUP_BYTES // 2**20} MiB "
+            "limit for a backup"
+        )
+        return EXIT_BAD_INPUT
     except FileNotFoundError:
         _error(f"backup file not found: {args.file}")
         return EXIT_BAD_INPUT
@@ -144,6 +170,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         _error(f"{args.file} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
         return EXIT_BAD_INPUT
+    except RecursionError:
+        _error(f"{args.file}: JSON nested too deeply (a backup is at most 4 levels deep)")
+        return EXIT_BAD_INPUT
     with _open(args) as store:
         report = import_backup(store, data)
     print(
@@ -157,33 +186,38 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 @_guard
 def _cmd_orphans(args: argparse.Namespace) -> int:
+    from quizbank.safetext import escape_json_unsafe, escape_unsafe
+
     bankset = _load_banks(args)
-    with _open(args) as store:
+    with _open(args, bankset) as store:
         orphans = store.orphans(bankset.questions.keys())
     if args.json:
         print(
-            json.dumps(
-                [
-                    {
-                        "question_id": o.question_id,
-                        "reviews": o.reviews,
-                        "attempts": o.attempts,
-                        "last_activity": o.last_activity.isoformat() if o.last_activity else None,
-                    }
-                    for o in orphans
-                ],
-                indent=2,
+            escape_json_unsafe(
+                json.dumps(
+                    [
+                        {
+                            "question_id": o.question_id,
+                            "reviews": o.reviews,
+                            "attempts": o.attempts,
+                            "last_activity": o.last_activity.isoformat() if o.last_activity else None,
+                        }
+                        for o in orphans
+                    ],
+                    indent=2,
+                )
             )
         )
         return 0
     if not orphans:
         print("no orphaned progress: every question with history is in the loaded banks")
         return 0
-    width = max(len("question id"), *(len(o.question_id) for o in orphans))
+    shown = {o.question_id: escape_unsafe(o.question_id, one_line=True) for o in orphans}
+    width = max(len("question id"), *(len(text) for text in shown.values()))
     print(f"{'question id':<{width}}  reviews  attempts  last activity (UTC)")
     for o in orphans:
         last = o.last_activity.strftime("%Y-%m-%d %H:%M") if o.last_activity else "-"
-        print(f"{o.question_id:<{width}}  {o.reviews:>7}  {o.attempts:>8}  {last}")
+        print(f"{shown[o.question_id]:<{width}}  {o.reviews:>7}  {o.attempts:>8}  {last}")
     print(
         f"{len(orphans)} orphaned question id(s): their history is kept; restore the id in a bank to resume"
     )
@@ -195,7 +229,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     from quizbank.progress.stats import compute_stats
 
     bankset = _load_banks(args)
-    with _open(args) as store:
+    with _open(args, bankset) as store:
         stats = compute_stats(store, _topics(bankset))
     retention = "-" if stats.true_retention is None else f"{stats.true_retention:.1%}"
     print(
@@ -216,9 +250,10 @@ def _cmd_stats(args: argparse.Namespace) -> int:
             f"mastery {mastery:>4}"
         )
     if stats.leeches:
-        print(
-            "leeches (>= 5 lapses): " + ", ".join(f"{lc.question_id} ({lc.lapses})" for lc in stats.leeches)
-        )
+        from quizbank.safetext import escape_unsafe
+
+        leeches = ", ".join(f"{lc.question_id} ({lc.lapses})" for lc in stats.leeches)
+        print(escape_unsafe(f"leeches (>= 5 lapses): {leeches}", one_line=True))
     return 0
 
 
@@ -380,6 +415,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 @_guard
 def _cmd_export_anki(args: argparse.Namespace) -> int:
     from quizbank.progress.anki_export import write_anki
+    from quizbank.safetext import escape_unsafe
 
     out = Path(args.out)
     if out.suffix.lower() != ".apkg":
@@ -391,13 +427,14 @@ def _cmd_export_anki(args: argparse.Namespace) -> int:
     bankset = _load_banks(args)
     out.parent.mkdir(parents=True, exist_ok=True)
     result = write_anki(bankset, out, lang=args.lang)
-    print(f"wrote {result.notes} notes in {result.decks} decks to {out}")
+    print(escape_unsafe(f"wrote {result.notes} notes in {result.decks} decks to {out}", one_line=True))
     return 0
 
 
 @_guard
 def _cmd_export_markdown(args: argparse.Namespace) -> int:
     from quizbank.progress.markdown_export import write_markdown
+    from quizbank.safetext import escape_unsafe
 
     out = Path(args.out_dir)
     if out.exists() and not out.is_dir():
@@ -405,7 +442,12 @@ def _cmd_export_markdown(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     bankset = _load_banks(args)
     result = write_markdown(bankset, out, lang=args.lang)
-    print(f"wrote {len(result.files) - 1} topic files ({result.questions} questions) and README.md to {out}")
+    print(
+        escape_unsafe(
+            f"wrote {len(result.files) - 1} topic files ({result.questions} questions) and README.md to {out}",
+            one_line=True,
+        )
+    )
     return 0
 
 

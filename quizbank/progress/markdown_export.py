@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quizbank.atomicio import write_text_atomic
 from quizbank.progress.render import label, localized
+from quizbank.safetext import escape_unsafe
 from quizbank.schema import BLANK_RE
 
 __all__ = ["MarkdownExport", "render_topic", "write_markdown"]
@@ -134,7 +136,7 @@ def render_topic(topic: Any, questions: dict[str, Any], topic_of: dict[str, str]
         if question.tags:
             out += [f"{label('tags', lang)}: " + ", ".join(f"`{tag}`" for tag in question.tags), ""]
         out += ["---", ""]
-    return "\n".join(out).rstrip() + "\n"
+    return escape_unsafe("\n".join(out).rstrip() + "\n")
 
 
 def write_markdown(bankset: Any, out_dir: str | os.PathLike[str], lang: str = "en") -> MarkdownExport:
@@ -152,12 +154,12 @@ def write_markdown(bankset: Any, out_dir: str | os.PathLike[str], lang: str = "e
     total = 0
     for topic in bankset.topics:
         path = folder / f"{topic.id}.md"
-        path.write_text(render_topic(topic, bankset.questions, topic_of, lang), encoding="utf-8")
+        write_text_atomic(path, render_topic(topic, bankset.questions, topic_of, lang))
         files.append(path)
         total += len(topic.question_ids)
         index.append(
             f"| [{_title(topic.title, lang, topic.id)}]({topic.id}.md) | {len(topic.question_ids)} |"
         )
     readme = folder / "README.md"
-    readme.write_text("\n".join(index) + "\n", encoding="utf-8")
+    write_text_atomic(readme, escape_unsafe("\n".join(index) + "\n"))
     return MarkdownExport(out_dir=folder, files=[*files, readme], questions=total)
