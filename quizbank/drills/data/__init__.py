@@ -1,0 +1,1 @@
+"""Drill texts: statements, hints, starters and model solutions (plain strings, no torch)."""

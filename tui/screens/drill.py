@@ -1,0 +1,654 @@
+"""Drill: a coding exercise graded against posenc_ref.
+
+The statement is on the left; on the right an editor (Textual's `TextArea` with Python
+highlighting) holds the user's file `<data dir>/drills/NAME.py`, created from the starter and
+saved atomically as it changes. `ctrl+r` saves and grades it in a thread worker ("drill-grade")
+that runs `quizbank.drills.grade_file` (an isolated child process) and posts `DrillGraded`; each
+case is shown with ✓/✗, its message and time. `e` opens the file in $EDITOR (the app suspends);
+the screen polls the file's mtime and re-grades whenever it changes on disk. `h` reveals the hints
+one at a time; `v` shows the model solution, only after an attempt and after a confirmation.
+Attempts go to the progress store; a first pass creates the Study card `drill:NAME`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Header, Markdown, Select, Static, TextArea
+
+from ..i18n import STRINGS, tr
+from ..keys import bind, localize_bindings
+from ..richtext import markdown_source
+from .base import LocalizedScreen
+
+# a solved drill's Study card id (= quizbank.progress.store.DRILL_CARD_PREFIX)
+DRILL_CARD_PREFIX = "drill:"
+
+__all__ = ["ConfirmSolutionScreen", "DrillCard", "DrillScreen", "drill_attempts_line", "drill_workspace"]
+
+POLL_SECONDS = 1.0
+
+STRINGS.update(
+    {
+        "drill.title": ("Coding drill", "编程练习"),
+        "drill.pick": ("Drill", "练习"),
+        "drill.meta": (
+            "{name} · topic {topic} · difficulty {stars} · about {minutes} min",
+            "{name} · 主题 {topic} · 难度 {stars} · 约 {minutes} 分钟",
+        ),
+        "drill.file": ("Your file: {path}", "你的文件：{path}"),
+        "drill.keys_hint": (
+            "Write `{function}` on the right. Ctrl+R grades it; Esc leaves the editor; then e opens $EDITOR, "
+            "h shows a hint, v the solution.",
+            "在右侧实现 `{function}`。Ctrl+R 评分；Esc 离开编辑器；之后 e 用 $EDITOR 打开，h 显示提示，v 查看答案。",
+        ),
+        "drill.hint": ("Hint {n}/{total}", "提示 {n}/{total}"),
+        "drill.no_more_hints": ("No more hints: the solution is on v.", "没有更多提示了：按 v 查看答案。"),
+        "drill.solution": ("Model solution", "参考答案"),
+        "drill.solution_locked": (
+            "Grade an attempt first (Ctrl+R): the solution opens after one try.",
+            "请先评分一次（Ctrl+R）：尝试过后才能查看答案。",
+        ),
+        "drill.confirm_question": ("Show the model solution?", "查看参考答案？"),
+        "drill.confirm_detail": (
+            "Seeing it now makes re-implementing it from memory less useful. y shows it; n or Esc goes back.",
+            "现在看答案会削弱之后凭记忆重写的效果。y 显示；n 或 Esc 返回。",
+        ),
+        "drill.yes": ("Show it", "显示"),
+        "drill.no": ("Not yet", "暂不"),
+        "drill.grading": ("Grading in an isolated process…", "正在隔离进程中评分…"),
+        "drill.not_graded": ("Not graded yet: Ctrl+R.", "尚未评分：按 Ctrl+R。"),
+        "drill.passed": (
+            "✓ All {total} cases pass ({seconds} s)",
+            "✓ 全部 {total} 个用例通过（{seconds} 秒）",
+        ),
+        "drill.failed": (
+            "✗ {passed}/{total} cases pass ({seconds} s)",
+            "✗ 通过 {passed}/{total} 个用例（{seconds} 秒）",
+        ),
+        "drill.grade_failed": ("Could not grade: {error}", "无法评分：{error}"),
+        "drill.output": ("Output of your program", "你的程序输出"),
+        "drill.card": (
+            "Solved. Study will bring back “re-implement {name}” tomorrow.",
+            "完成！学习模块明天会安排“重新实现 {name}”。",
+        ),
+        "drill.save_failed": ("Could not save your file: {error}", "无法保存文件：{error}"),
+        "drill.editor_failed": ("Could not run the editor: {error}", "无法启动编辑器：{error}"),
+        "drill.changed": ("{path} changed on disk: re-grading.", "{path} 已在磁盘上修改：重新评分。"),
+        "drill.attempts": ("Attempts: {n}, passed {passed}", "尝试 {n} 次，通过 {passed} 次"),
+        "drill.stats": (
+            "coding drills: {attempts} attempts · {solved}/{total} solved · last: {name} {passed}/{cases}",
+            "编程练习：尝试 {attempts} 次 · 已完成 {solved}/{total} · 最近：{name} {passed}/{cases}",
+        ),
+        "drill.card_title": ("Re-implement {name} from memory: {title}", "凭记忆重新实现 {name}：{title}"),
+        "drill.card_body": (
+            "Space or Enter opens the Drill screen with your file. Grade it there (Ctrl+R), come back with q, "
+            "then rate how it went (1-4).",
+            "按空格或回车打开练习界面（你的文件）。在那里评分（Ctrl+R），按 q 返回，再为完成情况打分（1-4）。",
+        ),
+        "drill.card_done": (
+            "Rate how the re-implementation went: 1 Again · 2 Hard · 3 Good · 4 Easy. Enter opens the drill again.",
+            "为这次重写打分：1 重来 · 2 困难 · 3 良好 · 4 简单。回车可再次打开练习。",
+        ),
+        "drill.key_grade": ("Grade", "评分"),
+        "drill.key_editor": ("$EDITOR", "外部编辑器"),
+        "drill.key_hint": ("Hint", "提示"),
+        "drill.key_solution": ("Solution", "答案"),
+        "drill.key_leave": ("Leave editor", "离开编辑器"),
+        "drill.key_yes": ("Show", "显示"),
+        "drill.key_no": ("Back", "返回"),
+    }
+)
+
+
+def drill_workspace(app: Any) -> Path:
+    """`<data dir>/drills`: beside the progress store (or where it would be)."""
+    store = getattr(app, "store", None)
+    if store is not None and getattr(store, "path", None) is not None:
+        return Path(store.path).parent / "drills"
+    data_dir = getattr(app, "data_dir", None)
+    if data_dir:
+        return Path(data_dir).expanduser() / "drills"
+    from quizbank.progress.store import default_data_dir
+
+    return default_data_dir() / "drills"
+
+
+def drill_attempts_line(attempts: list[Any], lang: str) -> str:
+    """One Stats line for the drill attempts (oldest first), or '' when there are none."""
+    if not attempts:
+        return ""
+    from quizbank.drills import DRILL_NAMES
+
+    last = attempts[-1]
+    return tr(
+        "drill.stats",
+        lang,
+        attempts=len(attempts),
+        solved=len({a.drill for a in attempts if a.passed}),
+        total=len(DRILL_NAMES),
+        name=last.drill,
+        passed=last.cases_passed,
+        cases=last.cases_total,
+    )
+
+
+def _python_language() -> str | None:
+    """ "python" when tree-sitter and its Python grammar are installed; else plain text."""
+    try:
+        has_grammar = importlib.util.find_spec("tree_sitter_python") is not None
+        has_core = importlib.util.find_spec("tree_sitter") is not None
+    except (ImportError, ValueError):
+        return None
+    return "python" if has_grammar and has_core else None
+
+
+class DrillCard(Vertical):
+    """A solved drill as a Study card (`drill:NAME`): re-implement it from memory. Revealing it opens the Drill
+    screen; back in Study, the ratings grade how it went. Offers what Study uses of a `QuestionView`."""
+
+    DEFAULT_CSS = """
+    DrillCard { height: auto; padding: 1 2; }
+    DrillCard .drill-card-title { text-style: bold; color: $text-accent; }
+    DrillCard .drill-card-body { margin-top: 1; }
+    """
+
+    class Revealed(Message):
+        """The user opened the drill: Study shows the ratings."""
+
+    def __init__(self, question_id: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.question_id = question_id
+        self.drill_name = question_id.removeprefix(DRILL_CARD_PREFIX)
+        self.question = None  # no bank question (and so no demo) behind this card
+        self.revealed = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="drill-card-title", markup=False)
+        yield Static("", classes="drill-card-body", markup=False)
+
+    def on_mount(self) -> None:
+        self.render_texts()
+
+    def render_texts(self) -> None:
+        from quizbank.drills import DRILL_NAMES, get_drill
+
+        lang = self.app.language
+        name = self.drill_name
+        title = get_drill(name).text("title", lang) if name in DRILL_NAMES else name
+        self.query_one(".drill-card-title", Static).update(
+            tr("drill.card_title", lang, name=name, title=title)
+        )
+        key = "drill.card_done" if self.revealed else "drill.card_body"
+        self.query_one(".drill-card-body", Static).update(tr(key, lang))
+
+    def reveal(self) -> None:
+        from quizbank.drills import DRILL_NAMES
+
+        if self.drill_name in DRILL_NAMES:
+            self.app.open_drills(self.drill_name)
+        if not self.revealed:
+            self.revealed = True
+            self.render_texts()
+            self.post_message(self.Revealed())
+
+    def focus_input(self) -> None:
+        """Nothing to type here (Study calls this on a question view)."""
+
+    def compatible_with(self, question: Any) -> bool:
+        return False
+
+
+class ConfirmSolutionScreen(ModalScreen[bool]):
+    """ "Show the model solution?": `y` shows (True), `n` or Esc does not (False)."""
+
+    DEFAULT_CSS = """
+    ConfirmSolutionScreen { align: center middle; }
+    ConfirmSolutionScreen > Vertical {
+        width: 64; max-width: 90%; height: auto; padding: 1 2; border: thick $warning; background: $surface;
+    }
+    ConfirmSolutionScreen #confirm-question { text-style: bold; }
+    ConfirmSolutionScreen Horizontal { height: auto; margin-top: 1; }
+    ConfirmSolutionScreen Button { margin-right: 2; }
+    """
+    BINDINGS = [
+        bind("y", "answer(True)", "drill.confirm.yes", "drill.key_yes"),
+        bind("n,escape", "answer(False)", "drill.confirm.no", "drill.key_no"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        lang = self.app.language
+        with Vertical():
+            yield Static(tr("drill.confirm_question", lang), id="confirm-question", markup=False)
+            yield Static(tr("drill.confirm_detail", lang), markup=False)
+            with Horizontal():
+                yield Button(tr("drill.yes", lang), id="confirm-yes", variant="warning")
+                yield Button(tr("drill.no", lang), id="confirm-no")
+
+    def on_mount(self) -> None:
+        localize_bindings(self, self.app.language)
+
+    def action_answer(self, show: bool) -> None:
+        self.dismiss(show)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+
+class DrillScreen(LocalizedScreen):
+    """Statement, hints and solution on the left; the editor and the grade on the right."""
+
+    CSS_PATH = Path(__file__).with_name("drill.tcss")
+    BINDINGS = [
+        bind("ctrl+r", "grade", "drill.grade", "drill.key_grade", priority=True),
+        bind("e", "external_editor", "drill.editor", "drill.key_editor"),
+        bind("h", "hint", "drill.hint", "drill.key_hint"),
+        bind("v", "solution", "drill.solution", "drill.key_solution"),
+        bind("escape", "leave_editor", "drill.leave", "drill.key_leave", show=False),
+    ]
+
+    class DrillGraded(Message):
+        """Posted by the grading worker: a report, or an error line; `card_created` on a first pass."""
+
+        def __init__(
+            self, name: str, report: Any = None, error: str | None = None, card_created: bool = False
+        ) -> None:
+            super().__init__()
+            self.name = name
+            self.report = report
+            self.error = error
+            self.card_created = card_created
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__()
+        from quizbank.drills import DRILL_NAMES
+
+        self.drill_name = name if name in DRILL_NAMES else DRILL_NAMES[0]
+        self.hints_shown = 0
+        self.solution_shown = False
+        self.report: Any = None
+        self.error: str | None = None
+        self.grading = False
+        self.attempted = False
+        self._saved_mtime: float | None = None
+        self._save_timer: Any = None
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        from quizbank.drills import drills
+
+        lang = self.app.language
+        yield Header()
+        with Horizontal(id="drill-body"):
+            with VerticalScroll(id="drill-left"):
+                yield Select(
+                    [(Content(f"{d.name}  {d.text('title', lang)}"), d.name) for d in drills()],
+                    value=self.drill_name,
+                    allow_blank=False,
+                    id="drill-pick",
+                )
+                yield Static("", id="drill-title", markup=False)
+                yield Static("", id="drill-meta", markup=False)
+                yield Markdown("", id="drill-statement", open_links=False)
+                yield Static("", id="drill-keys", classes="hint", markup=False)
+                yield Static("", id="drill-hints", markup=False)
+                yield Markdown("", id="drill-solution", open_links=False)
+            with Vertical(id="drill-right"):
+                yield Static("", id="drill-file", markup=False)
+                editor = TextArea.code_editor("", language=_python_language(), id="drill-code")
+                editor.cursor_blink = getattr(self.app, "cursor_blink", True)
+                yield editor
+                with VerticalScroll(id="drill-results-scroll"):
+                    yield Static("", id="drill-results", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.load_drill(self.drill_name)
+        self.set_interval(POLL_SECONDS, self._poll_file, name="drill-poll")
+        self.query_one("#drill-code", TextArea).focus()
+
+    def leave_input_target(self) -> Any:
+        return self.query_one("#drill-results-scroll")
+
+    @property
+    def drill(self) -> Any:
+        from quizbank.drills import get_drill
+
+        return get_drill(self.drill_name)
+
+    @property
+    def path(self) -> Path:
+        return drill_workspace(self.app) / f"{self.drill_name}.py"
+
+    # ------------------------------------------------------------------ the file
+
+    def load_drill(self, name: str) -> None:
+        """Show drill `name`: its texts, and its file (created from the starter if missing)."""
+        self.drill_name = name
+        self.hints_shown = 0
+        self.solution_shown = False
+        self.report = None
+        self.error = None
+        self.attempted = self._stored_attempts() > 0
+        text = self._read_or_create()
+        editor = self.query_one("#drill-code", TextArea)
+        editor.load_text(text)
+        self.relabel()
+
+    def _read_or_create(self) -> str:
+        path = self.path
+        try:
+            text = path.read_text(encoding="utf-8")
+            self._saved_mtime = path.stat().st_mtime
+            return text
+        except FileNotFoundError:
+            pass
+        except (OSError, UnicodeDecodeError) as exc:
+            self.notify(tr("drill.save_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            return self.drill.starter
+        self._write(self.drill.starter)
+        return self.drill.starter
+
+    def _write(self, text: str) -> bool:
+        from quizbank.atomicio import write_text_atomic
+
+        path = self.path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(path, text)
+            self._saved_mtime = path.stat().st_mtime
+        except OSError as exc:
+            self.notify(tr("drill.save_failed", self.app.language, error=_one_line(exc)), severity="error")
+            return False
+        return True
+
+    def save(self) -> bool:
+        """Write the editor's text to the file if it differs from what is there."""
+        if self._save_timer is not None:
+            self._save_timer.stop()
+            self._save_timer = None
+        text = self.query_one("#drill-code", TextArea).text
+        try:
+            if self.path.read_text(encoding="utf-8") == text:
+                return True
+        except (OSError, UnicodeDecodeError):
+            pass
+        return self._write(text)
+
+    @on(TextArea.Changed, "#drill-code")
+    def _edited(self) -> None:
+        if self._save_timer is not None:
+            self._save_timer.stop()
+        self._save_timer = self.set_timer(0.5, self.save, name="drill-autosave")
+
+    def _poll_file(self) -> None:
+        """Re-grade when the file changed on disk (an external editor, another terminal)."""
+        try:
+            mtime = self.path.stat().st_mtime
+        except OSError:
+            return
+        if self._saved_mtime is None or mtime == self._saved_mtime:
+            return
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return
+        self._saved_mtime = mtime
+        if self._save_timer is not None:
+            self._save_timer.stop()
+            self._save_timer = None
+        editor = self.query_one("#drill-code", TextArea)
+        if editor.text != text:
+            editor.load_text(text)
+        self.notify(tr("drill.changed", self.app.language, path=self.path.name), timeout=3)
+        self._start_grading()
+
+    # ------------------------------------------------------------------ texts
+
+    def relabel(self) -> None:
+        lang = self.app.language
+        drill = self.drill
+        self.sub_title = tr("drill.title", lang)
+        self.query_one("#drill-title", Static).update(
+            Content.styled(drill.text("title", lang), "bold $text-accent")
+        )
+        self.query_one("#drill-meta", Static).update(
+            Content.styled(
+                tr(
+                    "drill.meta",
+                    lang,
+                    name=drill.name,
+                    topic=drill.topic,
+                    stars="★" * drill.difficulty,
+                    minutes=drill.minutes,
+                ),
+                "dim",
+            )
+        )
+        statement = self.query_one("#drill-statement", Markdown)
+        source = markdown_source(drill.text("statement", lang))
+        if statement.source != source:
+            statement.update(source)
+        self.query_one("#drill-keys", Static).update(tr("drill.keys_hint", lang, function=drill.function))
+        self._render_hints()
+        self._render_solution()
+        from quizbank.safetext import escape_unsafe
+
+        self.query_one("#drill-file", Static).update(
+            Content.styled(tr("drill.file", lang, path=escape_unsafe(str(self.path), one_line=True)), "dim")
+        )
+        self._render_results()
+
+    def _render_hints(self) -> None:
+        lang = self.app.language
+        hints = self.drill.hints
+        parts = []
+        for i in range(min(self.hints_shown, len(hints))):
+            parts.append(
+                Content.styled(tr("drill.hint", lang, n=i + 1, total=len(hints)), "bold $text-warning")
+            )
+            parts.append(Content(hints[i].get(lang) or hints[i]["en"]))
+        widget = self.query_one("#drill-hints", Static)
+        widget.update(Content("\n").join(parts) if parts else "")
+        widget.display = bool(parts)
+
+    def _render_solution(self) -> None:
+        widget = self.query_one("#drill-solution", Markdown)
+        widget.display = self.solution_shown
+        if self.solution_shown:
+            source = f"**{tr('drill.solution', self.app.language)}**\n\n```python\n{self.drill.solution}```\n"
+            if widget.source != source:
+                widget.update(source)
+
+    def _render_results(self) -> None:
+        from quizbank.safetext import escape_unsafe
+
+        lang = self.app.language
+        widget = self.query_one("#drill-results", Static)
+        if self.grading:
+            widget.update(Content.styled(tr("drill.grading", lang), "$text-warning"))
+            return
+        if self.error is not None:
+            widget.update(Content.styled(tr("drill.grade_failed", lang, error=self.error), "$text-error"))
+            return
+        report = self.report
+        if report is None:
+            widget.update(Content.styled(tr("drill.not_graded", lang), "dim"))
+            return
+        seconds = f"{report.elapsed_ms / 1000:.1f}"
+        total = len(report.cases)
+        if report.passed:
+            head = Content.styled(
+                tr("drill.passed", lang, total=total, seconds=seconds), "bold $text-success"
+            )
+        else:
+            head = Content.styled(
+                tr("drill.failed", lang, passed=report.cases_passed, total=total, seconds=seconds),
+                "bold $text-error",
+            )
+        lines = [head]
+        for case in report.cases:
+            mark = ("✓ ", "$text-success") if case.passed else ("✗ ", "$text-error")
+            lines.append(
+                Content.assemble(
+                    mark,
+                    (escape_unsafe(case.name, one_line=True), "bold"),
+                    (f"  {case.elapsed_ms:.1f} ms", "dim"),
+                )
+            )
+            lines.append(
+                Content.styled(
+                    "    " + escape_unsafe(case.message, one_line=True), "" if not case.passed else "dim"
+                )
+            )
+        if report.output:
+            lines.append(Content.styled(tr("drill.output", lang), "bold"))
+            lines.append(Content(escape_unsafe(report.output)))
+        widget.update(Content("\n").join(lines))
+
+    # ------------------------------------------------------------------ actions
+
+    @on(Select.Changed, "#drill-pick")
+    def _picked(self, event: Select.Changed) -> None:
+        if event.value is Select.NULL or event.value == self.drill_name:
+            return
+        self.save()
+        self.load_drill(str(event.value))
+
+    def select_drill(self, name: str) -> None:
+        from quizbank.drills import DRILL_NAMES
+
+        if name in DRILL_NAMES and name != self.drill_name:
+            self.save()
+            self.query_one("#drill-pick", Select).value = name
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "external_editor" and self.app.is_web:
+            return False  # `posenc serve`: no terminal to hand to $EDITOR, so the key is hidden
+        focused_editor = isinstance(self.focused, TextArea)
+        if action == "external_editor" and getattr(self.app, "is_web", False):
+            return False  # in a browser (posenc serve) there is no terminal to hand to $EDITOR
+        if action in ("external_editor", "hint", "solution") and focused_editor:
+            return False  # the editor types these letters
+        if action == "leave_editor":
+            return focused_editor
+        return True
+
+    def action_leave_editor(self) -> None:
+        self.set_focus(self.leave_input_target())
+
+    def action_grade(self) -> None:
+        self.save()
+        self._start_grading()
+
+    def _start_grading(self) -> None:
+        self.grading = True
+        self.error = None
+        self._render_results()
+        self._grade(self.drill_name, str(self.path))
+
+    @work(thread=True, name="drill-grade", group="drill-grade", exclusive=True, exit_on_error=False)
+    def _grade(self, name: str, path: str) -> None:
+        try:
+            from quizbank.drills import grade_file
+
+            report = grade_file(name, path)
+        except Exception as exc:
+            self.post_message(self.DrillGraded(name, error=_one_line(exc)))
+            return
+        created = False
+        store = getattr(self.app, "store", None)
+        if store is not None:
+            try:
+                created = store.record_drill_attempt(
+                    name, report.passed, report.cases_passed, len(report.cases), report.elapsed_ms
+                )
+            except Exception as exc:  # grading worked; only the record is lost
+                self.app.call_from_thread(
+                    self.app.notify, tr("store.record_failed", self.app.language, error=_one_line(exc))
+                )
+        self.post_message(self.DrillGraded(name, report, card_created=created))
+
+    def on_drill_screen_drill_graded(self, message: DrillGraded) -> None:
+        if message.name != self.drill_name:
+            return  # another drill was picked meanwhile
+        self.grading = False
+        self.report = message.report
+        self.error = message.error
+        if message.report is not None:
+            self.attempted = True
+        self._render_results()
+        if message.card_created:
+            self.notify(tr("drill.card", self.app.language, name=self.drill_name), timeout=6)
+
+    def action_hint(self) -> None:
+        if self.hints_shown >= len(self.drill.hints):
+            self.notify(tr("drill.no_more_hints", self.app.language))
+            return
+        self.hints_shown += 1
+        self._render_hints()
+        self.query_one("#drill-hints", Static).scroll_visible()
+
+    def action_solution(self) -> None:
+        if self.solution_shown:
+            return
+        if not self.attempted:
+            self.notify(tr("drill.solution_locked", self.app.language), severity="warning")
+            return
+
+        def shown(show: bool | None) -> None:
+            if show:
+                self.solution_shown = True
+                self._render_solution()
+                self.query_one("#drill-solution", Markdown).scroll_visible()
+
+        self.app.push_screen(ConfirmSolutionScreen(), shown)
+
+    def action_external_editor(self) -> None:
+        """Open the file in $VISUAL / $EDITOR; the mtime poll re-grades when it comes back changed."""
+        if not self.save():
+            return
+        command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        try:
+            with self.app.suspend():
+                subprocess.run([*shlex.split(command), str(self.path)], check=False)
+        except Exception as exc:  # no terminal to give (headless), editor missing, bad $EDITOR
+            self.notify(tr("drill.editor_failed", self.app.language, error=_one_line(exc)), severity="error")
+            return
+        self._poll_file()
+
+    def _stored_attempts(self) -> int:
+        store = getattr(self.app, "store", None)
+        if store is None:
+            return 0
+        try:
+            return len(store.drill_attempts(self.drill_name))
+        except Exception:
+            return 0
+
+    def on_unmount(self) -> None:
+        try:
+            self.save()
+        except Exception:  # the screen is going away; a failed save was already reported
+            pass
+
+
+def _one_line(exc: BaseException) -> str:
+    from quizbank.safetext import escape_unsafe
+
+    lines = str(exc).strip().splitlines()
+    return escape_unsafe(lines[0] if lines else type(exc).__name__, one_line=True)
