@@ -1,0 +1,995 @@
+"""Mock interview: setup, the timed interview, and the report.
+
+* `MockSetupScreen` (`m` on Home, or the palette): minutes, topics, level and language; Enter (in the minutes
+  field) or `s` plans in a thread worker ("mock-plan") and starts.
+* `MockInterviewScreen`: one item at a time under a whole-interview clock and a per-item clock (over budget is
+  shown, never enforced). Choice, numeric and cloze questions use the quiz's `QuestionView`; an open question
+  takes a typed answer (a TextArea), then Ctrl+R reveals its key points as checkboxes, pre-ticked where the
+  answer mentions them (`quizbank.mock.keypoints`); a drill shows its statement and an editor, and Ctrl+R grades
+  it with `quizbank.drills.grade_source` in a thread worker ("mock-grade-drill"). A follow-up comes only after
+  its parent was answered. `n` moves on (an unanswered item counts as skipped); `q` asks "End the interview?"
+  and `y` ends early. The report is built by `quizbank.mock.report` and saved in a thread worker ("mock-save").
+* `MockReportScreen`: the report (overall, by topic, by skill, time per item, weakest topics, missed items with
+  model answers); `a` adds every missed item to Study (due now), `e` exports Markdown.
+
+Bank text and candidate text are data: rendered through `tui.richtext` or escaped, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import io
+import secrets
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Footer,
+    Header,
+    Input,
+    Label,
+    Markdown,
+    RadioButton,
+    RadioSet,
+    SelectionList,
+    Static,
+    TextArea,
+)
+from textual.widgets.selection_list import Selection
+
+from ..i18n import STRINGS, tr
+from ..keys import bind, localize_bindings
+from ..richtext import inline, markdown_source, plain, render_text
+from ..widgets.question_view import QuestionView
+from .base import LocalizedScreen
+
+__all__ = [
+    "ConfirmEndScreen",
+    "MockInterviewScreen",
+    "MockReportScreen",
+    "MockSetupScreen",
+    "render_mock_scores",
+]
+
+LEVEL_NAMES = ("basic", "standard", "deep")
+DEFAULT_MINUTES = 30
+
+STRINGS.update(
+    {
+        "mock.setup_title": ("Mock interview", "模拟面试"),
+        "mock.minutes": ("Minutes", "时长（分钟）"),
+        "mock.topics": ("Topics", "主题"),
+        "mock.level": ("Level", "难度"),
+        "mock.language": ("Language", "语言"),
+        "mock.level.basic": ("basic", "基础"),
+        "mock.level.standard": ("standard", "标准"),
+        "mock.level.deep": ("deep", "深入"),
+        "mock.start": ("Start", "开始"),
+        "mock.setup_hint": (
+            "5 to 180 minutes; Enter in the minutes field (or s) starts. Open questions: type, then Ctrl+R shows the key points. "
+            "Drills: write the function, Ctrl+R grades it. n moves on, q ends.",
+            "时长 5 到 180 分钟；在时长输入框按回车（或 s）开始。开放题：先作答，再按 Ctrl+R 显示要点。编程题：写好函数后按 Ctrl+R 评分。"
+            "n 下一题，q 结束。",
+        ),
+        "mock.planning": ("Planning the interview…", "正在规划面试…"),
+        "mock.no_topics": ("Choose at least one topic.", "请至少选择一个主题。"),
+        "mock.minutes_bad": (
+            "Minutes must be a whole number from {low} to {high}.",
+            "时长必须是 {low} 到 {high} 之间的整数（分钟）。",
+        ),
+        "mock.too_small": (
+            "Not enough questions for {minutes} minutes with these topics and level; at most {most} minutes.",
+            "所选主题和难度的题目不够 {minutes} 分钟；最多 {most} 分钟。",
+        ),
+        "mock.none_match": (
+            "No questions match these topics at this level; choose more topics or another level.",
+            "所选主题在这个难度下没有题目；请多选几个主题或换个难度。",
+        ),
+        "mock.bar": ("Item {n}/{total}", "第 {n}/{total} 题"),
+        "mock.clock": ("interview {used} / {total}", "面试 {used} / {total}"),
+        "mock.item_clock": ("this item {used} / {budget}", "本题 {used} / {budget}"),
+        "mock.over": ("over budget", "超时"),
+        "mock.follow_up": ("Follow-up to your last answer", "针对上一题的追问"),
+        "mock.skill.concept": ("concept", "概念"),
+        "mock.skill.derivation": ("derivation", "推导"),
+        "mock.skill.computation": ("computation", "计算"),
+        "mock.skill.coding": ("coding", "编程"),
+        "mock.answer_hint": (
+            "Type your answer, then Ctrl+R to see the key points (Esc leaves the box).",
+            "输入你的回答，然后按 Ctrl+R 查看要点（Esc 离开输入框）。",
+        ),
+        "mock.points_title": (
+            "Key points: tick each one you covered (pre-ticked from your answer)",
+            "要点：勾选你答到的每一条（已按你的回答预先勾选）",
+        ),
+        "mock.points_score": ("covered {done}/{total}", "答到 {done}/{total}"),
+        "mock.model_answer": ("Model answer", "参考答案"),
+        "mock.drill_hint": (
+            "Write `{function}` in the editor; Ctrl+R grades it (you may grade again). Esc leaves the editor.",
+            "在编辑器里实现 `{function}`；Ctrl+R 评分（可以多次评分）。Esc 离开编辑器。",
+        ),
+        "mock.grading": ("Grading in an isolated process…", "正在隔离进程中评分…"),
+        "mock.graded": ("{passed}/{total} cases passed", "通过 {passed}/{total} 个用例"),
+        "mock.grade_failed": ("Could not grade: {error}", "无法评分：{error}"),
+        "mock.next_hint": ("n: next item", "n：下一题"),
+        "mock.end_question": ("End the interview?", "结束面试？"),
+        "mock.end_detail": (
+            "y ends now and writes the report (marked as ended early); n or Esc goes on.",
+            "y 立即结束并生成报告（标记为提前结束）；n 或 Esc 继续面试。",
+        ),
+        "mock.yes": ("Yes, end it", "是，结束"),
+        "mock.no": ("No, go on", "否，继续"),
+        "mock.saved": ("Interview saved: {id}", "面试已保存：{id}"),
+        "mock.save_failed": ("Could not save the interview: {error}", "无法保存面试：{error}"),
+        "mock.no_store": ("The interview is not saved: {error}", "面试未保存：{error}"),
+        "mock.added": ("{n} missed items are due in Study now", "{n} 道未答好的题目已加入学习（今天到期）"),
+        "mock.nothing_missed": ("Nothing was missed.", "没有未答好的题目。"),
+        "mock.exported": ("Report written to {path}", "报告已写入 {path}"),
+        "mock.export_failed": ("Could not write the report: {error}", "无法写入报告：{error}"),
+        "mock.delivered": ("Report sent to your browser as {name}", "报告已发送到浏览器：{name}"),
+        "mock.scores_chart": ("Mock interview scores (%)", "模拟面试得分（%）"),
+        "mock.key_submit": ("Reveal / grade", "显示要点/评分"),
+        "mock.key_next": ("Next item", "下一题"),
+        "mock.key_end": ("End interview", "结束面试"),
+        "mock.key_add": ("Add missed to Study", "错题加入学习"),
+        "mock.key_export": ("Export Markdown", "导出 Markdown"),
+        "mock.key_leave": ("Leave editor", "离开编辑框"),
+        "mock.key_yes": ("End", "结束"),
+        "mock.key_no": ("Go on", "继续"),
+    }
+)
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _drill_map() -> dict[str, Any]:
+    try:
+        from quizbank.drills import drills
+    except ImportError:
+        return {}
+    return {drill.name: drill for drill in drills()}
+
+
+# ---------------------------------------------------------------------------------------------------- setup
+
+
+class MockSetupScreen(LocalizedScreen):
+    """Minutes, topics, level and language; Enter (minutes field) or `s` starts."""
+
+    CSS_PATH = Path(__file__).with_name("mock.tcss")
+    BINDINGS = [bind("s,ctrl+s", "start", "mock.setup.start", "mock.start", key_display="s")]
+
+    class Planned(Message):
+        def __init__(self, plan: Any = None, error: str | None = None) -> None:
+            super().__init__()
+            self.plan = plan
+            self.error = error
+
+    def __init__(self, topics: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.initial_topics = topics
+
+    def compose(self) -> ComposeResult:
+        lang = self.app.language
+        yield Header()
+        with VerticalScroll(id="mock-setup"):
+            yield Label(tr("mock.setup_title", lang), id="mock-setup-title", classes="screen-title")
+            with Horizontal(id="mock-setup-row"):
+                with Vertical(classes="mock-field"):
+                    yield Label(tr("mock.minutes", lang), id="mock-minutes-label", classes="field-label")
+                    yield Input(str(DEFAULT_MINUTES), id="mock-minutes", restrict=r"[0-9]*", max_length=3)
+                with Vertical(classes="mock-field"):
+                    yield Label(tr("mock.level", lang), id="mock-level-label", classes="field-label")
+                    with RadioSet(id="mock-level"):
+                        for name in LEVEL_NAMES:
+                            yield RadioButton(tr(f"mock.level.{name}", lang), value=name == "standard")
+                with Vertical(classes="mock-field"):
+                    yield Label(tr("mock.language", lang), id="mock-language-label", classes="field-label")
+                    with RadioSet(id="mock-language"):
+                        yield RadioButton("English", value=lang == "en")
+                        yield RadioButton("中文", value=lang == "zh")
+            with Horizontal(id="mock-setup-go"):
+                yield Button(tr("mock.start", lang), id="mock-start", variant="primary")
+                yield Static(tr("mock.setup_hint", lang), id="mock-setup-hint", classes="hint", markup=False)
+            yield Label(tr("mock.topics", lang), id="mock-topics-label", classes="field-label")
+            yield SelectionList[str](*self._selections(), id="mock-topics")
+        yield Footer()
+
+    def _selections(self, selected: set[str] | None = None) -> list[Selection[str]]:
+        lang = self.app.language
+        out = []
+        for topic in self.app.bankset.topics:
+            on = (topic.id in selected) if selected is not None else (not self.initial_topics or topic.id in
+                                                                         self.initial_topics)  # fmt: skip
+            title = plain(topic.title.get(lang))
+            out.append(Selection(Content.assemble((title, "bold"), (f"  {topic.id}", "dim")), topic.id, on))
+        return out
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        field = self.query_one("#mock-minutes", Input)
+        field.cursor_blink = getattr(self.app, "cursor_blink", True)
+        field.focus()
+
+    def leave_input_target(self) -> Any:
+        return self.query_one("#mock-start", Button)
+
+    def relabel(self) -> None:
+        lang = self.app.language
+        self.query_one("#mock-setup-title", Label).update(tr("mock.setup_title", lang))
+        for key in ("minutes", "level", "language", "topics"):
+            self.query_one(f"#mock-{key}-label", Label).update(tr(f"mock.{key}", lang))
+        self.query_one("#mock-setup-hint", Static).update(tr("mock.setup_hint", lang))
+        self.query_one("#mock-start", Button).label = tr("mock.start", lang)
+        for button, name in zip(
+            self.query_one("#mock-level", RadioSet).query(RadioButton), LEVEL_NAMES, strict=True
+        ):
+            button.label = tr(f"mock.level.{name}", lang)
+        topics = self.query_one("#mock-topics", SelectionList)
+        selected = set(topics.selected)
+        topics.clear_options()
+        topics.add_options(self._selections(selected))
+
+    @on(RadioSet.Changed, "#mock-language")
+    def _language_chosen(self, event: RadioSet.Changed) -> None:
+        wanted = "en" if event.index == 0 else "zh"
+        if wanted != self.app.language:
+            self.app.action_toggle_language()
+
+    def _request(self) -> tuple[int, tuple[str, ...], str] | str:
+        from quizbank.mock.planner import MAX_MINUTES, MIN_MINUTES
+
+        raw = self.query_one("#mock-minutes", Input).value.strip()
+        minutes = int(raw) if raw.isdigit() else -1
+        if not MIN_MINUTES <= minutes <= MAX_MINUTES:
+            return tr("mock.minutes_bad", self.app.language, low=MIN_MINUTES, high=MAX_MINUTES)
+        topics = tuple(self.query_one("#mock-topics", SelectionList).selected)
+        if not topics:
+            return tr("mock.no_topics", self.app.language)
+        radio = self.query_one("#mock-level", RadioSet)
+        level = LEVEL_NAMES[radio.pressed_index if radio.pressed_index >= 0 else 1]
+        return minutes, topics, level
+
+    @on(Input.Submitted, "#mock-minutes")
+    @on(Button.Pressed, "#mock-start")
+    def action_start(self) -> None:
+        request = self._request()
+        if isinstance(request, str):
+            self.app.notify(request, severity="warning")
+            return
+        self.app.notify(tr("mock.planning", self.app.language), timeout=2)
+        self._plan(*request)
+
+    @work(thread=True, name="mock-plan", group="mock-plan", exclusive=True, exit_on_error=False)
+    def _plan(self, minutes: int, topics: tuple[str, ...], level: str) -> None:
+        from quizbank.mock.planner import BankTooSmallError, PlanError, plan_interview, weights_from_store
+
+        app = self.app
+        drills = list(_drill_map().values())
+        seed = app.fixed_seed
+        weights = None
+        try:
+            if seed is None and app.store is not None:
+                ids = [qid for t in topics if (entry := app.bankset.topic(t)) for qid in entry.question_ids]
+                weights = weights_from_store(app.store, ids, [d.name for d in drills])
+            plan = plan_interview(
+                app.bankset, drills, minutes=minutes, topics=topics, level=level, seed=seed, weights=weights
+            )
+        except BankTooSmallError as exc:
+            lang = app.language
+            text = (
+                tr("mock.too_small", lang, minutes=minutes, most=exc.at_most)
+                if exc.at_most
+                else tr("mock.none_match", lang)
+            )
+            self.post_message(self.Planned(error=text))
+            return
+        except PlanError as exc:
+            self.post_message(self.Planned(error=str(exc)))
+            return
+        except Exception as exc:  # the store may fail; say so in one line
+            self.post_message(self.Planned(error=f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(self.Planned(plan))
+
+    def on_mock_setup_screen_planned(self, message: Planned) -> None:
+        if message.plan is None:
+            self.app.notify(message.error or "?", severity="error")
+            return
+        self.app.switch_screen(MockInterviewScreen(message.plan))
+
+
+# ---------------------------------------------------------------------------------------------------- items
+
+
+class OpenItem(Vertical):
+    """An open question: a typed answer, then the key points as checkboxes (pre-ticked) and the model answer."""
+
+    def __init__(self, question: Any) -> None:
+        super().__init__(classes="mock-item mock-open")
+        self.question = question
+        self.revealed = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="mock-prompt", markup=False)
+        yield TextArea("", id="mock-answer", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        yield Static("", classes="mock-hint hint", markup=False)
+        with Vertical(id="mock-points"):
+            yield Static("", classes="mock-points-title", markup=False)
+            for n, _point in enumerate(self.question.key_points):
+                with Horizontal(classes="mock-point-row"):
+                    yield Checkbox("", id=f"mock-point-{n}", classes="mock-point", compact=True)
+                    yield Static("", classes="mock-point-text", markup=False)
+            yield Static("", classes="mock-points-score", markup=False)
+            yield Static("", classes="mock-model-title", markup=False)
+            yield Static("", classes="mock-model", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#mock-points").display = False
+        self.render_texts()
+
+    @property
+    def answer(self) -> str:
+        return self.query_one("#mock-answer", TextArea).text
+
+    def ticks(self) -> list[bool]:
+        return [box.value for box in self.query(".mock-point").results(Checkbox)]
+
+    def score(self) -> float:
+        ticks = self.ticks()
+        return sum(ticks) / len(ticks) if ticks else 0.0
+
+    def reveal(self) -> None:
+        from quizbank.mock.keypoints import match_key_points
+
+        if self.revealed:
+            return
+        self.revealed = True
+        for box, ticked in zip(
+            self.query(".mock-point").results(Checkbox), match_key_points(self.question.key_points, self.answer),
+            strict=True,
+        ):  # fmt: skip
+            box.value = ticked
+        area = self.query_one("#mock-answer", TextArea)
+        area.read_only = True
+        self.query_one("#mock-points").display = True
+        self.render_texts()
+        boxes = list(self.query(".mock-point").results(Checkbox))
+        if boxes:
+            boxes[0].focus()
+
+    def render_texts(self) -> None:
+        lang = self.app.language
+        q = self.question
+        self.query_one(".mock-prompt", Static).update(render_text(q.prompt.get(lang)))
+        self.query_one(".mock-hint", Static).update(tr("mock.answer_hint", lang))
+        self.query_one(".mock-hint", Static).display = not self.revealed
+        for text, point in zip(self.query(".mock-point-text").results(Static), q.key_points, strict=True):
+            text.update(inline(point.get(lang)))
+        self.query_one(".mock-points-title", Static).update(
+            Content.styled(tr("mock.points_title", lang), "bold $text-accent")
+        )
+        self.query_one(".mock-model-title", Static).update(
+            Content.styled(tr("mock.model_answer", lang), "bold $text-accent")
+        )
+        self.query_one(".mock-model", Static).update(render_text(q.answer.get(lang)))
+        self.update_score()
+
+    def update_score(self) -> None:
+        ticks = self.ticks()
+        self.query_one(".mock-points-score", Static).update(
+            Content.styled(
+                tr("mock.points_score", self.app.language, done=sum(ticks), total=len(ticks)), "bold"
+            )
+        )
+
+    @on(Checkbox.Changed)
+    def _ticked(self) -> None:
+        self.update_score()
+
+
+class DrillItem(Vertical):
+    """A coding drill: its statement, an editor with the starter code, and the last grade."""
+
+    def __init__(self, drill: Any) -> None:
+        super().__init__(classes="mock-item mock-drill")
+        self.drill = drill
+        self.report: Any = None
+        self.grading = False
+        self.error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="mock-drill-title", markup=False)
+        yield Markdown("", classes="mock-statement", open_links=False)
+        yield Static("", classes="mock-hint hint", markup=False)
+        yield TextArea(self.drill.starter, id="mock-code", show_line_numbers=True, tab_behavior="indent")
+        yield Static("", classes="mock-drill-result", markup=False)
+
+    def on_mount(self) -> None:
+        self.render_texts()
+
+    @property
+    def source(self) -> str:
+        return self.query_one("#mock-code", TextArea).text
+
+    def score(self) -> float | None:
+        if self.report is None or not self.report.cases:
+            return None
+        return (
+            1.0 if self.report.passed else sum(c.passed for c in self.report.cases) / len(self.report.cases)
+        )
+
+    def render_texts(self) -> None:
+        lang = self.app.language
+        self.query_one(".mock-drill-title", Static).update(
+            Content.styled(self.drill.text("title", lang), "bold $text-accent")
+        )
+        statement = self.query_one(".mock-statement", Markdown)
+        source = markdown_source(self.drill.text("statement", lang))
+        if statement.source != source:
+            statement.update(source)
+        self.query_one(".mock-hint", Static).update(tr("mock.drill_hint", lang, function=self.drill.function))
+        result = self.query_one(".mock-drill-result", Static)
+        if self.grading:
+            result.update(Content.styled(tr("mock.grading", lang), "$text-warning"))
+        elif self.error is not None:
+            result.update(Content.styled(tr("mock.grade_failed", lang, error=self.error), "$text-error"))
+        elif self.report is not None:
+            passed = sum(c.passed for c in self.report.cases)
+            head = Content.styled(
+                ("✓ " if self.report.passed else "✗ ")
+                + tr("mock.graded", lang, passed=passed, total=len(self.report.cases)),
+                "bold $text-success" if self.report.passed else "bold $text-error",
+            )
+            from quizbank.safetext import escape_unsafe
+
+            lines = [head] + [
+                Content(
+                    f"  ✗ {escape_unsafe(c.name, one_line=True)}: {escape_unsafe(c.message, one_line=True)}"
+                )
+                for c in self.report.cases
+                if not c.passed
+            ][:6]
+            result.update(Content("\n").join(lines))
+        else:
+            result.update("")
+
+
+# ---------------------------------------------------------------------------------------------------- interview
+
+
+class ConfirmEndScreen(ModalScreen[bool]):
+    """ "End the interview?": `y` ends (True), `n` or Esc goes on (False)."""
+
+    DEFAULT_CSS = """
+    ConfirmEndScreen { align: center middle; }
+    ConfirmEndScreen > Vertical {
+        width: 60; max-width: 90%; height: auto; padding: 1 2; border: thick $warning; background: $surface;
+    }
+    ConfirmEndScreen #confirm-question { text-style: bold; }
+    ConfirmEndScreen Horizontal { height: auto; margin-top: 1; }
+    ConfirmEndScreen Button { margin-right: 2; }
+    """
+    BINDINGS = [
+        bind("y", "answer(True)", "mock.confirm.yes", "mock.key_yes"),
+        bind("n,escape", "answer(False)", "mock.confirm.no", "mock.key_no"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        lang = self.app.language
+        with Vertical():
+            yield Static(tr("mock.end_question", lang), id="confirm-question", markup=False)
+            yield Static(tr("mock.end_detail", lang), markup=False)
+            with Horizontal():
+                yield Button(tr("mock.yes", lang), id="confirm-yes", variant="warning")
+                yield Button(tr("mock.no", lang), id="confirm-no")
+
+    def on_mount(self) -> None:
+        localize_bindings(self, self.app.language)
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+
+class MockInterviewScreen(LocalizedScreen):
+    """The timed interview (see the module docstring)."""
+
+    CSS_PATH = Path(__file__).with_name("mock.tcss")
+    BINDINGS = [
+        bind("ctrl+r", "submit", "mock.submit", "mock.key_submit", priority=True),
+        bind("space", "submit", "mock.check", "key.check", show=False),
+        bind("n", "next", "mock.next", "mock.key_next"),
+        bind("q", "end", "mock.end", "mock.key_end"),
+        bind("escape", "leave_editor", "mock.leave", "mock.key_leave", show=False),
+    ]
+
+    class DrillGraded(Message):
+        def __init__(self, item_id: str, report: Any = None, error: str | None = None) -> None:
+            super().__init__()
+            self.item_id = item_id
+            self.report = report
+            self.error = error
+
+    class Saved(Message):
+        def __init__(self, session_id: str, error: str | None = None) -> None:
+            super().__init__()
+            self.session_id = session_id
+            self.error = error
+
+    def __init__(
+        self,
+        plan: Any,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        """`clock` gives seconds (monotonic) and `now` the wall time: tests and snapshots fix both."""
+        from quizbank.mock.report import ItemResult
+
+        super().__init__()
+        self.plan = plan
+        self.clock = clock
+        self.now = now or (lambda: datetime.now(UTC))
+        self.started_at = self.now()
+        self.session_id = session_id or f"{self.started_at:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+        self.results: dict[str, ItemResult] = {}
+        self.index = -1
+        self.started = self.clock()
+        self.item_started = self.started
+        self.finished = False
+        self.drills = _drill_map()
+        self._widget: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="mock-bar", markup=False)
+        yield Static("", id="mock-clock", markup=False)
+        yield VerticalScroll(id="mock-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.started = self.clock()
+        self._advance()
+        self.set_interval(1.0, self._tick, name="mock-clock")
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def item(self) -> Any:
+        return self.plan.items[self.index] if 0 <= self.index < len(self.plan.items) else None
+
+    @property
+    def current(self) -> Any:
+        """The widget of the current item (QuestionView, OpenItem or DrillItem)."""
+        return self._widget
+
+    def _result(self, item_id: str) -> Any:
+        from quizbank.mock.report import ItemResult
+
+        return self.results.setdefault(item_id, ItemResult(item_id))
+
+    def _answered(self) -> bool:
+        item = self.item
+        return item is not None and self._result(item.id).status == "answered"
+
+    def _advance(self) -> None:
+        """Show the next item; a follow-up whose parent was not answered is passed over."""
+        while True:
+            self.index += 1
+            item = self.item
+            if item is None:
+                self._finish(ended_early=False)
+                return
+            if item.follow_up_of is not None:
+                parent = self.results.get(item.follow_up_of)
+                if parent is None or parent.status != "answered":
+                    continue
+            break
+        self.item_started = self.clock()
+        body = self.query_one("#mock-body", VerticalScroll)
+        body.remove_children()
+        widget = self._make_widget(item)
+        self._widget = widget
+        if item.follow_up_of is not None:
+            body.mount(
+                Static(tr("mock.follow_up", self.app.language), classes="mock-follow-up", markup=False)
+            )
+        body.mount(widget)
+        body.scroll_home(animate=False)
+        self._result(item.id).status = "skipped"  # shown; becomes "answered" once graded
+        self._tick()
+        self.refresh_bindings()
+        self.call_after_refresh(self._focus_item)
+
+    def _make_widget(self, item: Any) -> Any:
+        if item.kind == "drill":
+            drill = self.drills.get(item.id)
+            if drill is not None:
+                return DrillItem(drill)
+            return Static(f"drill {item.id} is not available", markup=False)
+        question = self.app.bankset.questions.get(item.id) if self.app.bankset is not None else None
+        if question is None:
+            return Static(tr("question.missing", self.app.language, id=item.id), markup=False)
+        if question.type == "open":
+            return OpenItem(question)
+        return QuestionView(question, seed=self.plan.seed, mode="quiz", classes="mock-item")
+
+    def _focus_item(self) -> None:
+        widget = self._widget
+        if isinstance(widget, QuestionView):
+            widget.focus_input()
+        elif isinstance(widget, OpenItem):
+            widget.query_one("#mock-answer", TextArea).focus()
+        elif isinstance(widget, DrillItem):
+            widget.query_one("#mock-code", TextArea).focus()
+
+    def _elapsed_item(self) -> float:
+        return self.clock() - self.item_started
+
+    def _tick(self) -> None:
+        if self.finished or self.item is None:
+            return
+        lang = self.app.language
+        item = self.item
+        total = self.plan.minutes * 60
+        used = self.clock() - self.started
+        item_used = self._elapsed_item()
+        budget = item.minutes * 60
+        skill = tr(f"mock.skill.{item.skill}", lang)
+        topic = item.topic
+        if self.app.bankset is not None and (entry := self.app.bankset.topic(item.topic)) is not None:
+            topic = plain(entry.title.get(lang))
+        self.query_one("#mock-bar", Static).update(
+            Content.assemble(
+                (f" {tr('mock.bar', lang, n=self.index + 1, total=len(self.plan.items))} ", "bold"),
+                ("  ", ""),
+                (skill, "bold $text-accent"),
+                ("  ·  ", "dim"),
+                (topic, "$text-secondary"),
+            )
+        )
+        parts: list[Any] = [
+            (
+                " ⏱ " + tr("mock.clock", lang, used=_clock(used), total=_clock(total)),
+                "bold" if used <= total else "bold $text-error",
+            ),  # fmt: skip
+            ("   ", ""),
+            (
+                tr("mock.item_clock", lang, used=_clock(item_used), budget=_clock(budget)),
+                "$text-success" if item_used <= budget else "bold $text-error",
+            ),
+        ]
+        if item_used > budget:
+            parts.append((f"  ⚠ {tr('mock.over', lang)} +{_clock(item_used - budget)}", "bold $text-error"))
+        self.query_one("#mock-clock", Static).update(Content.assemble(*parts))
+
+    def relabel(self) -> None:
+        widget = self._widget
+        if isinstance(widget, OpenItem | DrillItem):
+            widget.render_texts()
+        for label in self.query(".mock-follow-up").results(Static):
+            label.update(tr("mock.follow_up", self.app.language))
+        self._tick()
+
+    # ------------------------------------------------------------------ answering
+
+    def _record(self, score: float | None, response: str, detail: dict[str, Any] | None = None) -> None:
+        item = self.item
+        if item is None:
+            return
+        result = self._result(item.id)
+        result.status = "answered" if score is not None else "skipped"
+        result.score = score
+        result.seconds = self._elapsed_item()
+        result.response = response
+        result.detail = dict(detail or {})
+        self._tick()
+        self.refresh_bindings()
+
+    def on_question_view_answered(self, message: QuestionView.Answered) -> None:
+        message.stop()
+        grade = message.grade
+        self._record(1.0 if grade.correct else 0.0, grade.response, {"correct": bool(grade.correct)})
+
+    def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
+        message.stop()
+        view = message.view
+        if view.grade is None:  # shown without an answer
+            self._record(None, "")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        widget = self._widget
+        if action == "submit":
+            if isinstance(widget, QuestionView):
+                return not widget.revealed
+            if isinstance(widget, OpenItem):
+                return not widget.revealed
+            return isinstance(widget, DrillItem) and not widget.grading
+        if action == "leave_editor":
+            return isinstance(self.focused, TextArea)
+        return True
+
+    def action_submit(self) -> None:
+        widget = self._widget
+        if isinstance(widget, QuestionView):
+            widget.check()
+        elif isinstance(widget, OpenItem):
+            widget.reveal()
+            self._record(widget.score(), widget.answer, {"ticks": widget.ticks()})
+        elif isinstance(widget, DrillItem) and not widget.grading:
+            widget.grading = True
+            widget.error = None
+            widget.render_texts()
+            self._grade_drill(self.item.id, widget.source)
+            self.refresh_bindings()
+
+    @work(thread=True, name="mock-grade-drill", group="mock-grade", exclusive=True, exit_on_error=False)
+    def _grade_drill(self, name: str, source: str) -> None:
+        try:
+            from quizbank.drills import grade_source
+
+            report = grade_source(name, source)
+        except Exception as exc:
+            text = str(exc).strip().splitlines()
+            self.post_message(self.DrillGraded(name, error=text[0] if text else type(exc).__name__))
+            return
+        store = self.app.store
+        if store is not None and hasattr(store, "record_drill_attempt"):
+            try:  # the drills' own history (and its Study card once solved)
+                passed = sum(case.passed for case in report.cases)
+                store.record_drill_attempt(name, report.passed, passed, len(report.cases), report.elapsed_ms)
+            except Exception:
+                pass  # the interview's own record is saved with its report
+        self.post_message(self.DrillGraded(name, report))
+
+    def on_mock_interview_screen_drill_graded(self, message: DrillGraded) -> None:
+        widget = self._widget
+        if not isinstance(widget, DrillItem) or self.item is None or self.item.id != message.item_id:
+            return  # moved on meanwhile
+        widget.grading = False
+        widget.report = message.report
+        widget.error = message.error
+        widget.render_texts()
+        result = widget.query_one(".mock-drill-result")
+        self.call_after_refresh(result.scroll_visible, animate=False)
+        if message.report is not None and message.report.passed:
+            self.set_focus(None)  # solved: `n` moves on at once
+        if message.report is not None:
+            report = message.report
+            passed = sum(c.passed for c in report.cases)
+            self._record(
+                widget.score(),
+                f"{passed}/{len(report.cases)} cases passed",
+                {"source": widget.source, "report": report.to_json()},
+            )
+        self.refresh_bindings()
+
+    def action_leave_editor(self) -> None:
+        self.set_focus(None)
+
+    def action_next(self) -> None:
+        widget = self._widget
+        item = self.item
+        if item is None:
+            return
+        result = self._result(item.id)
+        if isinstance(widget, OpenItem) and widget.revealed:
+            # ticks may have changed since the reveal; the time stays the time to the reveal
+            result.score = widget.score()
+            result.detail = {"ticks": widget.ticks()}
+        elif result.status != "answered":
+            result.seconds = self._elapsed_item()
+            if isinstance(widget, OpenItem):
+                result.response = widget.answer
+            elif isinstance(widget, DrillItem):
+                result.detail = {"source": widget.source}
+        self._advance()
+
+    def action_end(self) -> None:
+        def answered(end: bool | None) -> None:
+            if end:
+                self._finish(ended_early=True)
+
+        self.app.push_screen(ConfirmEndScreen(), callback=answered)
+
+    def _finish(self, *, ended_early: bool) -> None:
+        from quizbank.mock.report import build_report
+
+        if self.finished:
+            return
+        self.finished = True
+        item = self.item
+        if item is not None:
+            result = self._result(item.id)
+            widget = self._widget
+            if isinstance(widget, OpenItem) and widget.revealed:
+                result.score = widget.score()
+                result.detail = {"ticks": widget.ticks()}
+            elif result.status != "answered":
+                result.seconds = self._elapsed_item()
+        report = build_report(
+            self.plan,
+            self.results,
+            session_id=self.session_id,
+            started_at=self.started_at,
+            language=self.app.language,
+            ended_early=ended_early,
+            bankset=self.app.bankset,
+            drills=self.drills,
+            elapsed_seconds=self.clock() - self.started,
+        )
+        self.app.switch_screen(MockReportScreen(report, save=True))
+
+
+# ---------------------------------------------------------------------------------------------------- report
+
+
+class MockReportScreen(LocalizedScreen):
+    """The report (Markdown from `quizbank.mock.report.render_markdown`); `a` adds missed items to Study, `e`
+    exports it."""
+
+    CSS_PATH = Path(__file__).with_name("mock.tcss")
+    BINDINGS = [
+        bind("a", "add_missed", "mock.add_missed", "mock.key_add"),
+        bind("e", "export", "mock.export", "mock.key_export"),
+    ]
+
+    class Done(Message):
+        def __init__(self, text: str, severity: str = "information") -> None:
+            super().__init__()
+            self.text = text
+            self.severity = severity
+
+    def __init__(self, report: dict[str, Any], *, save: bool = False) -> None:
+        super().__init__()
+        self.report = report
+        self.save = save
+        self.exported_to: Path | None = None
+        self.added = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="mock-report-body"):
+            yield Markdown("", id="mock-report", open_links=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.relabel()
+        self.query_one("#mock-report-body").focus()
+        if self.save:
+            self._save()
+
+    def markdown(self, lang: str | None = None) -> str:
+        from quizbank.mock.report import render_markdown
+
+        return render_markdown(self.report, lang or self.app.language)
+
+    def relabel(self) -> None:
+        self.query_one("#mock-report", Markdown).update(markdown_source(self.markdown()))
+
+    def _fail_line(self, exc: BaseException) -> str:
+        text = str(exc).strip().splitlines()
+        return text[0] if text else type(exc).__name__
+
+    @work(thread=True, name="mock-save", group="mock-store", exit_on_error=False)
+    def _save(self) -> None:
+        lang = self.app.language
+        store = self.app.store
+        report = self.report
+        if store is None:
+            error = getattr(self.app, "store_error", None) or "no progress store"
+            self.post_message(self.Done(tr("mock.no_store", lang, error=error), "warning"))
+            return
+        try:
+            store.save_mock_session(
+                report["id"],
+                datetime.fromisoformat(report["started_at"]),
+                report["minutes"],
+                report["level"],
+                report["language"],
+                report["ended_early"],
+                report["score"],
+                report,
+            )
+        except Exception as exc:
+            self.post_message(self.Done(tr("mock.save_failed", lang, error=self._fail_line(exc)), "error"))
+            return
+        self.post_message(self.Done(tr("mock.saved", lang, id=report["id"])))
+
+    def on_mock_report_screen_done(self, message: Done) -> None:
+        self.app.notify(message.text, severity=message.severity, timeout=6)  # type: ignore[arg-type]
+
+    def missed_ids(self) -> list[str]:
+        return [
+            (f"drill:{item['id']}" if item["kind"] == "drill" else item["id"])
+            for item in self.report["items"]
+            if item["missed"]
+        ]
+
+    def action_add_missed(self) -> None:
+        ids = self.missed_ids()
+        if not ids:
+            self.app.notify(tr("mock.nothing_missed", self.app.language), timeout=3)
+            return
+        self._add_missed(ids)
+
+    @work(thread=True, name="mock-add-missed", group="mock-store", exit_on_error=False)
+    def _add_missed(self, ids: list[str]) -> None:
+        lang = self.app.language
+        store = self.app.store
+        if store is None:
+            error = getattr(self.app, "store_error", None) or "no progress store"
+            self.post_message(self.Done(tr("mock.no_store", lang, error=error), "warning"))
+            return
+        try:
+            store.make_due_now(ids)
+        except Exception as exc:
+            self.post_message(self.Done(tr("mock.save_failed", lang, error=self._fail_line(exc)), "error"))
+            return
+        self.added = len(ids)
+        self.post_message(self.Done(tr("mock.added", lang, n=len(ids))))
+
+    def action_export(self) -> None:
+        lang = self.app.language
+        text = self.markdown()
+        name = f"mock-{self.report['id']}.md"
+        if getattr(self.app, "is_web", False):
+            self.app.deliver_text(io.StringIO(text), save_filename=name)
+            self.app.notify(tr("mock.delivered", lang, name=name), timeout=5)
+            return
+        from quizbank.atomicio import write_text_atomic
+        from quizbank.progress.store import default_data_dir
+
+        store = self.app.store
+        folder = (Path(store.path).parent if store is not None else default_data_dir()) / "mock-reports"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = write_text_atomic(folder / name, text)
+        except OSError as exc:
+            self.app.notify(tr("mock.export_failed", lang, error=exc.strerror or exc), severity="error")
+            return
+        self.exported_to = path
+        self.app.notify(tr("mock.exported", lang, path=str(path)), timeout=8)
+
+
+# ---------------------------------------------------------------------------------------------------- stats
+
+
+def render_mock_scores(plot: Any, reports: list[dict[str, Any]], lang: str) -> None:
+    """Draw the score of every saved interview (oldest first) into a PlotextPlot."""
+    plt = plot.plt
+    plt.clear_data()
+    plt.clear_figure()
+    scored = [r for r in reports if r.get("score") is not None]
+    xs = list(range(1, len(scored) + 1))
+    ys = [round(100 * float(r["score"])) for r in scored]
+    if xs:
+        plt.plot(xs, ys, marker="braille", color="green")
+        plt.scatter(xs, ys, color="green")
+        step = max(1, len(xs) // 6)
+        ticks = xs[::step]
+        plt.xticks(ticks, [str(r["started_at"])[5:10] for r in scored[::step]])
+    plt.ylim(0, 100)
+    plt.yticks([0, 25, 50, 75, 100], ["0", "25", "50", "75", "100"])
+    plt.title(tr("mock.scores_chart", lang))
+    plot.refresh()
