@@ -14,7 +14,7 @@ from typing import Any
 
 from .grading import Grade
 
-__all__ = ["QuizConfig", "QuizSession", "choice_order", "new_seed", "select_question_ids"]
+__all__ = ["QuizConfig", "QuizCounts", "QuizSession", "choice_order", "new_seed", "select_question_ids"]
 
 
 def new_seed() -> int:
@@ -30,17 +30,20 @@ def choice_order(seed: int, question_id: str, n: int) -> list[int]:
 
 @dataclass(frozen=True)
 class QuizConfig:
-    """What to ask: topic ids (empty = all), difficulty 1-3 (None = any), count (None = all)."""
+    """What to ask: topic ids (empty = all), difficulty 1-3 (None = any), count (None = all),
+    question types (empty = all) and status filters ("flagged", "wrong", "unseen": all must hold)."""
 
     topics: tuple[str, ...] = ()
     difficulty: int | None = None
     count: int | None = 10
     seed: int = 0
     types: tuple[str, ...] = ()
+    filters: tuple[str, ...] = ()
 
 
-def select_question_ids(bankset: Any, config: QuizConfig) -> list[str]:
-    """The shuffled question ids for a session (deterministic for a given seed)."""
+def select_question_ids(bankset: Any, config: QuizConfig, status: Any = None) -> list[str]:
+    """The shuffled question ids for a session (deterministic for a given seed). `status` (a
+    `QuestionStatus`) answers the status filters; without it they match nothing."""
     wanted_topics = set(config.topics)
     ids: list[str] = []
     for topic in bankset.topics:
@@ -54,11 +57,30 @@ def select_question_ids(bankset: Any, config: QuizConfig) -> list[str]:
                 continue
             if config.types and q.type not in config.types:
                 continue
+            if config.filters and (status is None or not status.matches(qid, config.filters)):
+                continue
             ids.append(qid)
     random.Random(config.seed).shuffle(ids)
     if config.count is not None:
         ids = ids[: config.count]
     return ids
+
+
+@dataclass(frozen=True)
+class QuizCounts:
+    """How a quiz went. `answered` = graded (correct + wrong); the score is correct / answered."""
+
+    total: int
+    answered: int
+    correct: int
+    wrong: int
+    revealed: int
+    skipped: int
+    not_reached: int
+
+    @property
+    def pct(self) -> int:
+        return round(100 * self.correct / self.answered) if self.answered else 0
 
 
 @dataclass
@@ -72,6 +94,12 @@ class QuizSession:
     skipped: set[str] = field(default_factory=set)
     started_at: float = field(default_factory=time.monotonic)
     shown_at: float = field(default_factory=time.monotonic)
+    ended_at: float | None = None
+    reached: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if self.current_id is not None:
+            self.reached.add(self.current_id)
 
     @property
     def current_id(self) -> str | None:
@@ -100,7 +128,38 @@ class QuizSession:
             self.skipped.add(current)
         self.index += 1
         self.shown_at = time.monotonic()
+        if self.current_id is not None:
+            self.reached.add(self.current_id)
+        else:
+            self.end()
         return self.current_id
+
+    def end(self) -> None:
+        """Stop the clock (idempotent); an unanswered current question counts as skipped."""
+        current = self.current_id
+        if current is not None and current not in self.grades:
+            self.skipped.add(current)
+        if self.ended_at is None:
+            self.ended_at = time.monotonic()
+
+    @property
+    def duration_s(self) -> float:
+        """Seconds from the start to the end (or to now while running)."""
+        end = self.ended_at if self.ended_at is not None else time.monotonic()
+        return max(0.0, end - self.started_at)
+
+    def counts(self) -> QuizCounts:
+        """Answered, correct, wrong, revealed, skipped and not reached, counted separately."""
+        graded = [g for g in self.grades.values() if g.correct is not None]
+        return QuizCounts(
+            total=self.total,
+            answered=len(graded),
+            correct=sum(1 for g in graded if g.correct),
+            wrong=sum(1 for g in graded if not g.correct),
+            revealed=sum(1 for g in self.grades.values() if g.correct is None),
+            skipped=len(self.skipped),
+            not_reached=sum(1 for qid in self.question_ids if qid not in self.reached),
+        )
 
     @property
     def correct_count(self) -> int:

@@ -1,8 +1,9 @@
-"""Quiz: setup (topics, difficulty, count), the question loop with the live demo beside the
+"""Quiz: setup (topics, difficulty, count, types, status filters), the question loop with the live demo beside the
 explanation, and the summary with a list of questions to revisit."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import (
     Button,
+    Checkbox,
     Footer,
     Header,
     Input,
@@ -28,14 +30,24 @@ from textual.widgets.selection_list import Selection
 
 from ..grading import Grade
 from ..i18n import tr
-from ..keys import bind
-from ..quiz_session import QuizConfig, QuizSession, new_seed, select_question_ids
+from ..keys import bind, focused_takes_text
+from ..quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.question_view import QuestionView
+from ..widgets.toggles import GlyphCheckbox, GlyphRadioButton, GlyphSelectionList
 from .base import LocalizedScreen
+from .marks import QuestionMarks
 
-__all__ = ["QuizScreen", "QuizSetupScreen", "QuizSummaryScreen", "parse_count"]
+__all__ = [
+    "QuizScreen",
+    "QuizSetupScreen",
+    "QuizSummaryScreen",
+    "format_duration",
+    "parse_count",
+    "summary_detail",
+    "topic_result",
+]
 
 DIFFICULTIES = (("setup.any", None), ("setup.easy", 1), ("setup.medium", 2), ("setup.hard", 3))
 
@@ -57,11 +69,46 @@ def _short(text: str, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
+def format_duration(seconds: float) -> str:
+    """`42 s`, `3 min 5 s` (whole seconds, rounded)."""
+    total = max(0, round(seconds))
+    return f"{total // 60} min {total % 60} s" if total >= 60 else f"{total} s"
+
+
+def summary_detail(counts: QuizCounts, seconds: float, lang: str) -> Content:
+    """The line under the score: every outcome counted on its own, then the time taken."""
+    parts: list[Any] = [
+        (tr("summary.answered", lang, n=counts.answered), "bold"),
+        (" · " + tr("summary.correct_n", lang, n=counts.correct), "$text-success"),
+        (" · " + tr("summary.wrong_n", lang, n=counts.wrong), "$text-error" if counts.wrong else ""),
+    ]
+    if counts.revealed:
+        parts.append((" · " + tr("summary.revealed_n", lang, n=counts.revealed), "$text-warning"))
+    parts.append((" · " + tr("summary.skipped_n", lang, n=counts.skipped), ""))
+    parts.append((" · " + tr("summary.not_reached_n", lang, n=counts.not_reached), "dim"))
+    parts.append((" · " + tr("summary.duration", lang, duration=format_duration(seconds)), ""))
+    return Content.assemble(*parts)
+
+
+def topic_result(good: int, answered: int, count: int, reached: int, lang: str) -> tuple[str, str]:
+    """A topic's line in the summary: `right/answered`, or that it was never reached."""
+    if answered == 0:
+        key = "summary.topic_unreached" if reached == 0 else "summary.topic_unanswered"
+        return f"  {tr(key, lang)}", "dim"
+    extra = f"  ({tr('summary.of_n', lang, n=count)})" if answered < count else ""
+    style = "bold $text-success" if good == answered else "bold $text-warning"
+    return f"  {good:>2}/{answered}{extra}", style
+
+
 # ---------------------------------------------------------------------------------------------------- setup
 
+QUESTION_TYPES = ("mcq", "multi", "truefalse", "numeric", "cloze", "open")
+FILTER_KEYS = {"flagged": "setup.only_flagged", "wrong": "setup.only_wrong", "unseen": "setup.only_unseen"}
 
-class QuizSetupScreen(LocalizedScreen):
-    """Choose topics, difficulty and count ("all" for every matching question)."""
+
+class QuizSetupScreen(QuestionMarks, LocalizedScreen):
+    """Choose topics, difficulty, count ("all" for every matching question), question types and
+    status filters (flagged, wrong last time, unseen)."""
 
     CSS_PATH = Path(__file__).with_name("quiz.tcss")
     BINDINGS = [bind("s,ctrl+s", "start", "setup.start", "key.start", key_display="s")]
@@ -85,13 +132,21 @@ class QuizSetupScreen(LocalizedScreen):
                     )
                     with RadioSet(id="setup-difficulty"):
                         for index, (key, _value) in enumerate(DIFFICULTIES):
-                            yield RadioButton(tr(key, lang), value=index == 0, id=f"difficulty-{index}")
+                            yield GlyphRadioButton(tr(key, lang), value=index == 0, id=f"difficulty-{index}")
                 with Vertical(id="setup-count-box"):
                     yield Label(tr("setup.count", lang), id="setup-count-label", classes="field-label")
                     yield Input("10", placeholder="all", id="setup-count")
                 with Vertical(id="setup-buttons"):
                     yield Label(" ", classes="field-label")
                     yield Button(tr("setup.start", lang), id="setup-start", variant="primary")
+            with Horizontal(id="setup-types", classes="setup-toggles"):
+                yield Label(tr("setup.types", lang), id="setup-types-label", classes="toggle-label")
+                for qtype in QUESTION_TYPES:
+                    yield GlyphCheckbox(tr(f"type.{qtype}", lang), True, id=f"type-{qtype}")
+            with Horizontal(id="setup-filters", classes="setup-toggles"):
+                yield Label(tr("setup.only", lang), id="setup-only-label", classes="toggle-label")
+                for name, key in FILTER_KEYS.items():
+                    yield GlyphCheckbox(tr(key, lang), False, id=f"only-{name}")
             with Horizontal(id="setup-status"):
                 yield Static("", id="setup-matching", markup=False)
                 yield Static("", id="setup-seed", classes="hint", markup=False)
@@ -100,7 +155,7 @@ class QuizSetupScreen(LocalizedScreen):
                 Selection(self._topic_prompt(t), t.id, not self.initial_topics or t.id in self.initial_topics)
                 for t in bankset.topics
             ]
-            yield SelectionList[str](*selections, id="setup-topics")
+            yield GlyphSelectionList(*selections, id="setup-topics")
         yield Footer()
 
     def _topic_prompt(self, topic: Any) -> Content:
@@ -114,6 +169,10 @@ class QuizSetupScreen(LocalizedScreen):
         super().on_mount()
         self.query_one("#setup-count", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
         self.query_one("#setup-topics", SelectionList).focus()
+        self.load_question_status()
+        self._update_matching()
+
+    def question_status_changed(self) -> None:
         self._update_matching()
 
     def leave_input_target(self) -> Any:
@@ -126,9 +185,15 @@ class QuizSetupScreen(LocalizedScreen):
         self.query_one("#setup-topics-label", Label).update(tr("setup.topics", lang))
         self.query_one("#setup-difficulty-label", Label).update(tr("setup.difficulty", lang))
         self.query_one("#setup-count-label", Label).update(tr("setup.count", lang))
+        self.query_one("#setup-types-label", Label).update(tr("setup.types", lang))
+        self.query_one("#setup-only-label", Label).update(tr("setup.only", lang))
         self.query_one("#setup-start", Button).label = tr("setup.start", lang)
         for index, (key, _value) in enumerate(DIFFICULTIES):
             self.query_one(f"#difficulty-{index}", RadioButton).label = tr(key, lang)
+        for qtype in QUESTION_TYPES:
+            self.query_one(f"#type-{qtype}", Checkbox).label = tr(f"type.{qtype}", lang)
+        for name, key in FILTER_KEYS.items():
+            self.query_one(f"#only-{name}", Checkbox).label = tr(key, lang)
         topics = self.query_one("#setup-topics", SelectionList)
         selected = set(topics.selected)
         topics.clear_options()
@@ -148,8 +213,18 @@ class QuizSetupScreen(LocalizedScreen):
         count = parse_count(self.query_one("#setup-count", Input).value)
         if count == "error":
             return None
+        types = tuple(t for t in QUESTION_TYPES if self.query_one(f"#type-{t}", Checkbox).value)
+        filters = tuple(name for name in FILTER_KEYS if self.query_one(f"#only-{name}", Checkbox).value)
         seed = self.app.fixed_seed if self.app.fixed_seed is not None else self.seed
-        return QuizConfig(topics=topics, difficulty=DIFFICULTIES[index][1], count=count, seed=seed)  # type: ignore[arg-type]
+        return QuizConfig(
+            topics=topics,
+            difficulty=DIFFICULTIES[index][1],
+            count=count,  # type: ignore[arg-type]
+            seed=seed,
+            # every type: no filter; none ticked: a filter nothing passes
+            types=() if len(types) == len(QUESTION_TYPES) else (types or ("none",)),
+            filters=filters,
+        )
 
     def _update_matching(self) -> None:
         lang = self.app.language
@@ -163,15 +238,18 @@ class QuizSetupScreen(LocalizedScreen):
         if not config.topics:
             status.update(Content.styled(tr("setup.none", lang), "$text-warning"))
             return
-        n = len(select_question_ids(self.app.bankset, QuizConfig(config.topics, config.difficulty, None, 0)))
+        everything = dataclasses.replace(config, count=None, seed=0)
+        n = len(select_question_ids(self.app.bankset, everything, self.question_status))
         if n == 0:
-            status.update(Content.styled(tr("setup.none", lang), "$text-warning"))
+            key = "setup.none_status" if config.filters and self.question_status is None else "setup.none"
+            status.update(Content.styled(tr(key, lang), "$text-warning"))
         else:
             shown = n if config.count is None else min(n, config.count)
             status.update(Content.styled(tr("setup.matching", lang, n=n) + f"  →  {shown}", "$text-success"))
 
     @on(SelectionList.SelectedChanged)
     @on(RadioSet.Changed)
+    @on(Checkbox.Changed)
     @on(Input.Changed, "#setup-count")
     def _changed(self) -> None:
         self._update_matching()
@@ -184,7 +262,7 @@ class QuizSetupScreen(LocalizedScreen):
         if config is None:
             self.app.notify(tr("setup.count_bad", lang), severity="warning")
             return
-        ids = select_question_ids(self.app.bankset, config) if config.topics else []
+        ids = select_question_ids(self.app.bankset, config, self.question_status) if config.topics else []
         if not ids:
             self.app.notify(tr("setup.none", lang), severity="warning")
             return
@@ -194,20 +272,30 @@ class QuizSetupScreen(LocalizedScreen):
 # ---------------------------------------------------------------------------------------------------- quiz
 
 
-class QuizScreen(LocalizedScreen):
-    """One question at a time; after answering, the explanation beside the live demo panel."""
+class QuizScreen(QuestionMarks, LocalizedScreen):
+    """One question at a time; after answering, the explanation beside the live demo panel.
+
+    `try_it=True`: a single question opened from Search or Home ("try it"); the end returns to
+    where it came from instead of a summary, and `o` reads it in Browse instead."""
 
     CSS_PATH = Path(__file__).with_name("quiz.tcss")
     BINDINGS = [
         bind("space", "check", "check", "key.check"),
         bind("n", "next", "next", "key.next"),
         bind("d", "demo", "demo", "key.demo"),
+        bind("f", "flag", "flag", "key.flag", show=False),
+        bind("N", "note", "note", "key.note", show=False),
+        bind("o", "read", "read", "key.read", show=False),
         bind("q", "end", "quiz.end", "key.end_quiz"),
+        # repeated from the app's keys so a narrow (80-column) footer still shows them
+        bind("r", "app.reload", "quiz.reload", "key.reload"),
+        bind("ctrl+q", "app.quit", "quiz.quit", "key.quit"),
     ]
 
-    def __init__(self, session: QuizSession) -> None:
+    def __init__(self, session: QuizSession, *, try_it: bool = False) -> None:
         super().__init__()
         self.session = session
+        self.try_it = try_it
         self._view: QuestionView | None = None
 
     def compose(self) -> ComposeResult:
@@ -221,6 +309,7 @@ class QuizScreen(LocalizedScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one("#quiz-demo", DemoPanel).display = False
+        self.load_question_status()
         self._show_current()
 
     # ------------------------------------------------------------------ state
@@ -229,6 +318,14 @@ class QuizScreen(LocalizedScreen):
     def view(self) -> QuestionView | None:
         """The question on screen (None once the quiz is over)."""
         return self._view
+
+    def marked_question_id(self) -> str | None:
+        return self.view.question_id if self.view is not None else None
+
+    def question_status_changed(self) -> None:
+        view = self.view
+        if view is not None and view.is_attached:
+            view.set_mark(*self.mark_of(view.question_id))
 
     def _question(self, question_id: str | None) -> Any:
         if question_id is None or self.app.bankset is None:
@@ -250,6 +347,7 @@ class QuizScreen(LocalizedScreen):
         if old:
             self.call_after_refresh(self._remove_widgets, old)
         view = QuestionView(question, seed=self.session.config.seed, mode="quiz", classes="quiz-question")
+        view.flagged, view.note = self.mark_of(question.id)
         self._view = view
         qa.mount(view)
         qa.scroll_home(animate=False)
@@ -271,28 +369,33 @@ class QuizScreen(LocalizedScreen):
         lang = self.app.language
         session = self.session
         n = min(session.index + 1, session.total)
-        wrong = sum(1 for g in session.grades.values() if g.correct is False)
+        counts = session.counts()
         done = session.index + (1 if session.current_id in session.grades else 0)
-        width = 20
+        narrow = self.app.size.width < 90
+        width = 10 if narrow else 20
         filled = round(width * done / max(1, session.total))
         question = self._question(session.current_id)
         topic = ""
         if question is not None and self.app.bankset is not None:
             topic_id = self.app.bankset.topic_of.get(question.id, "")
             titles = {t.id: t.title.get(lang) for t in self.app.bankset.topics}
-            topic = _short(titles.get(topic_id, topic_id), 40)
+            topic = _short(titles.get(topic_id, topic_id), 24 if narrow else 40)
+        head = tr("quiz.try_it", lang) if self.try_it else tr("quiz.progress", lang, n=n, total=session.total)
         bar = Content.assemble(
-            (f" {tr('quiz.progress', lang, n=n, total=session.total)} ", "bold"),
+            (f" {head} ", "bold"),
             ("▰" * filled, "$text-accent"),
             ("▱" * (width - filled), "dim"),
             "  ",
             (topic, "$text-secondary"),
             "   ",
-            (f"✓ {session.correct_count}", "bold $text-success"),
+            (f"✓ {counts.correct}", "bold $text-success"),
             "  ",
-            (f"✗ {wrong}", "bold $text-error"),
+            (f"✗ {counts.wrong}", "bold $text-error"),
         )
         self.query_one("#quiz-bar", Static).update(bar)
+
+    def on_resize(self) -> None:
+        self._update_bar()
 
     def relabel(self) -> None:
         self._update_bar()
@@ -318,7 +421,7 @@ class QuizScreen(LocalizedScreen):
 
     def on_question_view_answered(self, message: QuestionView.Answered) -> None:
         duration = self.session.record(message.question_id, message.grade)
-        self.app.record_attempt(message.question_id, message.grade, duration)
+        self.app.record_attempt(message.question_id, message.grade, duration, schedule=True)
         self._update_bar()
 
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
@@ -329,6 +432,22 @@ class QuizScreen(LocalizedScreen):
         self.add_class("-answered")
         self._show_demo()
         self.refresh_bindings()
+        self.call_after_refresh(self._show_verdict)
+
+    def _show_verdict(self) -> None:
+        """Scroll so the verdict (or the self-grade prompt) is on screen, whatever the terminal size."""
+        view = self.view
+        if view is None or not view.is_attached:
+            return
+        for selector in (".qv-self-grade", ".qv-feedback"):
+            widgets = [w for w in view.query(selector) if w.display]
+            if widgets:
+                qa = self.query_one("#quiz-qa", VerticalScroll)
+                target = widgets[0]
+                # the verdict on the first line when it would be below the fold, else leave it
+                if target.region.bottom > qa.region.bottom or target.region.y < qa.region.y:
+                    qa.scroll_to_widget(target, animate=False, top=True)
+                return
 
     def _show_demo(self) -> None:
         if self.view is not None:
@@ -338,10 +457,16 @@ class QuizScreen(LocalizedScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self.view
+        if action in ("check", "next", "demo", "end", "flag", "note", "read") and focused_takes_text(
+            self.app
+        ):
+            return False  # the focused field would type the key: not offered
         if action == "check":
             return view is not None and not view.revealed
         if action == "demo":
             return view is not None and view.question.demo is not None
+        if action == "read":
+            return self.try_it
         return True
 
     def action_check(self) -> None:
@@ -352,7 +477,8 @@ class QuizScreen(LocalizedScreen):
     def action_next(self) -> None:
         view = self.view
         if view is not None and view.awaiting_self_grade:
-            view.self_grade(False, rating=1)
+            # moving on without a verdict: shown, not graded (never a silent "missed")
+            self.session.record(view.question_id, Grade(None, ""))
         self.session.advance()
         self._show_current()
 
@@ -368,12 +494,22 @@ class QuizScreen(LocalizedScreen):
         else:
             panel.run()
 
+    def action_read(self) -> None:
+        view = self.view
+        if view is not None:
+            question_id = view.question_id
+            self.session.end()
+            self.app.pop_screen()
+            self.app.open_question(question_id)
+
     def action_end(self) -> None:
-        if self.session.current_id is not None and self.session.current_id not in self.session.grades:
-            self.session.skipped.add(self.session.current_id)
         self._finish()
 
     def _finish(self) -> None:
+        self.session.end()
+        if self.try_it:
+            self.app.pop_screen()
+            return
         self.app.switch_screen(QuizSummaryScreen(self.session))
 
 
@@ -387,6 +523,8 @@ class QuizSummaryScreen(LocalizedScreen):
     BINDINGS = [
         bind("m", "retry", "summary.retry", "key.retry"),
         bind("z", "new_quiz", "summary.new", "key.new_quiz"),
+        bind("r", "app.reload", "summary.reload", "key.reload"),
+        bind("ctrl+q", "app.quit", "summary.quit", "key.quit"),
     ]
 
     def __init__(self, session: QuizSession) -> None:
@@ -414,45 +552,36 @@ class QuizSummaryScreen(LocalizedScreen):
     def relabel(self) -> None:
         lang = self.app.language
         session = self.session
-        total = session.total
-        right = session.correct_count
-        pct = round(100 * right / total) if total else 0
-        seconds = max(0, round(session.shown_at - session.started_at))
-        duration = f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
-        self.query_one("#summary-score", Static).update(
-            Content.styled(tr("summary.score", lang, right=right, total=total, pct=pct), "bold $text-accent")
+        counts = session.counts()
+        score = (
+            tr("summary.score", lang, right=counts.correct, total=counts.answered, pct=counts.pct)
+            if counts.answered
+            else tr("summary.score_none", lang)
         )
-        self.query_one("#summary-detail", Static).update(
-            tr(
-                "summary.detail",
-                lang,
-                answered=len(session.grades),
-                skipped=len(session.skipped),
-                duration=duration,
-            )
-        )
+        self.query_one("#summary-score", Static).update(Content.styled(score, "bold $text-accent"))
+        self.query_one("#summary-detail", Static).update(summary_detail(counts, session.duration_s, lang))
         bankset = self.app.bankset
         lines: list[Content] = [Content.styled(tr("summary.by_topic", lang), "bold")]
         if bankset is not None:
+            # per topic: [correct, answered, questions, reached]
             per_topic: dict[str, list[int]] = {}
             for qid in session.question_ids:
                 topic_id = bankset.topic_of.get(qid, "?")
-                entry = per_topic.setdefault(topic_id, [0, 0])
-                entry[1] += 1
+                entry = per_topic.setdefault(topic_id, [0, 0, 0, 0])
+                entry[2] += 1
+                entry[3] += qid in session.reached
                 grade = session.grades.get(qid)
-                if grade is not None and grade.correct:
-                    entry[0] += 1
-            titles = {t.id: _short(t.title.get(lang), 50) for t in bankset.topics}
+                if grade is not None and grade.correct is not None:
+                    entry[1] += 1
+                    entry[0] += bool(grade.correct)
+            titles = {t.id: _short(t.title.get(lang), 40) for t in bankset.topics}
             width = max((cell_len(titles.get(t, t)) for t in per_topic), default=0)
-            for topic_id, (good, count) in per_topic.items():
+            for topic_id, (good, answered, count, reached) in per_topic.items():
                 title = titles.get(topic_id, topic_id)
                 lines.append(
                     Content.assemble(
                         ("  " + title + " " * (width - cell_len(title)), ""),
-                        (
-                            f"  {good:>2}/{count}",
-                            "bold $text-success" if good == count else "bold $text-warning",
-                        ),
+                        topic_result(good, answered, count, reached, lang),
                     )
                 )
         self.query_one("#summary-topics", Static).update(Content("\n").join(lines))

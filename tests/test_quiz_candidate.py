@@ -1,0 +1,517 @@
+"""The quiz as a candidate uses it (issue 11, part A): every defect has a test that failed before the fix.
+
+Logic tests first (pure Python), then Pilot flows on the fixture bank (tui/testing.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Checkbox, Input
+
+from quizbank.progress.store import open_store, parse_setting_text, validate_setting
+from tui.grading import Grade
+from tui.question_status import QuestionStatus, load_status
+from tui.quiz_session import QuizConfig, QuizSession, select_question_ids
+from tui.screens.browse import BrowseScreen
+from tui.screens.marks import NoteScreen
+from tui.screens.quiz import (
+    QuizScreen,
+    QuizSetupScreen,
+    QuizSummaryScreen,
+    format_duration,
+    summary_detail,
+    topic_result,
+)
+from tui.screens.study import StudyScreen
+from tui.testing import make_app, screen_text
+from tui.widgets.question_view import QuestionView, choice_tag
+
+SIZE = (100, 30)
+SMALL = (80, 24)
+NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
+
+
+def pilot_test(coro_fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    @functools.wraps(coro_fn)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(coro_fn(*args, **kwargs))
+
+    return run
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
+    monkeypatch.setenv("POSENC_LANG", "en")
+    return tmp_path
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def start_quiz(pilot: Any, question_ids: list[str]) -> QuizScreen:
+    screen = QuizScreen(QuizSession(QuizConfig(seed=1), question_ids))
+    await pilot.app.push_screen(screen)
+    await settle(pilot)
+    return screen
+
+
+def positions(view: QuestionView) -> tuple[list[int], list[int]]:
+    """1-based display numbers of the correct and of the wrong choices."""
+    right = [view.order.index(i) + 1 for i, c in enumerate(view.question.choices) if c.correct]
+    wrong = [view.order.index(i) + 1 for i, c in enumerate(view.question.choices) if not c.correct]
+    return right, wrong
+
+
+# ---------------------------------------------------------------------------------------------------- logic
+
+
+def test_counts_keep_answered_skipped_and_not_reached_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [100.0]
+    monkeypatch.setattr("tui.quiz_session.time.monotonic", lambda: clock[0])
+    session = QuizSession(QuizConfig(), [f"q{i}" for i in range(10)])
+    session.started_at = session.shown_at = 100.0
+    session.record("q0", Grade(True, "1"))
+    session.advance()
+    clock[0] = 106.0
+    session.record("q1", Grade(False, "2"))
+    session.advance()  # q2 on screen, left unanswered
+    clock[0] = 113.5
+    session.end()
+    counts = session.counts()
+    assert (counts.answered, counts.correct, counts.wrong) == (2, 1, 1)
+    assert (counts.skipped, counts.revealed, counts.not_reached) == (1, 0, 7)
+    assert counts.pct == 50  # of the answered, never of the 10
+    assert session.duration_s == pytest.approx(13.5)  # start to end, not start to the last question shown
+    clock[0] = 500.0
+    assert session.duration_s == pytest.approx(13.5)  # the clock stopped at the end
+    assert session.to_revisit() == ["q1", "q2"]  # unreached questions are not "to revisit"
+    text = summary_detail(counts, session.duration_s, "en").plain
+    assert text == "2 answered · 1 correct · 1 wrong · 1 skipped · 7 not reached · 14 s"
+
+
+def test_topic_lines_and_durations() -> None:
+    assert topic_result(0, 0, 2, 0, "en") == ("  not reached", "dim")
+    assert topic_result(0, 0, 2, 1, "en")[0] == "  not answered"
+    assert topic_result(1, 2, 3, 3, "en")[0] == "   1/2  (of 3)"
+    assert topic_result(2, 2, 2, 2, "en")[0] == "   2/2"
+    assert topic_result(0, 0, 2, 0, "zh")[0] == "  未做到"
+    assert [format_duration(s) for s in (0.4, 12.6, 60, 185)] == ["0 s", "13 s", "1 min 0 s", "3 min 5 s"]
+
+
+def test_choice_tags_say_in_words_what_colour_shows() -> None:
+    assert choice_tag(True, True, "en") == "your pick ✓"
+    assert choice_tag(False, True, "en") == "missed: correct"
+    assert choice_tag(False, True, "en", multi=False) == "the answer"
+    assert choice_tag(True, False, "en") == "your pick ✗ wrong"
+    assert choice_tag(False, False, "en") == ""
+    assert choice_tag(False, True, "zh") == "漏选：正确项"
+
+
+def test_status_marks_and_filters(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    store.record_attempt("a", True, "1", 10)
+    store.record_attempt("b", True, "1", 10, at=NOW)
+    store.record_attempt("b", False, "2", 10, at=NOW.replace(hour=13))  # wrong last time
+    store.review("c", 1, NOW)  # a card, due soon after NOW
+    assert store.set_question_mark("a", flagged=True) == (True, "")
+    assert store.set_question_mark("a", note="  check the sign  ") == (True, "check the sign")
+    assert store.set_question_mark("d", note="later") == (False, "later")
+    assert store.question_marks() == {"a": (True, "check the sign"), "d": (False, "later")}
+    status = load_status(store, now=datetime(2030, 1, 1, tzinfo=UTC))
+    assert [status.mark(q) for q in "abcd"] == ["seen", "wrong", "due", "new"]
+    assert status.flagged == {"a"} and status.notes == {"a": "check the sign", "d": "later"}
+    ids = list("abcd")
+    assert [q for q in ids if status.matches(q, ("flagged",))] == ["a"]
+    assert [q for q in ids if status.matches(q, ("wrong",))] == ["b"]
+    assert [q for q in ids if status.matches(q, ("unseen",))] == ["d"]
+    assert [q for q in ids if status.matches(q, ("flagged", "unseen"))] == []
+    store.close()
+
+
+def test_quiz_settings_are_validated() -> None:
+    assert parse_setting_text("instant_submit", "yes") is True
+    assert parse_setting_text("quiz_schedules", "off") is False
+    with pytest.raises(ValueError, match="instant_submit must be true or false"):
+        validate_setting("instant_submit", "yes")
+
+
+def test_select_by_type_and_status(env: Path) -> None:
+    from quizbank.loader import load_banks
+    from tui.testing import write_fixture_bank
+
+    bankset = load_banks([str(write_fixture_bank(env / "b"))], include_shipped=False, include_user=False)
+    open_ids = select_question_ids(bankset, QuizConfig(count=None, types=("open", "cloze")))
+    assert sorted(open_ids) == ["fx.cloze", "fx.literal"]
+    status = QuestionStatus(flagged=frozenset({"fx.mcq", "fx.cloze"}), last_right={"fx.mcq": False})
+    flagged = select_question_ids(bankset, QuizConfig(count=None, filters=("flagged",)), status)
+    assert sorted(flagged) == ["fx.cloze", "fx.mcq"]
+    assert select_question_ids(bankset, QuizConfig(count=None, filters=("wrong",)), status) == ["fx.mcq"]
+    assert select_question_ids(bankset, QuizConfig(count=None, filters=("flagged",))) == []  # no status
+
+
+def test_hints_are_an_optional_localized_field() -> None:
+    from quizbank.schema import OpenQuestion
+
+    question = OpenQuestion.model_validate(
+        {
+            "id": "t.q",
+            "type": "open",
+            "prompt": {"en": "p"},
+            "answer": {"en": "a"},
+            "key_points": [{"en": "k"}],
+            "explanation": {"en": "e"},
+            "hints": [{"en": "first", "zh": "第一"}, {"en": "second"}],
+        }
+    )
+    assert [h.get("zh") for h in question.hints] == ["第一", "second"]
+    assert question.hints[0] in question.text_fields()
+
+
+# ---------------------------------------------------------------------------------------------------- defect 1
+
+
+@pilot_test
+async def test_summary_counts_unreached_apart_and_times_start_to_end(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # fx.mcq and fx.multi (Fixture RoPE) answered, then q on the third; the ALiBi pair never reached
+        screen = await start_quiz(pilot, ["fx.mcq", "fx.multi", "fx.truefalse", "fx.numeric", "fx.cloze"])
+        screen.session.started_at -= 12  # the quiz began 12 s ago
+        right, _wrong = positions(screen.view)
+        await pilot.press(str(right[0]), "space", "n")
+        await settle(pilot)
+        _right, wrong = positions(screen.view)
+        await pilot.press(str(wrong[0]), "space", "n")
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, QuizSummaryScreen)
+        text = screen_text(app)
+        assert "Score: 1/2 answered correctly (50%)" in text
+        found = re.search(r"2 answered · 1 correct · 1 wrong · 1 skipped · 2 not reached · (\d+) s", text)
+        assert found and 12 <= int(found.group(1)) < 60  # from the start (12 s ago) to the end
+        assert "Fixture ALiBi  not reached" in text and "0/2" not in text
+        assert "1/2  (of 3)" in text
+
+
+# ---------------------------------------------------------------------------------------------------- defect 2
+
+
+@pilot_test
+async def test_multi_feedback_shows_missed_and_wrong_picks_distinctly(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.multi"])
+        view = screen.view
+        right, wrong = positions(view)
+        await pilot.press(str(right[0]), str(wrong[0]), "space")  # one right pick, one missed, one wrong
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        by_text = {
+            name: next(line for line in lines if f"  {name}" in line) for name in ("RoPE", "M-RoPE", "ALiBi")
+        }
+        picked_right = view.question.choices[view.order[right[0] - 1]].text.get("en")
+        missed = next(n for n in ("RoPE", "M-RoPE") if n != picked_right)
+        assert "✓" in by_text[picked_right] and "your pick ✓" in by_text[picked_right]
+        assert "○" in by_text[missed] and "missed: correct" in by_text[missed]
+        assert "✗" in by_text["ALiBi"] and "your pick ✗ wrong" in by_text["ALiBi"]
+        assert "✓" not in by_text[missed].split("missed")[0]  # a missed option is not marked like a pick
+
+
+# ---------------------------------------------------------------------------------------------------- defect 3
+
+
+@pilot_test
+async def test_n_on_a_revealed_open_question_moves_on_without_recording_missed(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.literal", "fx.mcq"])
+        await pilot.press("space")
+        await settle(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        assert "x Missed" in footer and "n Missed" not in footer
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.session.current_id == "fx.mcq"
+        assert screen.session.grades["fx.literal"].correct is None  # shown, not graded "missed"
+        assert app.store.attempts() == []
+
+
+@pilot_test
+async def test_x_records_missed_on_an_open_question(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.literal"])
+        await pilot.press("space", "x")
+        await settle(pilot)
+        assert screen.session.grades["fx.literal"].correct is False
+        assert [(a.question_id, a.correct) for a in app.store.attempts()] == [("fx.literal", False)]
+
+
+# ---------------------------------------------------------------------------------------------------- defect 5
+
+
+@pilot_test
+async def test_command_keys_do_not_land_in_a_blank_the_app_focused(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.cloze", "fx.numeric", "fx.mcq"])
+        blank = screen.view.query_one("#blank-1", Input)
+        assert app.focused is blank
+        assert "n Next" in screen_text(app).splitlines()[-1]  # offered, and it works
+        await pilot.press("n")
+        await settle(pilot)
+        assert blank.value == "" and screen.session.current_id == "fx.numeric"
+        field = screen.view.query_one(".qv-number", Input)
+        await pilot.press("1", "n")  # typing: now `n` is text (and the footer stops offering it)
+        await settle(pilot)
+        assert field.value == "1n" and screen.session.current_id == "fx.numeric"
+        footer = screen_text(app).splitlines()[-1]
+        assert "n Next" not in footer and "/ Search" not in footer and "esc Leave input" in footer
+
+
+@pilot_test
+async def test_second_undo_onto_a_cloze_card_undoes_again(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.store.set_setting("enable_fuzzing", False)
+        screen = StudyScreen("fixture-alibi", clock=lambda: NOW)
+        await app.push_screen(screen)
+        await settle(pilot)
+        assert screen.view.question_id == "fx.numeric"
+        await pilot.press("space", "3")
+        await settle(pilot)
+        assert screen.view.question_id == "fx.cloze"
+        await pilot.press("space", "3")
+        await settle(pilot)
+        assert app.store.review_count() == 2
+        await pilot.press("u")
+        await settle(pilot)
+        assert screen.view.question_id == "fx.cloze" and isinstance(app.focused, Input)
+        await pilot.press("u")  # before the fix: typed into the blank
+        await settle(pilot)
+        assert app.store.review_count() == 0
+        assert screen.view.question_id == "fx.numeric"
+        assert all(not i.value for i in screen.query(Input))
+
+
+# ---------------------------------------------------------------------------------------------------- friction
+
+
+@pilot_test
+async def test_single_choice_waits_for_confirmation_and_can_change(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.mcq", "fx.truefalse"])
+        view = screen.view
+        right, wrong = positions(view)
+        await pilot.press(str(wrong[0]))
+        await settle(pilot)
+        assert not view.revealed and "(•)" in screen_text(app)
+        await pilot.press(str(right[0]))  # change of mind
+        await pilot.press("enter")
+        await settle(pilot)
+        assert view.revealed and view.grade.correct is True
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("space")  # nothing chosen: says so, does not reveal
+        await settle(pilot)
+        assert not screen.view.revealed
+        assert any("Choose an answer first" in n.message for n in app._notifications)
+
+
+@pilot_test
+async def test_instant_submit_setting(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.store.set_setting("instant_submit", True)
+        app.instant_submit = True  # what on_store_opened reads on the next start
+        screen = await start_quiz(pilot, ["fx.truefalse"])
+        await pilot.press("1")
+        await settle(pilot)
+        assert screen.view.revealed and screen.view.grade.correct is True
+
+
+@pilot_test
+async def test_verdict_is_on_screen_at_80x24_and_footer_keeps_quit_and_reload(env: Path) -> None:
+    app = make_app(env, language="zh")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.mcq", "fx.multi"])
+        footer = screen_text(app).splitlines()[-1]
+        assert "r 重载" in footer and "^q 退出" in footer
+        _right, wrong = positions(screen.view)
+        await pilot.press(str(wrong[0]), "space")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "✗ 错误" in text
+        footer = text.splitlines()[-1]
+        assert "r 重载" in footer and "^q 退出" in footer
+
+
+@pilot_test
+async def test_quiz_answers_feed_the_schedule(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.store.review("fx.mcq", 4)  # Easy: due in days
+        assert app.store.card("fx.mcq").due > datetime.now(UTC)
+        screen = await start_quiz(pilot, ["fx.mcq", "fx.truefalse"])
+        _right, wrong = positions(screen.view)
+        await pilot.press(str(wrong[0]), "space")
+        await settle(pilot)
+        assert app.store.card("fx.mcq").due <= datetime.now(UTC)  # a wrong answer makes it due
+        app.store.set_setting("quiz_schedules", False)
+        await pilot.press("n", "2", "space")  # wrong again, with the setting off
+        await settle(pilot)
+        assert app.store.card("fx.truefalse") is None
+
+
+@pilot_test
+async def test_home_try_it_by_default_and_read_it_with_b(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.try_question("fx.cloze")
+        await settle(pilot)
+        assert isinstance(app.screen, QuizScreen) and app.screen.try_it
+        assert not app.screen.view.revealed  # the answer is not shown: the candidate tries first
+        await pilot.press("o")  # "read it"
+        await settle(pilot)
+        assert isinstance(app.screen, BrowseScreen) and app.screen.question_id == "fx.cloze"
+
+
+# ---------------------------------------------------------------------------------------------------- features
+
+
+@pilot_test
+async def test_flag_and_note_are_stored_and_shown(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await start_quiz(pilot, ["fx.mcq"])
+        await pilot.press("f")
+        await settle(pilot)
+        assert app.store.question_marks() == {"fx.mcq": (True, "")}
+        assert "⚑ flagged" in screen_text(app)
+        await pilot.press("N")
+        await settle(pilot)
+        assert isinstance(app.screen, NoteScreen)
+        await pilot.press(*"sign of m - n", "enter")
+        await settle(pilot)
+        assert app.store.question_marks() == {"fx.mcq": (True, "sign of m - n")}
+        assert "✎ sign of m - n" in screen_text(app)
+
+
+@pilot_test
+async def test_setup_filters_by_type_and_flag(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.store.set_question_mark("fx.cloze", flagged=True)
+        await pilot.press("z")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, QuizSetupScreen)
+        assert "6 questions match" in screen_text(app)
+        screen.query_one("#only-flagged", Checkbox).value = True
+        await settle(pilot)
+        assert "1 questions match" in screen_text(app)
+        screen.query_one("#only-flagged", Checkbox).value = False
+        for qtype in ("mcq", "multi", "truefalse", "cloze", "open"):
+            screen.query_one(f"#type-{qtype}", Checkbox).value = False
+        await settle(pilot)
+        assert "1 questions match" in screen_text(app)
+        assert "▐ ▌ mcq" in screen_text(app) and "▐✓▌ numeric" in screen_text(app)  # glyphs, not colour
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, QuizScreen) and app.screen.session.question_ids == ["fx.numeric"]
+
+
+@pilot_test
+async def test_hints_show_one_at_a_time(env: Path) -> None:
+    bank = env / "hinted"
+    bank.mkdir()
+    (bank / "h.yaml").write_text(
+        "topics:\n"
+        "  - topic: hinted\n"
+        "    title: {en: Hinted, zh: 提示}\n"
+        "    questions:\n"
+        "      - id: h.num\n"
+        "        type: open\n"
+        "        prompt: {en: 'How many pairs for d = 8?', zh: 'd = 8 时有几对？'}\n"
+        "        answer: {en: '4', zh: '4'}\n"
+        "        key_points: [{en: 'd/2', zh: 'd/2'}]\n"
+        "        hints:\n"
+        "          - {en: 'Channels are paired.', zh: '通道两两成对。'}\n"
+        "          - {en: 'Halve d.', zh: '把 d 减半。'}\n"
+        "        explanation: {en: 'd/2 = 4.', zh: 'd/2 = 4。'}\n",
+        encoding="utf-8",
+    )
+    app = make_app(env)
+    app.bank_paths.append(str(bank))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["h.num"])
+        assert "h hint (2 left)" in screen_text(app)
+        await pilot.press("h")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Hint 1/2  Channels are paired." in text and "Halve d." not in text
+        await pilot.press("h")
+        await settle(pilot)
+        assert "Hint 2/2  Halve d." in screen_text(app)
+        assert screen.view.hints_shown == 2
+
+
+@pilot_test
+async def test_browse_shows_status_marks(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=(130, 30)) as pilot:
+        await settle(pilot)
+        app.store.record_attempt("fx.multi", False, "1", 100)
+        app.store.set_question_mark("fx.mcq", flagged=True)
+        app.open_question("fx.multi")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "✗ wrong last time" in text  # the bar, for the question shown
+        lines = text.splitlines()
+        assert any(line.startswith("  2 ✗  Which of these use rotat") for line in lines)
+        assert any(line.startswith("  1 ·⚑ Which form does RoPE") for line in lines)  # new, flagged
+
+
+@pilot_test
+async def test_summary_when_nothing_was_answered(env: Path) -> None:
+    app = make_app(env, language="zh")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await start_quiz(pilot, ["fx.mcq", "fx.numeric", "fx.cloze"])
+        await pilot.press("q")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "得分：没有作答" in text and "0/0" not in text
+        assert "已答 0 · 答对 0 · 答错 0 · 跳过 1 · 未做到 2" in text
+        footer = text.splitlines()[-1]
+        assert "r 重载" in footer and "^q 退出" in footer

@@ -1,0 +1,46 @@
+"""Check boxes and radio buttons whose state shows in the glyph (✓ / blank, ● / ○), not only in colour."""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from textual.strip import Strip
+from textual.widgets import Checkbox, RadioButton, SelectionList
+
+__all__ = ["GlyphCheckbox", "GlyphRadioButton", "GlyphSelectionList"]
+
+CHECKED, UNCHECKED = "✓", " "
+
+
+class GlyphCheckbox(Checkbox):
+    """A Checkbox drawn ▐✓▌ when on and ▐ ▌ when off."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802 (Textual's name)
+        return CHECKED if self.value else UNCHECKED
+
+
+class GlyphRadioButton(RadioButton):
+    """A RadioButton drawn ● when pressed and ○ when not."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802
+        return "●" if self.value else "○"
+
+
+class GlyphSelectionList(SelectionList[str]):
+    """A SelectionList whose check mark is ✓ for a selected line and blank otherwise."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        _, scroll_y = self.scroll_offset
+        try:
+            selection = self.get_option_at_index(scroll_y + y)
+        except Exception:
+            return strip
+        if len(segments) < 3:
+            return strip
+        inner = segments[1]
+        glyph = CHECKED if selection.value in self._selected else UNCHECKED
+        segments[1] = Segment(glyph, inner.style, inner.control)
+        return Strip(segments, strip.cell_length)
