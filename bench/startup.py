@@ -5,6 +5,9 @@
    (target <= 1.3). Both apps log the wall time of their first repaint (`on_mount` +
    `call_after_refresh`) and exit; the time is counted from just before the process starts.
    The app's own first paint is also measured without the CLI dispatcher (`run_app` directly).
+   Time to topics: the same launch, timed until Home lists the topics (banks loaded, tree
+   painted: the whole bank is searchable from then), at 120x40 against the bare app's first paint
+   at 120x40 (target <= 2.0).
 2. First demo result: launch `posenc`, press `d` (Demo lab) as soon as Home has painted, and
    time until the first demo result is on screen (target <= 1.5 s after launch).
 3. Keypress latency during a quiz: start a quiz and press answer / check / next keys; the app
@@ -33,6 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COLS, ROWS = 100, 30
+TOPICS_SIZE = (120, 40)  # the terminal the time-to-topics figure is measured in
 
 BARE_APP = """
 import json, os, time
@@ -58,11 +62,12 @@ DIRECT_APP = "from tui.app import run_app; raise SystemExit(run_app([], None))"
 
 
 class Terminal:
-    """A child process on a pseudo-terminal of COLS x ROWS, with its output drained."""
+    """A child process on a pseudo-terminal of COLS x ROWS (or `size`), with its output drained."""
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], size: tuple[int, int] | None = None) -> None:
+        cols, rows = size or (COLS, ROWS)
         self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.started = time.time()
         self.process = subprocess.Popen(
             argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, start_new_session=True
@@ -127,16 +132,18 @@ def wait_for(log: Path, event: str, timeout: float, process: subprocess.Popen | 
     return None
 
 
-def base_env(workdir: Path, log: Path) -> dict[str, str]:
+def base_env(workdir: Path, log: Path, size: tuple[int, int] | None = None) -> dict[str, str]:
+    cols, rows = size or (COLS, ROWS)
     env = dict(os.environ)
     env.update(
         {
             "TERM": "xterm-256color",
-            "COLUMNS": str(COLS),
-            "LINES": str(ROWS),
+            "COLUMNS": str(cols),
+            "LINES": str(rows),
             "POSENC_BENCH_LOG": str(log),
             "POSENC_DATA_DIR": str(workdir / "data"),
             "POSENC_BANK_DIR": str(workdir / "user-banks"),
+            "POSENC_CACHE_DIR": str(workdir / "cache"),  # the shipped-bank cache (built by the warm-up run)
             "POSENC_LANG": "en",
         }
     )
@@ -144,13 +151,34 @@ def base_env(workdir: Path, log: Path) -> dict[str, str]:
     return env
 
 
-def first_paint_seconds(argv: list[str], workdir: Path, tag: str) -> float | None:
+def first_paint_seconds(
+    argv: list[str], workdir: Path, tag: str, size: tuple[int, int] | None = None
+) -> float | None:
     log = workdir / f"paint-{tag}-{time.monotonic_ns()}.jsonl"
-    env = base_env(workdir, log)
+    env = base_env(workdir, log, size)
     env["POSENC_BENCH_EXIT"] = "paint"
-    term = Terminal(argv, env)
+    term = Terminal(argv, env, size)
     try:
         record = wait_for(log, "first_paint", 30, term.process)
+        term.wait(10)
+        return None if record is None else record["t"] - term.started
+    finally:
+        term.close()
+
+
+def topics_seconds(
+    argv: list[str], workdir: Path, size: tuple[int, int], *, cache: bool = True
+) -> float | None:
+    """Launch to the Home topics on screen (`topics_listed`); `cache=False` parses the YAML banks
+    instead of reading the shipped-bank cache."""
+    log = workdir / f"topics-{time.monotonic_ns()}.jsonl"
+    env = base_env(workdir, log, size)
+    if not cache:
+        env["POSENC_BANK_CACHE"] = "0"
+    term = Terminal(argv, env, size)
+    try:
+        record = wait_for(log, "topics_listed", 30, term.process)
+        term.send("\x11")  # ctrl+q
         term.wait(10)
         return None if record is None else record["t"] - term.started
     finally:
@@ -240,6 +268,38 @@ def main() -> int:
             print(f"  {name:<34} {m * 1000:7.0f} ms   ratio {m / bare:4.2f}   ({spread})")
         ratio = median(times["posenc (python -m tui)"]) / bare
         print(f"  first-paint ratio posenc / bare = {ratio:.2f}  (target <= 1.30)")
+
+        cols, rows = TOPICS_SIZE
+        bare_big, topics, uncached = [], [], []
+        for _ in range(args.runs):
+            seconds = first_paint_seconds(
+                apps["bare Textual app (one Label)"], workdir, "bare-big", TOPICS_SIZE
+            )
+            if seconds is not None:
+                bare_big.append(seconds)
+            seconds = topics_seconds(apps["posenc (python -m tui)"], workdir, TOPICS_SIZE)
+            if seconds is not None:
+                topics.append(seconds)
+            seconds = topics_seconds(apps["posenc (python -m tui)"], workdir, TOPICS_SIZE, cache=False)
+            if seconds is not None:
+                uncached.append(seconds)
+        print(f"\nTime to topics ({cols}x{rows} pty, {args.runs} alternating runs each, median):")
+        if bare_big and topics:
+            print(f"  bare Textual app first paint        {median(bare_big) * 1000:7.0f} ms")
+            print(
+                f"  posenc Home topics listed           {median(topics) * 1000:7.0f} ms"
+                f"   (min {min(topics) * 1000:.0f} / max {max(topics) * 1000:.0f} ms)"
+            )
+            if uncached:
+                print(
+                    f"  the same without the bank cache     {median(uncached) * 1000:7.0f} ms"
+                    f"   ratio {median(uncached) / median(bare_big):.2f}"
+                )
+            print(
+                f"  time-to-topics ratio posenc / bare = {median(topics) / median(bare_big):.2f}  (target <= 2.00)"
+            )
+        else:
+            print("  no data")
 
         print(f"\nLaunch to first demo result (press d at Home; {args.demo_runs} launches):")
         demo_times = []

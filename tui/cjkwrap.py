@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CJK_WORD_RE", "install"]
+__all__ = ["BREAK", "CJK_WORD_RE", "breakable_path", "install"]
+
+# A zero-width space: a line may break after it (used after the separators of file paths).
+BREAK = "\u200b"
 
 # Ideographs, radicals, kana, bopomofo, hangul and compatibility ideographs.
 _CJK = r"[\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
@@ -28,8 +31,16 @@ _OPEN = r"[（［｛「『【《〈〔“‘(\[{]"
 _CLOSE = r"[，。、；：！？）］｝」』】》〉〕”’…—・％,.;:!?)\]}]"
 
 # Rich's pattern is r"\s*\S+\s*"; here a CJK character (with its punctuation) is a word, and a
-# run of other non-space characters stops where CJK text starts.
-CJK_WORD_RE = re.compile(rf"\s*(?:{_OPEN}*{_CJK}{_CLOSE}*|(?:(?!{_OPEN}*{_CJK})\S)+)\s*")
+# run of other non-space characters stops where CJK text starts or after a zero-width space.
+CJK_WORD_RE = re.compile(
+    rf"\s*(?:{_OPEN}*{_CJK}{_CLOSE}*|(?:(?!{_OPEN}*{_CJK})[^\s{BREAK}])+{BREAK}?|{BREAK})\s*"
+)
+
+
+def breakable_path(path: str) -> str:
+    """`path` with a zero-width break after each separator, so a long path wraps between its
+    folders rather than inside a name. Escape the path (`escape_unsafe`) before this."""
+    return path.replace("/", "/" + BREAK).replace("\\", "\\" + BREAK)
 
 
 def install() -> bool:

@@ -1,4 +1,5 @@
-"""Command palette (Ctrl+P): jump to any question (by id or text), topic or demo.
+"""Command palette (Ctrl+P): the app's own actions first (with their keys), then jump to any
+question (by id or text), topic or demo.
 
 Registered on the app with `COMMANDS = App.COMMANDS | {PosencCommands}`. Candidates are bank text,
 so they are shown as plain `Content` (never parsed as markup) with the fuzzy-matched characters
@@ -8,6 +9,7 @@ highlighted.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
@@ -64,6 +66,64 @@ def search_targets(app: Any) -> Iterator[tuple[str, str, str, Callable[[], None]
         )
 
 
+# The app's own actions, listed first: (label key, help key, key shown, what it calls). A
+# callable name that the app does not have (yet) is left out.
+APP_COMMANDS: tuple[tuple[str, str, str, str], ...] = (
+    ("key.quiz", "palette.quiz", "z", "open_quiz_setup"),
+    ("key.study", "palette.study", "s", "open_study"),
+    ("key.mock", "palette.mock", "m", "_open_mock"),
+    ("key.drills", "palette.drills", "c", "open_drills"),
+    ("key.export", "palette.export", "", "open_export"),
+    ("key.switch_language", "palette.language", "l", "action_toggle_language"),
+    ("key.demo_lab", "palette.demo_lab", "d", "open_demo"),
+    ("key.stats", "palette.stats", "t", "open_stats"),
+    ("key.search", "palette.search", "/", "action_search"),
+    ("key.reload", "palette.reload", "r", "action_reload"),
+    ("key.help", "palette.help", "?", "action_help"),
+)
+APP_COMMAND_BOOST = 1.0  # added to a fuzzy score (0..1): the app's actions rank above Textual's
+
+
+def command_targets(app: Any) -> Iterator[tuple[str, str, str, Callable[[], None]]]:
+    """The app's actions the palette runs directly, as (kind, label, help, callback); the label
+    carries the action's key."""
+    lang = app.language
+    for label_key, help_key, key, name in APP_COMMANDS:
+        if name == "_open_mock":
+            callback: Callable[[], None] | None = partial(_open_mock, app)
+        else:
+            method = getattr(app, name, None)
+            callback = method if callable(method) else None
+        if callback is None:
+            continue
+        label = tr(label_key, lang) + (f"  [{key}]" if key else "")
+        yield ("command", label, tr(help_key, lang), callback)
+
+
+def drill_targets(app: Any) -> Iterator[tuple[str, str, str, Callable[[], None]]]:
+    """Each coding drill as a jump target (searched, not listed on an empty query)."""
+    open_drills = getattr(app, "open_drills", None)
+    if not callable(open_drills):
+        return
+    from quizbank.drills import drills
+
+    lang = app.language
+    for drill in drills():
+        yield (
+            "drill",
+            f"{drill.name}  {drill.text('title', lang)}",
+            tr("palette.open_drill", lang),
+            partial(open_drills, drill.name),
+        )
+
+
+def _open_mock(app: Any) -> None:
+    if app.require_banks():
+        from .screens.mock import MockSetupScreen
+
+        app.push_screen(MockSetupScreen())
+
+
 def _highlight(matcher: Any, text: str) -> Content:
     content = Content(text)
     score, offsets = matcher.fuzzy_search.match(matcher.query, text)
@@ -80,14 +140,17 @@ class PosencCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for n, (kind, label, help_text, callback) in enumerate(search_targets(self.app)):
+        targets = itertools.chain(
+            command_targets(self.app), search_targets(self.app), drill_targets(self.app)
+        )
+        for n, (kind, label, help_text, callback) in enumerate(targets):
             if n % 32 == 31:
                 await asyncio.sleep(0)  # let the UI breathe between batches
             score = matcher.match(label)
             if score > 0:
                 prefix = tr(f"search.{kind}", self.app.language)
                 yield Hit(
-                    score,
+                    score + (APP_COMMAND_BOOST if kind == "command" else 0.0),
                     Content.assemble((f"{prefix}: ", "dim"), _highlight(matcher, label)),
                     callback,
                     text=label,
@@ -95,8 +158,17 @@ class PosencCommands(Provider):
                 )
 
     async def discover(self) -> Hits:
-        for kind, label, help_text, callback in search_targets(self.app):
-            if kind != "question":
+        targets = itertools.chain(command_targets(self.app), search_targets(self.app))
+        for kind, label, help_text, callback in targets:
+            if kind == "command":  # a positive score puts them above every provider's discovery hits
+                yield Hit(
+                    APP_COMMAND_BOOST,
+                    Content.assemble((f"{tr('search.command', self.app.language)}: ", "dim"), Content(label)),
+                    callback,
+                    text=label,
+                    help=help_text,
+                )
+            elif kind != "question":
                 prefix = tr(f"search.{kind}", self.app.language)
                 yield DiscoveryHit(
                     Content.assemble((f"{prefix}: ", "dim"), Content(label)),

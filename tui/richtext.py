@@ -28,9 +28,13 @@ ITALIC_STYLE = "italic"
 
 _INLINE_RE = re.compile(
     r"(?P<code>`[^`\n]+`)"
-    r"|(?P<bold>\*\*(?=\S)[^*\n]+?(?<=\S)\*\*)"
-    r"|(?P<italic>(?<![\w*])\*(?=\S)[^*\n]+?(?<=\S)\*(?![\w*])|(?<![\w_])_(?=\S)[^_\n]+?(?<=\S)_(?![\w_]))"
+    r"|(?P<bold>(?<![A-Za-z0-9_*\\])\*\*(?=\S)[^*\n]+?(?<=\S)\*\*(?![A-Za-z0-9_*]))"
+    r"|(?P<italic>(?<![A-Za-z0-9_*\\])\*(?=\S)[^*\n]+?(?<=\S)\*(?![A-Za-z0-9_*])"
+    r"|(?<![\w_])_(?=\S)[^_\n]+?(?<=\S)_(?![\w_]))"
 )
+# `*italic*` and `**bold**` may touch CJK text on either side (`这些*确实*有`), as CommonMark
+# allows for `*`; an ASCII letter or digit next to them (`a*b*c`, `x**-0.5`) keeps them literal. `_` stays
+# word-bounded, as in CommonMark.
 _BLANK_RE = re.compile(r"\{\{(\d+)\}\}")
 
 

@@ -25,19 +25,23 @@ import math
 import time
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
-from textual.widgets import DataTable, Label, LoadingIndicator, Static
+from textual.widget import Widget
+from textual.widgets import Label, LoadingIndicator, Static
 
 from posenc_ref.demos.base import format_value as _format_value
 
 from ..i18n import demo_claim, demo_title, tr
+from ..richtext import inline, plain
 
-__all__ = ["DemoPanel", "describe_error", "format_elapsed", "format_error", "format_value"]
+__all__ = ["DemoPanel", "DemoTable", "describe_error", "format_elapsed", "format_error", "format_value"]
 
 PLOT_HEIGHT = 14
 MAX_TABLE_ROWS = 200
@@ -71,6 +75,21 @@ def _numeric(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def localized(item: Any, field: str, lang: str) -> Any:
+    """`item.<field>_zh` in Chinese when it is set, else `item.<field>` (checks, tables, matrices)."""
+    if lang == "zh":
+        text = getattr(item, f"{field}_zh", None)
+        if text:
+            return text
+    return getattr(item, field)
+
+
+def result_notes(result: Any, lang: str) -> list[str]:
+    """The result's notes in `lang` (each note's Chinese form where it has one)."""
+    zh = list(getattr(result, "notes_zh", None) or []) if lang == "zh" else []
+    return [zh[i] if i < len(zh) and zh[i] else note for i, note in enumerate(result.notes)]
+
+
 def describe_error(exc: BaseException, lang: str = "en") -> str:
     """One line for the panel: DemoError messages as they are, others with their type."""
     message = str(exc).strip().splitlines()
@@ -81,6 +100,74 @@ def describe_error(exc: BaseException, lang: str = "en") -> str:
     if kind in ("DemoError", "ParamError", "DemoProcessError"):
         return message[0] if message else kind
     return f"{kind}: {message[0]}" if message else kind
+
+
+class DemoTable(Widget):
+    """A demo's table, every cell visible: numbers right-aligned, and columns that do not fit
+    the width wrap into further blocks below, each repeating the first (key) column."""
+
+    DEFAULT_CSS = """
+    DemoTable { height: auto; width: 1fr; margin-top: 1; }
+    """
+    GAP = 2
+
+    def __init__(self, headers: list[str], cells: list[list[str]], right: list[list[bool]]) -> None:
+        super().__init__(classes="demo-table")
+        self.headers = list(headers)
+        self.cells = [list(row) + [""] * (len(headers) - len(row)) for row in cells]
+        self.right = [list(row) + [False] * (len(headers) - len(row)) for row in right]
+
+    def set_headers(self, headers: list[str]) -> None:
+        self.headers = list(headers)
+        self.refresh(layout=True)
+
+    def _widths(self) -> list[int]:
+        return [
+            max([cell_len(h)] + [cell_len(row[i]) for row in self.cells]) for i, h in enumerate(self.headers)
+        ]
+
+    def blocks(self, width: int) -> list[list[int]]:
+        """Column indices per block for `width` cells; every block after the first starts with column 0."""
+        widths = self._widths()
+        if not widths:
+            return []
+        blocks: list[list[int]] = [[0]]
+        used = widths[0]
+        for i in range(1, len(widths)):
+            if used + self.GAP + widths[i] > width and len(blocks[-1]) > 1:
+                blocks.append([0])
+                used = widths[0]
+            blocks[-1].append(i)
+            used += self.GAP + widths[i]
+        return blocks
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        blocks = self.blocks(width)
+        return len(blocks) * (len(self.cells) + 2) - 1 if blocks else 0
+
+    def render(self) -> Text:
+        width = self.size.width or 80
+        widths = self._widths()
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for b, block in enumerate(self.blocks(width)):
+            if b:
+                text.append("\n")
+            header = (" " * self.GAP).join(
+                _pad(self.headers[i], widths[i], right=bool(self.cells) and self.right[0][i]) for i in block
+            )
+            text.append(header + "\n", style="bold")
+            rule = (" " * self.GAP).join("─" * widths[i] for i in block)
+            text.append(rule + "\n", style="dim")
+            for row, right in zip(self.cells, self.right, strict=True):
+                line = (" " * self.GAP).join(_pad(row[i], widths[i], right=right[i]) for i in block)
+                text.append(line + "\n")
+        text.rstrip()
+        return text
+
+
+def _pad(text: str, width: int, *, right: bool) -> str:
+    gap = " " * max(0, width - cell_len(text))
+    return gap + text if right else text + gap
 
 
 class DemoPanel(VerticalScroll):
@@ -94,9 +181,11 @@ class DemoPanel(VerticalScroll):
     DemoPanel #demo-running { height: 1; }
     DemoPanel #demo-running LoadingIndicator { width: 6; height: 1; min-height: 1; }
     DemoPanel #demo-results { height: auto; }
-    DemoPanel DataTable { height: auto; max-height: 16; margin-top: 1; }
     DemoPanel .demo-plot { height: 14; margin-top: 1; }
     DemoPanel #demo-meta { margin-bottom: 1; }
+    DemoPanel #demo-stale { color: $text-warning; text-style: bold; margin-bottom: 1; }
+    DemoPanel #demo-results.-outdated { opacity: 60%; }
+    DemoPanel .demo-table-hint { color: $text-muted; }
     DemoPanel .demo-values, DemoPanel .demo-notes { margin-top: 1; }
     """
 
@@ -143,12 +232,14 @@ class DemoPanel(VerticalScroll):
             yield Label("", id="demo-running-label", markup=False)
         yield Static("", id="demo-meta", markup=False)
         yield Static("", id="demo-error", classes="error", markup=False)
+        yield Static("", id="demo-stale", markup=False)
         yield Vertical(id="demo-results")
 
     def on_mount(self) -> None:
         self.watch(self.app, "language", self._language_changed, init=False)
         self.query_one("#demo-running").display = False
         self.query_one("#demo-error").display = False
+        self.query_one("#demo-stale").display = False
         self._render_heading()
         if self.autorun and self.demo_name:
             self.run()
@@ -186,6 +277,7 @@ class DemoPanel(VerticalScroll):
         self.query_one("#demo-running").display = False
         self.query_one("#demo-meta", Static).update("")
         self.query_one("#demo-error").display = False
+        self._clear_refused()
         if run and demo_name:
             self.run()
 
@@ -203,7 +295,29 @@ class DemoPanel(VerticalScroll):
         running.display = True
         self.query_one("#demo-running-label", Label).update(tr("demo.running", lang, name=self.demo_name))
         self.query_one("#demo-error").display = False
+        self._clear_refused()
         self._run_worker(self.run_id, self.demo_name, dict(self.params))
+
+    @property
+    def refused(self) -> bool:
+        """Whether the shown result is marked as not matching the (refused) parameters."""
+        return self.is_mounted and bool(self.query_one("#demo-stale").display)
+
+    def mark_refused(self) -> None:
+        """New parameters were refused before running: keep the last result, visibly marked as
+        the previous run's (dimmed, with a warning line)."""
+        if not self.is_mounted or (self.result is None and self.error is None):
+            return
+        stale = self.query_one("#demo-stale", Static)
+        stale.update(tr("demo.stale", self.app.language))
+        stale.display = True
+        self.query_one("#demo-results").add_class("-outdated")
+
+    def _clear_refused(self) -> None:
+        if not self.is_mounted:
+            return
+        self.query_one("#demo-stale").display = False
+        self.query_one("#demo-results").remove_class("-outdated")
 
     @work(thread=True, group="demo", exclusive=True, exit_on_error=False, name="demo-run")
     def _run_worker(self, run_id: int, name: str, params: dict[str, Any]) -> None:
@@ -242,10 +356,12 @@ class DemoPanel(VerticalScroll):
 
     def _language_changed(self) -> None:
         """Re-render every UI string of the panel in the new language, the demo's title and claim
-        included (the spec's `title_zh` / `claim_zh`; the result's checks, tables and notes, from
-        posenc_ref, stay as they are); widgets are updated in place, not rebuilt."""
+        included, and the result's checks, tables, notes and heatmaps (their `*_zh` forms);
+        widgets are updated in place, not rebuilt."""
         self._render_heading()
         lang = self.app.language
+        if self.refused:
+            self.query_one("#demo-stale", Static).update(tr("demo.stale", lang))
         if self.running:
             self.query_one("#demo-running-label", Label).update(
                 tr("demo.running", lang, name=self.demo_name or "")
@@ -270,6 +386,11 @@ class DemoPanel(VerticalScroll):
 
         for heatmap in self.query(Heatmap):
             heatmap.set_language(lang)
+        tables = [w for w in self.query(DemoTable) if not w.has_class("-stale")]
+        titles = [w for w in self.query(".demo-table-title").results(Label) if not w.has_class("-stale")]
+        for table, title, widget in zip(result.tables, titles, tables, strict=False):
+            title.update(self._table_title(table, lang))
+            widget.set_headers(self._table_headers(table, lang))
 
     def _spec(self) -> Any:
         if not self.demo_name:
@@ -296,17 +417,17 @@ class DemoPanel(VerticalScroll):
         heading.update(
             Content.assemble(
                 (f"{tr('demo.title', lang)} · ", "bold $text-accent"),
-                (title, "bold"),
+                inline(title, style="bold"),
                 (f"  {self.demo_name}", "dim"),
             )
         )
-        claim.update(Content.styled(demo_claim(spec, lang) if spec is not None else "", "italic"))
+        claim.update(inline(demo_claim(spec, lang) if spec is not None else "", style="italic"))
 
     def _render_result_claim(self, result: Any, lang: str) -> None:
         """The claim the result carries (from the spec that ran), in `lang`."""
         text = demo_claim(result, lang)
         if text:
-            self.query_one("#demo-claim", Static).update(Content.styled(text, "italic"))
+            self.query_one("#demo-claim", Static).update(inline(text, style="italic"))
 
     def _render_meta(self, result: Any) -> None:
         lang = self.app.language
@@ -358,8 +479,10 @@ class DemoPanel(VerticalScroll):
         if result.values:
             widgets.append(Static(self._values_content(result, lang), classes="demo-values", markup=False))
         for table in result.tables:
-            widgets.append(Label(Content.styled(table.title, "bold"), classes="section-title", markup=False))
-            widgets.append(self._table(table))
+            widgets.append(
+                Label(self._table_title(table, lang), classes="section-title demo-table-title", markup=False)
+            )
+            widgets.append(self._table(table, lang))
         for series in result.series:
             plot = self._plot(series)
             if plot is not None:
@@ -375,6 +498,9 @@ class DemoPanel(VerticalScroll):
                         row_label=matrix.row_label,
                         col_label=matrix.col_label,
                         lang=lang,
+                        title_zh=getattr(matrix, "title_zh", ""),
+                        row_label_zh=getattr(matrix, "row_label_zh", ""),
+                        col_label_zh=getattr(matrix, "col_label_zh", ""),
                     )
                 )
         if result.notes:
@@ -382,6 +508,7 @@ class DemoPanel(VerticalScroll):
                 Static(self._notes_content(result, lang), classes="demo-notes section-title", markup=False)
             )
         self._clear_results()
+        self._clear_refused()
         self.query_one("#demo-results", Vertical).mount_all(widgets)
 
     @staticmethod
@@ -390,7 +517,7 @@ class DemoPanel(VerticalScroll):
         lines = [Content.styled(tr("demo.checks", lang), "bold $text-accent")]
         for check in result.checks:
             mark = ("✓ ", "bold $text-success") if check.passed else ("✗ ", "bold $text-error")
-            lines.append(Content.assemble(mark, check.claim))
+            lines.append(Content.assemble(mark, inline(localized(check, "claim", lang))))
             if check.tolerance == 0 and check.max_abs_error == 0:
                 detail = tr("demo.exact", lang)
             else:
@@ -412,31 +539,25 @@ class DemoPanel(VerticalScroll):
     @staticmethod
     def _notes_content(result: Any, lang: str) -> Content:
         lines = [Content.styled(tr("demo.notes", lang), "bold $text-accent")]
-        lines += [Content.assemble(("• ", "dim"), note) for note in result.notes]
+        lines += [Content.assemble(("• ", "dim"), inline(note)) for note in result_notes(result, lang)]
         return Content("\n").join(lines)
 
-    def _table(self, table: Any) -> DataTable:
-        widget: DataTable = DataTable(zebra_stripes=True, show_cursor=False, classes="demo-table")
-        widget.can_focus = False
-        widget.add_columns(*[Text(str(c), style="bold") for c in table.columns])
+    @staticmethod
+    def _table_title(table: Any, lang: str) -> Content:
+        return inline(localized(table, "title", lang), style="bold")
+
+    @staticmethod
+    def _table_headers(table: Any, lang: str) -> list[str]:
+        zh = list(getattr(table, "columns_zh", None) or []) if lang == "zh" else []
+        names = [zh[i] if i < len(zh) and zh[i] else c for i, c in enumerate(table.columns)]
+        return [plain(str(c)) for c in names]
+
+    def _table(self, table: Any, lang: str) -> DemoTable:
         rows = table.rows[:MAX_TABLE_ROWS]
-        texts = [[format_value(v) for v in row] for row in rows]
-        widths: dict[int, int] = {}
-        for row_values, row_texts in zip(rows, texts, strict=True):
-            for i, (value, text) in enumerate(zip(row_values, row_texts, strict=False)):
-                if _numeric(value):
-                    widths[i] = max(widths.get(i, 0), len(text))
-        # numbers are padded to their column's width, so they line up on the right
-        widget.add_rows(
-            [
-                [
-                    Text(t.rjust(widths[i]) if _numeric(v) else t)
-                    for i, (v, t) in enumerate(zip(row, ts, strict=False))
-                ]
-                for row, ts in zip(rows, texts, strict=True)
-            ]
+        texts = [[format_value(v) if _numeric(v) else plain(format_value(v)) for v in row] for row in rows]
+        return DemoTable(
+            self._table_headers(table, lang), texts, [[_numeric(v) for v in row] for row in rows]
         )
-        return widget
 
     def _plot(self, series: Any) -> Any:
         try:

@@ -17,6 +17,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from ..i18n import tr
+from ..richtext import plain
 
 __all__ = ["Heatmap", "color_for"]
 
@@ -81,6 +82,9 @@ class Heatmap(Widget):
         row_label: str = "",
         col_label: str = "",
         lang: str = "en",
+        title_zh: str = "",
+        row_label_zh: str = "",
+        col_label_zh: str = "",
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -89,6 +93,10 @@ class Heatmap(Widget):
         self.values = [list(map(float, row)) for row in values]
         self.row_label = row_label
         self.col_label = col_label
+        # Chinese forms ("" falls back to English); math between $...$ is converted when drawn
+        self.title_zh = title_zh
+        self.row_label_zh = row_label_zh
+        self.col_label_zh = col_label_zh
         self.lang = lang
         finite = [v for row in self.values for v in row if math.isfinite(v)]
         self.lo = min(finite) if finite else 0.0
@@ -134,9 +142,13 @@ class Heatmap(Widget):
         text = Text(no_wrap=True, overflow="crop")
         # two header lines (the title, then size, axes and sampling), never wrapped: the
         # height is fixed by get_content_height
-        text.append(self.title + "\n", style="bold")
-        rows_label = self.row_label or tr("demo.rows", self.lang)
-        cols_label = self.col_label or tr("demo.cols", self.lang)
+        zh = self.lang == "zh"
+        title = (self.title_zh if zh and self.title_zh else self.title) or ""
+        text.append(plain(title) + "\n", style="bold")
+        row_label = self.row_label_zh if zh and self.row_label_zh else self.row_label
+        col_label = self.col_label_zh if zh and self.col_label_zh else self.col_label
+        rows_label = plain(row_label) if row_label else tr("demo.rows", self.lang)
+        cols_label = plain(col_label) if col_label else tr("demo.cols", self.lang)
         if col_stride > 1 or row_stride > 1:
             step = max(col_stride, row_stride)
             size = tr("demo.sampled", self.lang, step=step, rows=self.n_rows, cols=self.n_cols)

@@ -1,0 +1,219 @@
+"""A cache of the loaded shipped bank, so the app lists its topics without parsing YAML.
+
+`load_banks(..., use_cache=True)` uses it when the load is the shipped bank alone (no user or extra
+bank files): the first load writes the result; later loads read it back when it still matches.
+
+What is stored, and how it is trusted (the file sits in the user cache folder, which other
+programs may write):
+
+* plain JSON (never pickle, nothing that runs code when read), written atomically;
+* a key: the cache format, a hash of the loader's own source files (a code change invalidates
+  it) and the SHA-256 of every shipped bank file (an edited, added or removed file invalidates
+  it), checked against the files on disk at every load;
+* a digest (SHA-256) of the payload, so a truncated or altered file is refused;
+* the questions, topics and texts are rebuilt with the schema's full validation (pydantic's
+  `model_validate`, about 10 ms for the shipped bank), so a cache can never produce a question the
+  schema would reject. Anything that does not check out means a normal load (and a fresh cache).
+
+Locations (file, line, column) are kept, so messages and `origin` point into the YAML as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .atomicio import write_text_atomic
+from .safetext import UNSAFE_RE
+
+__all__ = ["CACHE_ENV", "cache_file", "fingerprint", "read_cache", "write_cache"]
+
+FORMAT = 1
+CACHE_ENV = "POSENC_CACHE_DIR"
+CACHE_NAME = "shipped-bank.json"
+MAX_CACHE_BYTES = 64 * 1024 * 1024
+# the code that decides what a loaded bank is: a change to any of these invalidates the cache
+_CODE = (
+    "bank_cache.py",
+    "loader.py",
+    "schema.py",
+    "validate.py",
+    "yamlsafe.py",
+    "problems.py",
+    "safetext.py",
+)
+
+
+def cache_file() -> Path:
+    """$POSENC_CACHE_DIR/shipped-bank.json, else the user cache folder's."""
+    folder = os.environ.get(CACHE_ENV)
+    if folder:
+        return Path(folder).expanduser() / CACHE_NAME
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("posenc")) / CACHE_NAME
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def fingerprint(files: list[Path], languages: tuple[str, ...]) -> dict[str, Any]:
+    """What a cache must match: the format, the loader's code, the languages required and each
+    bank file (name and content hash), in load order."""
+    here = Path(__file__).resolve().parent
+    code = hashlib.sha256()
+    for name in _CODE:
+        source = here / name
+        code.update(name.encode() + b"\0" + (source.read_bytes() if source.is_file() else b"") + b"\0")
+    return {
+        "format": FORMAT,
+        "code": code.hexdigest(),
+        "languages": list(languages),
+        "files": [[str(f), _sha256(f)] for f in files],
+    }
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def _location(loc: Any) -> list[Any]:
+    return [loc.path, loc.line, loc.col]
+
+
+def _dump_text(text: Any) -> dict[str, Any] | None:
+    return None if text is None else text.model_dump(mode="json", exclude_none=True)
+
+
+def _payload(bankset: Any) -> dict[str, Any]:
+    return {
+        "topics": [
+            {
+                "id": t.id,
+                "title": _dump_text(t.title),
+                "description": _dump_text(t.description),
+                "order": t.order,
+                "question_ids": list(t.question_ids),
+                "sources": list(t.sources),
+            }
+            for t in bankset.topics
+        ],
+        "questions": [q.model_dump(mode="json", exclude_unset=True) for q in bankset.questions.values()],
+        "topic_of": dict(bankset.topic_of),
+        "origin": {qid: _location(loc) for qid, loc in bankset.origin.items()},
+        "problems": [[p.path, p.line, p.col, p.message, p.severity] for p in bankset.problems],
+        "files": list(bankset.files),
+        "file_kind": dict(bankset.file_kind),
+        "demo_origin": {qid: _location(loc) for qid, loc in bankset.demo_origin.items()},
+        "check_origin": [[qid, i, *_location(loc)] for (qid, i), loc in bankset.check_origin.items()],
+        "replaced_by": dict(bankset.replaced_by),
+    }
+
+
+def write_cache(bankset: Any, key: dict[str, Any], path: Path | None = None) -> Path | None:
+    """Store `bankset` under `key` (atomically). Returns the path, or None when it could not be
+    written (a read-only folder is not an error: the next start loads normally)."""
+    if bankset.skipped or any(p.severity == "error" for p in bankset.problems):
+        return None  # only a clean load is worth keeping
+    target = path or cache_file()
+    body = json.dumps(_payload(bankset), ensure_ascii=False, separators=(",", ":"))
+    header = json.dumps({"key": key, "digest": hashlib.sha256(body.encode("utf-8")).hexdigest()})
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(target, header + "\n" + body)
+    except OSError:
+        return None
+    return target
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def read_cache(key: dict[str, Any], path: Path | None = None) -> Any | None:
+    """The BankSet stored under `key`, rebuilt and validated; None when there is no cache or it
+    does not match, is damaged, or fails validation."""
+    source = path or cache_file()
+    try:
+        if source.stat().st_size > MAX_CACHE_BYTES:
+            return None
+        header_bytes, _, body = source.read_bytes().partition(b"\n")
+        header = json.loads(header_bytes)
+        if not isinstance(header, dict) or header.get("key") != key:
+            return None
+        if header.get("digest") != hashlib.sha256(body).hexdigest():
+            return None  # truncated or altered
+        payload = json.loads(body)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(payload, dict) or not _all_safe(payload):
+        return None  # the loader rejects control and bidi characters: so does the cache
+    try:
+        return _rebuild(payload)
+    except Exception:  # any shape or validation problem: not a cache we can trust
+        return None
+
+
+def _all_safe(value: Any) -> bool:
+    """No string anywhere in `value` holds a character `quizbank.safetext` calls unsafe."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if UNSAFE_RE.search(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+def _rebuild(payload: dict[str, Any]) -> Any:
+    from pydantic import TypeAdapter
+
+    from .loader import BankSet, TopicEntry
+    from .problems import Location, Problem
+    from .schema import Question, Text
+
+    adapter = TypeAdapter(Question)
+    bankset = BankSet()
+    for raw in payload["questions"]:
+        question = adapter.validate_python(raw)
+        bankset.questions[question.id] = question
+    for raw in payload["topics"]:
+        entry = TopicEntry(
+            str(raw["id"]),
+            Text.model_validate(raw["title"]),
+            Text.model_validate(raw["description"]) if raw["description"] is not None else None,
+            int(raw["order"]),
+            [str(q) for q in raw["question_ids"]],
+            [str(s) for s in raw["sources"]],
+        )
+        if any(q not in bankset.questions for q in entry.question_ids):
+            raise ValueError(f"topic {entry.id!r} lists a question the cache does not hold")
+        bankset.topics.append(entry)
+    bankset.topic_of = {str(k): str(v) for k, v in payload["topic_of"].items()}
+    bankset.origin = {
+        str(k): Location(str(p), int(line), int(col)) for k, (p, line, col) in payload["origin"].items()
+    }
+    bankset.problems = [
+        Problem(str(p), int(line), int(col), str(m), str(s)) for p, line, col, m, s in payload["problems"]
+    ]
+    bankset.files = [str(f) for f in payload["files"]]
+    bankset.file_kind = {str(k): str(v) for k, v in payload["file_kind"].items()}
+    bankset.demo_origin = {
+        str(k): Location(str(p), int(line), int(col)) for k, (p, line, col) in payload["demo_origin"].items()
+    }
+    bankset.check_origin = {
+        (str(qid), int(i)): Location(str(p), int(line), int(col))
+        for qid, i, p, line, col in payload["check_origin"]
+    }
+    bankset.replaced_by = {str(k): str(v) for k, v in payload["replaced_by"].items()}
+    bankset.skipped_bank = BankSet()
+    if set(bankset.topic_of) != set(bankset.questions):
+        raise ValueError("the cache's topics and questions disagree")
+    return bankset
