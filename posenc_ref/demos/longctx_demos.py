@@ -1,0 +1,398 @@
+"""Long-context demos: KV-cache memory and attention cost, GQA with RoPE, StreamingLLM positions, packing."""
+
+from __future__ import annotations
+
+from . import register
+from ._common import randn
+from .base import Constraint, Demo, DemoContext, Param, ParamError
+
+GIB = 2**30
+
+
+def _exact(ctx: DemoContext):
+    """float64 where the device has it (CPU, CUDA), float32 on MPS; recorded on ctx.dtype."""
+    import torch
+
+    ctx.dtype = "float32" if str(ctx.device).startswith("mps") else "float64"
+    return getattr(torch, ctx.dtype)
+
+
+def _slack(ctx: DemoContext) -> float:
+    """Tolerance multiplier: 1 in float64, 1e6 where only float32 is available (MPS)."""
+    return 1.0 if ctx.dtype == "float64" else 1e6
+
+
+def _run_kv_cache_memory(
+    ctx: DemoContext,
+    n_layers: int,
+    n_heads: int,
+    n_kv_heads: int,
+    head_dim: int,
+    seq_len: int,
+    batch: int,
+    dtype: str,
+    seed: int,
+) -> None:
+    import torch
+
+    from ..longctx import BYTES_PER_ELEMENT, attention_score_flops, gqa_attention, kv_cache_bytes, repeat_kv
+    from ..rope import apply_rope
+
+    if n_heads % n_kv_heads:
+        raise ParamError(f"n_heads ({n_heads}) must be a multiple of n_kv_heads ({n_kv_heads})")
+    size = BYTES_PER_ELEMENT[dtype]
+    per_token = kv_cache_bytes(n_layers, n_kv_heads, head_dim, 1, batch=1, bytes_per_element=size)
+    total = kv_cache_bytes(n_layers, n_kv_heads, head_dim, seq_len, batch=batch, bytes_per_element=size)
+    mha_total = kv_cache_bytes(n_layers, n_heads, head_dim, seq_len, batch=batch, bytes_per_element=size)
+    flops = attention_score_flops(n_layers, n_heads, head_dim, seq_len, causal=True)
+    flops_half = attention_score_flops(n_layers, n_heads, head_dim, max(1, seq_len // 2), causal=True)
+
+    # 1. the formula against a real cache: one layer's K and V for 4 tokens, in the chosen element size
+    holder = {
+        "float32": torch.float32,
+        "bfloat16": torch.bfloat16,
+        "float16": torch.float16,
+        "float8": torch.uint8,
+    }
+    k_cache = torch.zeros(batch, n_kv_heads, 4, head_dim, dtype=holder[dtype])
+    layer_bytes = 2 * k_cache.numel() * k_cache.element_size()
+    ctx.check(
+        "the formula matches the bytes of a real cache tensor (one layer, 4 tokens, × layers)",
+        layer_bytes * n_layers / 4 - per_token * batch,
+        0.0,
+        zh="公式与真实缓存张量的字节数一致（一层、4 个词元，再乘层数）",
+    )
+
+    # 2. GQA with RoPE on a small head: rotate K once per KV head, then repeat (what HF caches)
+    heads, kv_heads = min(n_heads, 8), max(1, min(n_kv_heads, 8) * min(n_heads, 8) // n_heads)
+    while heads % kv_heads:
+        kv_heads -= 1
+    d = min(head_dim, 64) // 2 * 2
+    q = randn(seed, 1, heads, 12, d, device=ctx.device, dtype=_exact(ctx))
+    k = randn(seed + 1, 1, kv_heads, 12, d, device=ctx.device, dtype=_exact(ctx))
+    v = randn(seed + 2, 1, kv_heads, 12, d, device=ctx.device, dtype=_exact(ctx))
+    n_rep = heads // kv_heads
+    commute = float((apply_rope(repeat_kv(k, n_rep)) - repeat_kv(apply_rope(k), n_rep)).abs().max())
+    ctx.check(
+        "RoPE commutes with repeat_kv: rotate the kv_heads keys once, then share them (the cache holds kv_heads)",
+        commute,
+        1e-12 * _slack(ctx),
+        zh="RoPE 与 repeat_kv 可交换：每个 KV 头的键只需旋转一次再共享（缓存里只有 kv_heads 份）",
+    )
+    qr, kr = apply_rope(q), apply_rope(k)
+    grouped = gqa_attention(qr, kr, v)
+    by_head = torch.stack(
+        [
+            torch.softmax(
+                (qr[:, h] @ kr[:, h // n_rep].transpose(-1, -2) / d**0.5).masked_fill(
+                    ~torch.ones(12, 12, dtype=torch.bool, device=ctx.device).tril(), float("-inf")
+                ),
+                dim=-1,
+            )
+            @ v[:, h // n_rep]
+            for h in range(heads)
+        ],
+        dim=1,
+    )
+    gqa_error = float((grouped - by_head).abs().max())
+    ctx.check(
+        f"GQA ({heads} query heads, {kv_heads} KV heads) = each query head h attending with KV head h // {n_rep}",
+        gqa_error,
+        1e-12 * _slack(ctx),
+        zh=f"GQA（{heads} 个查询头、{kv_heads} 个 KV 头）= 每个查询头 h 用第 h // {n_rep} 个 KV 头做注意力",
+    )
+
+    ctx.value("bytes_per_token", per_token)
+    ctx.value("kib_per_token", per_token / 1024)
+    ctx.value("cache_gib", total / GIB)
+    ctx.value("mha_cache_gib", mha_total / GIB)
+    ctx.value("gqa_saving", n_heads / n_kv_heads)
+    ctx.value("score_matrix_gib", batch * n_heads * seq_len * seq_len * size / GIB)
+    ctx.value("prefill_score_tflops", flops / 1e12)
+    ctx.value("flops_ratio_vs_half_length", flops / flops_half)
+    ctx.value("gqa_error", gqa_error)
+    ctx.table(
+        "KV cache and attention cost",
+        ["quantity", "value"],
+        [
+            ["bytes per token (all layers, K and V)", per_token],
+            [f"cache for {seq_len} tokens × batch {batch} (GiB)", total / GIB],
+            [f"same with MHA ({n_heads} KV heads, GiB)", mha_total / GIB],
+            ["one layer's seq × seq scores if materialized (GiB)", batch * n_heads * seq_len**2 * size / GIB],
+            ["causal prefill q·kᵀ and weights·v (TFLOPs)", flops / 1e12],
+        ],
+        title_zh="KV 缓存与注意力开销",
+        columns_zh=["量", "值"],
+    )
+    lengths = [1 << p for p in range(10, 21)]
+    ctx.series(
+        "Per sequence: KV cache (GiB, linear) and causal score FLOPs (TFLOPs, quadratic)",
+        [float(n) for n in lengths],
+        {
+            "KV cache GiB": [
+                kv_cache_bytes(n_layers, n_kv_heads, head_dim, n, batch=1, bytes_per_element=size) / GIB
+                for n in lengths
+            ],
+            "score TFLOPs": [attention_score_flops(n_layers, n_heads, head_dim, n) / 1e12 for n in lengths],
+        },
+        "tokens",
+        "",
+        title_zh="每条序列：KV 缓存（GiB，线性）与因果注意力分数的 FLOPs（TFLOPs，平方）",
+    )
+
+
+def _run_streaming_positions(
+    ctx: DemoContext, decode_position: int, n_sink: int, window: int, dim: int, seed: int
+) -> None:
+
+    from ..longctx import streaming_cache_positions
+    from ..rope import apply_rope
+
+    original, cache_pos, query_pos = streaming_cache_positions(decode_position, n_sink, window)
+    n = len(original)
+    # StreamingLLM caches keys *before* the rotation and rotates them at their cache slots at every step
+    k_raw = randn(seed, n, dim, device=ctx.device, dtype=_exact(ctx))
+    q_raw = randn(seed + 1, 1, dim, device=ctx.device, dtype=_exact(ctx))
+    scores = (apply_rope(q_raw, [query_pos]) @ apply_rope(k_raw, cache_pos.tolist()).T)[0]
+    # the same scores from the relative distances alone: rotate each key by −(query_pos − slot), query unrotated
+    relative = (q_raw @ apply_rope(k_raw, (cache_pos - query_pos).tolist()).T)[0]
+    # decoding position 0: the cache is empty, nothing to compare
+    match = float((scores - relative).abs().max()) if n else 0.0
+    ctx.check(
+        "cache-slot positions: every score depends only on the distance inside the cache",
+        match,
+        1e-9 * _slack(ctx),
+        zh="按缓存槽位编号：每个分数只取决于缓存内的距离",
+    )
+    ctx.check_true(
+        f"the largest distance the model sees is {query_pos} (≤ n_sink + window), not {decode_position}",
+        query_pos <= n_sink + window and (query_pos == decode_position or query_pos < decode_position),
+        zh=f"模型见到的最大距离是 {query_pos}（≤ n_sink + window），而不是 {decode_position}",
+    )
+    ctx.value("cache_len", n)
+    ctx.value("query_position", query_pos)
+    ctx.value("max_cache_distance", query_pos - int(cache_pos[0]) if n else 0)
+    ctx.value("max_original_distance", decode_position - int(original[0]) if n else 0)
+    ctx.value("evicted", decode_position - n)
+    ctx.value("score_match_error", match)
+    shown = sorted(set(range(min(n, n_sink + 2))) | set(range(max(0, n - 3), n)))
+    ctx.table(
+        f"Cache when decoding original position {decode_position}",
+        ["cache slot", "original position", "RoPE position"],
+        [[i, int(original[i]), int(cache_pos[i])] for i in shown] + [["query", decode_position, query_pos]],
+        title_zh=f"解码原始位置 {decode_position} 时的缓存",
+        columns_zh=["缓存槽位", "原始位置", "RoPE 位置"],
+    )
+
+
+def _packed_total(lengths: str) -> int:
+    """Total tokens for the memory estimate (an unreadable list counts as 0; the run reports it)."""
+    try:
+        return sum(max(0, int(part)) for part in lengths.replace(" ", "").split(",") if part)
+    except ValueError:
+        return 0
+
+
+def _run_packing_positions(ctx: DemoContext, lengths: str, dim: int, seed: int) -> None:
+    import torch
+
+    from ..longctx import (
+        cu_seqlens_from_position_ids,
+        document_causal_mask,
+        packed_position_ids,
+    )
+    from ..rope import apply_rope
+
+    try:
+        sizes = [int(part) for part in lengths.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise ParamError(f"parameter 'lengths' must be comma-separated integers, got {lengths!r}") from None
+    if not sizes or any(s < 1 or s > 256 for s in sizes) or len(sizes) > 16:
+        raise ParamError(f"parameter 'lengths' needs 1 to 16 document lengths in [1, 256], got {lengths!r}")
+    position_ids, cu_seqlens = packed_position_ids(sizes)
+    total = int(cu_seqlens[-1])
+    x_q = randn(seed, total, dim, device=ctx.device, dtype=_exact(ctx))
+    x_k = randn(seed + 1, total, dim, device=ctx.device, dtype=_exact(ctx))
+    x_v = randn(seed + 2, total, dim, device=ctx.device, dtype=_exact(ctx))
+
+    def attend(positions, mask):
+        q, k = apply_rope(x_q, positions), apply_rope(x_k, positions)
+        scores = (q @ k.T / dim**0.5).masked_fill(~mask, float("-inf"))
+        return torch.softmax(scores, dim=-1) @ x_v
+
+    separate = []
+    for a, b in zip(cu_seqlens[:-1], cu_seqlens[1:], strict=True):
+        n = int(b - a)
+        q, k = apply_rope(x_q[a:b]), apply_rope(x_k[a:b])
+        mask = torch.ones(n, n, dtype=torch.bool, device=ctx.device).tril()
+        separate.append(
+            torch.softmax((q @ k.T / dim**0.5).masked_fill(~mask, float("-inf")), dim=-1) @ x_v[a:b]
+        )
+    reference = torch.cat(separate)
+    doc_mask = document_causal_mask(sizes, device=ctx.device)
+    causal = torch.ones(total, total, dtype=torch.bool, device=ctx.device).tril()
+    packed = float((attend(position_ids.tolist(), doc_mask) - reference).abs().max())
+    no_reset = float((attend(list(range(total)), doc_mask) - reference).abs().max())
+    leak = float((attend(position_ids.tolist(), causal) - reference).abs().max())
+    ctx.check(
+        "reset position_ids + per-document causal mask = each document run on its own",
+        packed,
+        1e-10 * _slack(ctx),
+        zh="位置编号按文档重置 + 按文档的因果掩码 = 每篇文档单独运行",
+    )
+    ctx.check(
+        "with RoPE the mask is what matters: continuing positions under the same mask give the same output",
+        no_reset,
+        1e-9 * _slack(ctx),
+        zh="对 RoPE 来说关键是掩码：同样的掩码下位置编号连续不重置，输出也相同",
+    )
+    if len(sizes) > 1:
+        ctx.check_true(
+            "a plain causal mask lets later documents attend to earlier ones (outputs change)",
+            leak > 1e-6,
+            zh="只用普通因果掩码时，后面的文档会关注前面的文档（输出改变）",
+        )
+    derived = cu_seqlens_from_position_ids(position_ids)
+    ctx.check(
+        "cu_seqlens recovered from the position_ids resets match the document boundaries",
+        float(abs(derived.astype(float) - cu_seqlens.astype(float)).max()),
+        0.0,
+        zh="从 position_ids 的归零处恢复出的 cu_seqlens 与文档边界一致",
+    )
+    ctx.value("total_len", total)
+    ctx.value("n_docs", len(sizes))
+    ctx.value("max_seqlen", max(sizes))
+    ctx.value("cu_seqlens_last", int(cu_seqlens[-1]))
+    ctx.value("last_position_id", int(position_ids[-1]))
+    ctx.value("packed_error", packed)
+    ctx.value("no_reset_error", no_reset)
+    ctx.value("leak_error", leak)
+    ctx.table(
+        "Packed sequence: position_ids and cu_seqlens",
+        ["token", "document", "position_id"],
+        [[t, int((cu_seqlens[1:] > t).argmax()), int(position_ids[t])] for t in range(min(total, 24))],
+        title_zh="打包后的序列：position_ids 与 cu_seqlens",
+        columns_zh=["词元", "文档", "position_id"],
+    )
+    ctx.note(
+        "cu_seqlens = [" + ", ".join(str(int(c)) for c in cu_seqlens) + f"], max_seqlen = {max(sizes)}",
+        zh="cu_seqlens = [" + ", ".join(str(int(c)) for c in cu_seqlens) + f"]，max_seqlen = {max(sizes)}",
+    )
+    if total > 1:
+        ctx.matrix(
+            "Per-document causal mask (1 = may attend)",
+            doc_mask.double().cpu()[:64, :64],
+            "query",
+            "key",
+            title_zh="按文档的因果掩码（1 = 可以关注）",
+            row_label_zh="查询",
+            col_label_zh="键",
+        )
+
+
+register(
+    Demo(
+        name="kv-cache-memory",
+        title="KV-cache memory grows linearly, attention compute quadratically",
+        claim="A KV cache holds 2 × layers × kv_heads × head_dim × bytes per token, so GQA divides it by "
+        "heads / kv_heads; the q·kᵀ and weights·v products of a prefill grow with the square of the length.",
+        title_zh="KV 缓存线性增长，注意力计算平方增长",
+        claim_zh="KV 缓存每个词元占 2 × 层数 × kv_heads × head_dim × 字节数，所以 GQA 把它缩小 heads / kv_heads 倍；"
+        "预填充中 q·kᵀ 与 权重·v 两个乘积随长度的平方增长。",
+        topic="long-context",
+        params=(
+            Param("n_layers", "int", 32, min=1, max=256, help="transformer layers"),
+            Param("n_heads", "int", 32, min=1, max=256, help="query heads"),
+            Param("n_kv_heads", "int", 8, min=1, max=256, help="key/value heads (GQA; 1 = MQA)"),
+            Param("head_dim", "int", 128, min=2, max=1024, even=True, help="head dimension"),
+            Param("seq_len", "int", 131072, min=1, max=100_000_000, help="tokens in the cache"),
+            Param("batch", "int", 1, min=1, max=4096, help="sequences"),
+            Param(
+                "dtype",
+                "str",
+                "bfloat16",
+                choices=("bfloat16", "float16", "float32", "float8"),
+                help="cache type",
+            ),
+            Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+        ),
+        values=(
+            "bytes_per_token",
+            "kib_per_token",
+            "cache_gib",
+            "mha_cache_gib",
+            "gqa_saving",
+            "score_matrix_gib",
+            "prefill_score_tflops",
+            "flops_ratio_vs_half_length",
+            "gqa_error",
+        ),
+        run=_run_kv_cache_memory,
+        constraints=(Constraint("n_kv_heads", "<=", "n_heads"),),
+        # one layer's 4-token cache and a few small float64 heads (≤ 8 heads × 12 × 64)
+        memory_bytes=lambda batch, n_kv_heads, head_dim, **_: 8 * batch * n_kv_heads * 4 * head_dim + 2**20,
+    )
+)
+register(
+    Demo(
+        name="streaming-positions",
+        title="StreamingLLM numbers positions inside the cache",
+        claim="StreamingLLM keeps n_sink initial tokens plus a window of recent ones, caches keys before RoPE and "
+        "rotates them by their slot in the cache, so the largest distance the model ever sees is the cache size.",
+        title_zh="StreamingLLM 在缓存内部编号位置",
+        claim_zh="StreamingLLM 保留开头的 n_sink 个词元和最近的一段窗口，键在做 RoPE 之前缓存，每步按其在缓存中的槽位旋转，"
+        "所以模型见到的最大距离就是缓存大小。",
+        topic="long-context",
+        params=(
+            Param(
+                "decode_position", "int", 5000, min=0, max=10_000_000, help="original position being decoded"
+            ),
+            Param("n_sink", "int", 4, min=0, max=64, help="initial tokens kept (attention sinks)"),
+            Param("window", "int", 1020, min=0, max=100_000, help="recent tokens kept"),
+            Param("dim", "int", 16, min=2, max=256, even=True, help="head dimension of the score check"),
+            Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+        ),
+        values=(
+            "cache_len",
+            "query_position",
+            "max_cache_distance",
+            "max_original_distance",
+            "evicted",
+            "score_match_error",
+        ),
+        run=_run_streaming_positions,
+        memory_bytes=lambda n_sink, window, dim, **_: 8 * 8 * (n_sink + window + 1) * dim,
+    )
+)
+register(
+    Demo(
+        name="packing-positions",
+        title="Sequence packing: restart position_ids, mask across documents",
+        claim="Packed documents need position_ids that restart at 0 (from which the varlen kernel's cu_seqlens are "
+        "found) and a per-document causal mask; a plain causal mask lets documents attend to each other.",
+        title_zh="序列打包：重置 position_ids，跨文档屏蔽注意力",
+        claim_zh="打包的多篇文档需要从 0 重新开始的 position_ids（varlen 内核的 cu_seqlens 由此得到）和按文档的因果掩码；"
+        "只用普通因果掩码会让文档互相关注。",
+        topic="long-context",
+        params=(
+            Param("lengths", "str", "3,5,2", help="comma-separated document lengths (1..256 each, up to 16)"),
+            Param("dim", "int", 8, min=2, max=256, even=True, help="head dimension"),
+            Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+        ),
+        values=(
+            "total_len",
+            "n_docs",
+            "max_seqlen",
+            "cu_seqlens_last",
+            "last_position_id",
+            "packed_error",
+            "no_reset_error",
+            "leak_error",
+        ),
+        run=_run_packing_positions,
+        # float64: inputs, rotated copies and about four total × total matrices (scores, masks, weights)
+        memory_bytes=lambda lengths, dim, **_: (
+            8 * (4 * _packed_total(lengths) ** 2 + 12 * _packed_total(lengths) * dim)
+        ),
+    )
+)

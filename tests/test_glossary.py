@@ -1,0 +1,185 @@
+"""The glossary: one Chinese term per concept, docs/glossary.md in step, no banned variant in the shipped bank."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from quizbank.glossary import (
+    GlossaryError,
+    banned_hits,
+    load_glossary,
+    main,
+    parse_glossary,
+    search_glossary,
+    to_markdown,
+)
+from quizbank.loader import load_banks
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_term_is_bilingual_and_unique():
+    terms = load_glossary()
+    assert len(terms) >= 25
+    assert len({t.id for t in terms}) == len({t.zh for t in terms}) == len(terms)
+    by_id = {t.id: t for t in terms}
+    assert by_id["dimension-pair"].zh == "维度对"
+    assert "分组" in by_id["dimension-pair"].banned
+    assert by_id["gqa"].zh == "分组查询注意力"
+    assert by_id["frequency-sequence"].banned == ("频率阶梯",)
+    for term in terms:
+        assert term.definition_en.strip() and term.definition_zh.strip()
+        assert term.zh not in term.banned
+
+
+def test_docs_glossary_is_generated_from_the_yaml(capsys):
+    shipped = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    assert shipped == to_markdown(), (
+        "regenerate it: python -m quizbank.glossary --markdown > docs/glossary.md"
+    )
+    assert main(["--markdown"]) == 0
+    assert capsys.readouterr().out == shipped
+    assert main([]) == 2
+    assert "| dimension pair (channel pair) | 维度对 |" in shipped
+
+
+def _zh_texts(bankset):
+    for topic in bankset.topics:
+        for text in (topic.title, topic.description):
+            if text is not None and text.zh:
+                yield f"topic {topic.id}", text.zh
+    for qid, question in bankset.questions.items():
+        where = str(bankset.origin[qid])
+        for text in question.text_fields():
+            if text.zh:
+                yield f"{where} ({qid})", text.zh
+        for blank in getattr(question, "blanks", []):
+            for accepted in blank.accept:
+                yield f"{where} ({qid}) cloze answer", accepted
+
+
+def test_the_shipped_bank_uses_no_banned_variant():
+    bankset = load_banks(include_user=False)
+    texts = list(_zh_texts(bankset))
+    assert len(texts) > 1000
+    problems = [
+        f"{where}: {variant!r} (use {term.zh!r}, {term.en}): …{text[max(0, at - 12) : at + 12]}…"
+        for where, text in texts
+        for variant, term, at in banned_hits(text)
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_banned_hits_skip_allowed_phrases_and_report_offsets():
+    text = "GQA 即分组查询注意力；每个分组旋转，频率阶梯从快到慢。"
+    hits = [(variant, term.id, at) for variant, term, at in banned_hits(text)]
+    assert hits == [
+        ("分组", "dimension-pair", text.index("分组旋转")),
+        ("频率阶梯", "frequency-sequence", text.index("频率阶梯")),
+    ]
+    assert banned_hits("KV 缓存与分组查询注意力") == []
+    assert [v for v, _, _ in banned_hits("键值缓存和 KV缓存")] == ["键值缓存", "KV缓存"]
+
+
+def test_search_matches_either_language_and_definitions():
+    assert [t.id for t in search_glossary("维度对")][0] == "dimension-pair"
+    assert "kv-cache" in [t.id for t in search_glossary("kv cache")]
+    assert "attention-sink" in [t.id for t in search_glossary("StreamingLLM")]  # in the definition
+    assert len(search_glossary("")) == len(load_glossary())
+    assert search_glossary("no such term at all") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1, 2]", "top-level 'terms:' list"),
+        ("terms: [oops]", "term 1 is not a mapping"),
+        ("terms: [{id: a, en: A}]", "needs id, en, zh and definition"),
+        ("terms: [{id: a, en: A, zh: 甲, definition: {en: x}}]", "needs a definition in en and zh"),
+        ("terms: [{id: a, en: A, zh: 甲, definition: {en: x, zh: 乙}, banned: [甲]}]", "bans its own term"),
+        (
+            "terms: [{id: a, en: A, zh: 甲, definition: {en: x, zh: y}}, {id: a, en: B, zh: 乙, definition: {en: x, zh: y}}]",
+            "share the id 'a'",
+        ),
+        ("terms: [{id: a, en: A, zh: 甲, definition: {en: x, zh: y}, banned: [1]}]", "lists of text"),
+    ],
+)
+def test_a_malformed_glossary_is_refused_with_a_clear_message(text, message):
+    with pytest.raises(GlossaryError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        parse_glossary(text)
+
+
+def test_browse_g_opens_the_glossary_filtered_as_you_type_in_both_languages(tmp_path, monkeypatch):
+    import asyncio
+
+    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    monkeypatch.setenv("POSENC_LANG", "en")
+    asyncio.run(_browse_glossary(tmp_path))
+
+
+async def _settle(pilot) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def _browse_glossary(tmp_path):
+    from tui.screens.glossary import GlossaryScreen
+    from tui.testing import make_app, screen_text
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _settle(pilot)
+        app.open_topic("fixture-rope")
+        await _settle(pilot)
+        await pilot.press("g")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GlossaryScreen)
+        assert len(screen.shown_ids()) == len(load_glossary())
+        await pilot.press(*"kv cache")
+        await _settle(pilot)
+        assert screen.shown_ids()[0] == "kv-cache"
+        text = screen_text(app)
+        assert "KV cache  KV 缓存" in text and "Glossary" in text
+        app.language = "zh"
+        await _settle(pilot)
+        text = screen_text(app)
+        assert "KV 缓存  KV cache" in text and "术语表" in text
+        await pilot.press("escape", "q")  # leave the filter box, then back to Browse
+        await _settle(pilot)
+        assert not isinstance(app.screen, GlossaryScreen)
+
+
+def test_search_lists_glossary_terms_and_opens_the_glossary_on_one(tmp_path, monkeypatch):
+    import asyncio
+
+    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    monkeypatch.setenv("POSENC_LANG", "en")
+    asyncio.run(_search_glossary(tmp_path))
+
+
+async def _search_glossary(tmp_path):
+    from tui.screens.glossary import GlossaryScreen
+    from tui.screens.search import rank
+    from tui.testing import make_app
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _settle(pilot)
+        hits = [(h.kind, h.key) for h in rank(app, "维度对")]
+        assert ("term", "dimension-pair") in hits
+        by_definition = next(h for h in rank(app, "StreamingLLM") if h.kind == "term")
+        assert by_definition.key == "attention-sink" and "StreamingLLM" in by_definition.excerpt
+        await pilot.press("slash")
+        await _settle(pilot)
+        await pilot.press(*"lost in the middle")
+        await _settle(pilot)
+        await pilot.press("enter")
+        await _settle(pilot)
+        assert isinstance(app.screen, GlossaryScreen)
+        assert app.screen.shown_ids()[0] == "lost-in-the-middle"
