@@ -84,6 +84,13 @@ _EXPORTS: dict[str, str] = {
     "deberta_score_terms_np": "deberta",
     "deberta_relative_indices": "deberta",
     "deberta_scale": "deberta",
+    # NoPE: position from the causal mask alone
+    "nope_causal_attention": "nope",
+    "nope_causal_attention_np": "nope",
+    "nope_first_token_signal": "nope",
+    "nope_first_token_signal_np": "nope",
+    "nope_recover_positions": "nope",
+    "nope_recover_positions_np": "nope",
     # integer / binary encodings, absolute-PE expansion
     "integer_pe_np": "discrete",
     "binary_pe_np": "discrete",

@@ -36,6 +36,7 @@ from .validate import (
     language_findings,
     question_self_findings,
     raw_demo_findings,
+    replaces_findings,
     schema_findings,
 )
 from .yamlsafe import YamlDoc, parse_yaml_text, read_yaml_file
@@ -381,6 +382,7 @@ class BankSet:
     # the questions of skipped files that are valid on their own: never shown, but
     # `posenc bank validate` runs their checks too, so that one run reports every problem
     skipped_bank: BankSet | None = None
+    replaced_by: dict[str, str] = field(default_factory=dict)  # merged-away id -> the question replacing it
 
     @property
     def errors(self) -> list[Problem]:
@@ -424,17 +426,52 @@ def load_banks(
     user_dir: str | os.PathLike[str] | None = None,
     shipped_dir: str | os.PathLike[str] | None = None,
     shipped_languages: tuple[str, ...] = SHIPPED_LANGUAGES,
+    use_cache: bool = False,
 ) -> BankSet:
-    """Load every bank (see the module docstring) and apply the cross-file rules."""
+    """Load every bank (see the module docstring) and apply the cross-file rules. With `use_cache`,
+    a load of the shipped bank alone comes from (and refreshes) quizbank.bank_cache."""
+    extra = list(extra_paths)
+    use_cache = use_cache and os.environ.get("POSENC_BANK_CACHE", "1") != "0"  # 0: always parse the YAML
+    if use_cache and include_shipped and not extra and shipped_dir is None:
+        folder = Path(user_dir) if user_dir is not None else user_bank_dir()
+        if not include_user or not folder.is_dir() or not _bank_files_in(folder):
+            return _load_shipped_cached(tuple(shipped_languages))
     with gc_paused():
         return _load_banks(
-            list(extra_paths),
+            extra,
             include_shipped=include_shipped,
             include_user=include_user,
             user_dir=Path(user_dir) if user_dir is not None else None,
             shipped_dir=Path(shipped_dir) if shipped_dir is not None else None,
             shipped_languages=tuple(shipped_languages),
         )
+
+
+def _load_shipped_cached(languages: tuple[str, ...]) -> BankSet:
+    from .bank_cache import fingerprint, read_cache, write_cache
+
+    folder = shipped_bank_dir()
+    files = sorted(f for f in folder.glob("*.yaml") if f.is_file()) if folder.is_dir() else []
+    try:
+        key = fingerprint(files, languages)
+        key["shown"] = [display_path(f) for f in files]  # messages name files relative to the cwd
+    except OSError:
+        key = None
+    cached = read_cache(key) if key is not None else None
+    if cached is not None:
+        return cached
+    with gc_paused():
+        bankset = _load_banks(
+            [],
+            include_shipped=True,
+            include_user=False,
+            user_dir=None,
+            shipped_dir=None,
+            shipped_languages=languages,
+        )
+    if key is not None:
+        write_cache(bankset, key)
+    return bankset
 
 
 def _load_banks(
@@ -501,6 +538,17 @@ def _load_banks(
                 message = f"duplicate id {qid!r} (also defined at {first_at})"
             result.problems.append(result.problem((*where, "id"), message))
 
+    # replaces: a replaced id is not a question, and is replaced by one question only
+    defined = {qid: str(f.location(where)) for qid, (f, where) in first_def.items()}
+    replacing = [
+        (q["id"], q["replaces"], (result, where))
+        for result in results
+        for where, q in result.raw_questions
+        if isinstance(q.get("id"), str) and isinstance(q.get("replaces"), list)
+    ]
+    for (result, where), i, message in replaces_findings(replacing, defined):
+        result.problems.append(result.problem((*where, "replaces", i), message))
+
     owner: dict[str, _QuestionRecord] = {}
     accepted: list[_FileResult] = []
     skipped: list[_FileResult] = []
@@ -554,6 +602,10 @@ def _load_banks(
             if question.id not in unloaded.questions:
                 _register(unloaded, result, question, where)
     bankset.skipped_bank = unloaded
+    for qid, question in bankset.questions.items():
+        for old in question.replaces:
+            if old not in bankset.questions:
+                bankset.replaced_by.setdefault(old, qid)
     bankset.topics.sort(key=lambda t: (t.order, t.title.get("en").casefold(), t.id))
     return bankset
 

@@ -72,6 +72,13 @@ class Text(_Strict):
         return {lang for lang in LANGS if self.has(lang)}
 
 
+class KeyPoint(Text):
+    """A key point of an open question. `match` (optional) lists terms that count as covering it when a mock
+    interview pre-ticks the points a typed answer mentions (see quizbank/mock/keypoints.py)."""
+
+    match: list[NonBlankText] = Field(default_factory=list)
+
+
 class DemoRef(_Strict):
     """A posenc_ref demo shown beside the answer."""
 
@@ -116,10 +123,14 @@ class _QuestionBase(_Strict):
     follow_ups: list[str] = Field(default_factory=list)
     demo: DemoRef | None = None
     checks: list[CheckSpec] = Field(default_factory=list)
+    drill: str | None = None  # a coding drill name (quizbank.drills.DRILL_NAMES)
+    hints: list[Text] = Field(default_factory=list, max_length=5)  # progressive, shown one at a time
+    # ids of merged-away questions whose progress moves to this one (an id may be replaced once)
+    replaces: list[Annotated[str, Field(pattern=ID_PATTERN, max_length=120)]] = Field(default_factory=list)
 
     def text_fields(self) -> list[Text]:
         """Every localized field, for language coverage and search."""
-        fields: list[Text] = [self.prompt, self.explanation]
+        fields: list[Text] = [self.prompt, self.explanation, *self.hints]
         if self.answer is not None:
             fields.append(self.answer)
         return fields
@@ -128,7 +139,7 @@ class _QuestionBase(_Strict):
 class OpenQuestion(_QuestionBase):
     type: Literal["open"]
     answer: Text
-    key_points: list[Text] = Field(min_length=1)
+    key_points: list[KeyPoint] = Field(min_length=1)
 
     def text_fields(self) -> list[Text]:
         return super().text_fields() + list(self.key_points)

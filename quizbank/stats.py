@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .safetext import escape_unsafe
 from .schema import LANGS, QUESTION_TYPES
 
 
@@ -18,13 +19,14 @@ def question_languages(question: Any) -> set[str]:
 
 
 def bank_stats(bankset: Any) -> dict[str, Any]:
-    """`{"questions", "by_topic", "by_type", "by_difficulty", "languages", "with_demo", "with_checks"}`."""
+    """`{"questions", "by_topic", "by_type", "by_difficulty", "languages", "with_demo", "with_checks",
+    "with_drill"}`."""
     questions = bankset.ordered_questions()
     by_topic = {t.id: len(t.question_ids) for t in bankset.topics}
     by_type = dict.fromkeys(QUESTION_TYPES, 0)
     by_difficulty = {"1": 0, "2": 0, "3": 0}
     languages = dict.fromkeys(LANGS, 0)
-    with_demo = with_checks = 0
+    with_demo = with_checks = with_drill = 0
     for question in questions:
         by_type[question.type] = by_type.get(question.type, 0) + 1
         key = str(question.difficulty)
@@ -33,6 +35,7 @@ def bank_stats(bankset: Any) -> dict[str, Any]:
             languages[lang] += 1
         with_demo += question.demo is not None
         with_checks += bool(question.checks)
+        with_drill += question.drill is not None
     return {
         "questions": len(questions),
         "by_topic": by_topic,
@@ -41,6 +44,7 @@ def bank_stats(bankset: Any) -> dict[str, Any]:
         "languages": languages,
         "with_demo": with_demo,
         "with_checks": with_checks,
+        "with_drill": with_drill,
     }
 
 
@@ -68,7 +72,7 @@ def format_stats(stats: dict[str, Any], bankset: Any | None = None) -> str:
 
     def topic_label(key: str) -> str:
         title = titles.get(key)
-        return f"{key} ({title})" if title and title != key else key
+        return escape_unsafe(f"{key} ({title})" if title and title != key else key, one_line=True)
 
     block("By topic", stats["by_topic"], topic_label)
     block("By type", stats["by_type"])
@@ -78,5 +82,12 @@ def format_stats(stats: dict[str, Any], bankset: Any | None = None) -> str:
         lambda k: {"1": "1 easy", "2": "2 medium", "3": "3 hard"}.get(k, k),
     )
     block("Languages (every text field)", stats["languages"])
-    block("Linked", {"with a demo": stats["with_demo"], "with checks": stats["with_checks"]})
+    block(
+        "Linked",
+        {
+            "with a demo": stats["with_demo"],
+            "with checks": stats["with_checks"],
+            "with a drill": stats.get("with_drill", 0),
+        },
+    )
     return "\n".join(lines)

@@ -496,9 +496,11 @@ def language_findings(data: Any, required: tuple[str, ...]) -> list[Finding]:
 def demo_findings(question: Any, demo_lookup: Callable[[str], Any] | None = None) -> list[Finding]:
     """Problems with a validated question's `demo:` and `checks:` against the demo registry (no torch).
 
-    Paths are relative to the question's mapping.
+    Paths are relative to the question's mapping. Also checks the question's `drill:` link.
     """
-    return demo_ref_findings(question.demo, list(enumerate(question.checks)), demo_lookup)
+    return drill_findings(question.drill) + demo_ref_findings(
+        question.demo, list(enumerate(question.checks)), demo_lookup
+    )
 
 
 def raw_demo_findings(raw_question: Any) -> list[Finding]:
@@ -506,6 +508,8 @@ def raw_demo_findings(raw_question: Any) -> list[Finding]:
     that is valid on its own are still checked against the registry."""
     if not isinstance(raw_question, dict):
         return []
+    raw_drill = raw_question.get("drill")
+    found = drill_findings(raw_drill) if isinstance(raw_drill, str) else []
     demo = None
     if "demo" in raw_question:
         try:
@@ -529,7 +533,18 @@ def raw_demo_findings(raw_question: Any) -> list[Finding]:
             continue
         path = raw.get("path")
         checks.append((i, _PartialCheck(ref.name, ref.params, path if isinstance(path, str) else None)))
-    return demo_ref_findings(demo, checks)
+    return found + demo_ref_findings(demo, checks)
+
+
+def drill_findings(name: str | None) -> list[Finding]:
+    """An unknown `drill:` name (the catalogue is plain data: no torch)."""
+    from .drills.catalogue import DRILL_NAMES
+
+    if name is None or name in DRILL_NAMES:
+        return []
+    hint = did_you_mean(name, DRILL_NAMES)
+    more = "" if hint else f"; the drills are {', '.join(DRILL_NAMES)}"
+    return [(("drill",), False, f"unknown drill {name!r}{hint}{more}")]
 
 
 class _PartialCheck(NamedTuple):
@@ -651,4 +666,32 @@ def question_self_findings(question: Any) -> list[Finding]:
     for i, target in enumerate(question.follow_ups):
         if target == question.id:
             out.append((("follow_ups", i), False, f"follow_ups lists the question itself ({target!r})"))
+    for i, old in enumerate(question.replaces):
+        if old == question.id:
+            out.append((("replaces", i), False, f"replaces lists the question itself ({old!r})"))
+    return out
+
+
+def replaces_findings(
+    replacing: list[tuple[str, list[Any], Any]], defined: dict[str, str]
+) -> list[tuple[Any, int, str]]:
+    """Cross-bank `replaces:` rules. `replacing` holds (question id, its replaces list as written, where),
+    in load order; `defined` maps every question id as written to where it is defined. A replaced id must
+    not also be a question, and an id may be replaced only once. Returns (where, index, message)."""
+    out: list[tuple[Any, int, str]] = []
+    first: dict[str, str] = {}
+    for qid, olds, where in replacing:
+        for i, old in enumerate(olds):
+            if not isinstance(old, str) or old == qid:
+                continue  # the schema and question_self_findings report these
+            if old in defined:
+                out.append((where, i, f"replaces {old!r}, which is still a question (at {defined[old]})"))
+            elif old in first and first[old] != qid:
+                out.append(
+                    (where, i, f"{old!r} is already replaced by {first[old]!r}; an id is replaced once")
+                )
+            elif old in first:
+                out.append((where, i, f"replaces lists {old!r} twice"))
+            else:
+                first[old] = qid
     return out

@@ -285,6 +285,7 @@ def test_stats_json_shape(tmp_path, capsys, empty_user_dir):
         "languages",
         "with_demo",
         "with_checks",
+        "with_drill",
     }
     assert stats["by_topic"]["mine"] == 2
     assert sum(stats["by_topic"].values()) == stats["questions"]
@@ -309,6 +310,7 @@ def test_stats_counts_exactly(tmp_path, capsys, empty_user_dir, monkeypatch):
         "languages": {"en": 8, "zh": 6},
         "with_demo": 2,
         "with_checks": 1,
+        "with_drill": 0,
     }
 
 

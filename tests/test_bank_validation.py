@@ -532,7 +532,7 @@ def test_skipped_files_still_get_every_cross_file_problem(tmp_path):
         f"{a}:10:9: id 'basics.tf' is already used by the shipped bank at {tf}:33:5; "
         "pick another id (progress is kept per id)",
         f"{a}:20:5: unknown key 'bogus'; valid keys here: id, prompt, explanation, answer, difficulty, "
-        "tags, sources, follow_ups, demo, checks, type, correct",
+        "tags, sources, follow_ups, demo, checks, drill, hints, replaces, type, correct",
         f"{b}:4:9: duplicate id 'u.x' (also defined at {a}:4:5)",
     ]
     assert sorted(Path(p).name for p, _ in bankset.skipped) == ["a.yaml", "b.yaml"]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from rich.cells import cell_len
-from textual.widgets import DataTable, Input, Markdown, OptionList, Static, Tree
+from textual.widgets import Input, Markdown, OptionList, Static, Tree
 from textual_plotext import PlotextPlot
 
 from tui.quiz_session import QuizConfig, QuizSession
@@ -24,7 +24,7 @@ from tui.screens.demo_lab import DemoLabScreen
 from tui.screens.home import HomeScreen
 from tui.screens.quiz import QuizScreen, QuizSetupScreen, QuizSummaryScreen
 from tui.testing import fake_demo_runner, make_app, screen_text
-from tui.widgets.demo_panel import DemoPanel
+from tui.widgets.demo_panel import DemoPanel, DemoTable
 from tui.widgets.heatmap import Heatmap
 from tui.widgets.question_view import QuestionView
 
@@ -80,8 +80,8 @@ async def test_home_shows_topics_counts_and_store(env: Path) -> None:
         assert isinstance(app.screen, HomeScreen)
         tree = app.screen.query_one("#topic-tree", Tree)
         labels = [" ".join(str(node.label).split()) for node in tree.root.children]
-        # question count, due (none yet), mastery (none yet: "·"), title
-        assert labels == ["6 · All topics", "4 · Fixture RoPE", "2 · Fixture ALiBi"]
+        # question count, due (0, not blank), mastery (none yet: "·"), title
+        assert labels == ["6 0↻ · All topics", "4 0↻ · Fixture RoPE", "2 0↻ · Fixture ALiBi"]
         text = screen_text(app)
         assert "2 topics · 6 questions" in text
         assert app.store is not None and app.store_error is None
@@ -121,15 +121,15 @@ async def test_unusable_data_dir_is_explained(env: Path) -> None:
 
 ANSWERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # question id -> (keys for a right answer, keys for a wrong answer); "{c}" = correct choice number
-    "fx.mcq": (("{c}",), ("{w}",)),
+    "fx.mcq": (("{c}", "space"), ("{w}", "enter")),  # choose, then confirm
     "fx.multi": (("{c}", "{c2}", "space"), ("{c}", "space")),
-    "fx.truefalse": (("t",), ("2",)),
+    "fx.truefalse": (("1", "space"), ("2", "enter")),
     "fx.numeric": (tuple("1/256") + ("enter",), tuple("0.5") + ("enter",)),
     "fx.cloze": (
         tuple("The Slope") + ("enter",) + tuple("logits") + ("enter",),
         tuple("bias") + ("enter",) + tuple("logits") + ("enter",),
     ),
-    "fx.literal": (("space", "3"), ("space", "n")),
+    "fx.literal": (("space", "3"), ("space", "x")),
 }
 
 
@@ -222,7 +222,7 @@ async def test_answer_needed_before_check(env: Path) -> None:
         await pilot.press(*"abc", "enter")
         await settle(pilot)
         assert not screen.view.revealed
-        assert "Not a number" in screen_text(app)
+        assert "'abc' is not a number" in screen_text(app)
 
 
 @pilot_test
@@ -233,13 +233,13 @@ async def test_demo_panel_beside_the_explanation(env: Path) -> None:
         screen = await start_quiz(pilot, ["fx.mcq"])
         panel = screen.query_one("#quiz-demo", DemoPanel)
         assert not panel.display  # hidden until answered: the demo could give the answer away
-        await pilot.press(str(correct_position(screen.view) + 1))
+        await pilot.press(str(correct_position(screen.view) + 1), "space")
         await settle(pilot)
         assert panel.display and panel.result is not None and panel.error is None
         explanation = screen.view.query_one(Markdown)
         assert explanation.region.x < panel.region.x  # side by side
         assert explanation.region.y < panel.region.bottom
-        assert panel.query(DataTable) and panel.query(PlotextPlot) and panel.query(Heatmap)
+        assert panel.query(DemoTable) and panel.query(PlotextPlot) and panel.query(Heatmap)
         text = screen_text(app)
         assert "cpu · float32 · 1.25 ms" in text
         assert "✓ textbook and fast forms agree" in text
@@ -253,7 +253,7 @@ async def test_failing_demo_is_shown_in_the_panel(env: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await start_quiz(pilot, ["fx.truefalse"])
-        await pilot.press("t")
+        await pilot.press("1", "space")
         await settle(pilot)
         panel = screen.query_one("#quiz-demo", DemoPanel)
         assert panel.error is not None and "NotImplementedError" in panel.error
@@ -387,6 +387,10 @@ async def test_search_jumps_to_a_question(env: Path) -> None:
         assert "fx.numeric" in screen_text(app)
         await pilot.press("enter")
         await settle(pilot)
+        assert isinstance(app.screen, QuizScreen) and app.screen.try_it  # "try it" first
+        assert app.screen.view.question_id == "fx.numeric" and not app.screen.view.revealed
+        await pilot.press("o")  # "read it"
+        await settle(pilot)
         assert isinstance(app.screen, BrowseScreen)
         assert app.screen.question_id == "fx.numeric"
 
@@ -439,7 +443,7 @@ async def test_language_toggle_everywhere_and_remembered(env: Path) -> None:
         assert "第 1/1 题" in text
         assert "下一题" in text  # the footer follows too
         assert app.store.get_setting("language") == "zh"
-        await pilot.press(str(correct_position(screen.view) + 1))
+        await pilot.press(str(correct_position(screen.view) + 1), "space")
         await settle(pilot)
         assert "正确" in screen_text(app)
     again = make_app(env, language=None)
@@ -474,7 +478,7 @@ async def test_cjk_wraps_inside_80_columns(env: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = await start_quiz(pilot, ["fx.mcq"])
-        await pilot.press(str(correct_position(screen.view) + 1))
+        await pilot.press(str(correct_position(screen.view) + 1), "space")
         await settle(pilot)
         text = screen_text(app)
         lines = text.splitlines()
@@ -489,7 +493,7 @@ async def test_no_raw_latex_on_screen(env: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await start_quiz(pilot, ["fx.mcq"])
-        await pilot.press(str(correct_position(screen.view) + 1))
+        await pilot.press(str(correct_position(screen.view) + 1), "space")
         await settle(pilot)
         text = screen_text(app)
         assert "θᵢ = 10000^(-2i/d)" in text
@@ -700,7 +704,7 @@ async def test_open_question_asks_for_a_verdict_on_screen_and_in_the_footer(env:
         lines = screen_text(app).splitlines()
         prompt_row = next(i for i, line in enumerate(lines) if "你答得如何" in line)
         assert prompt_row < 12  # right under the question, not below the model answer
-        assert "y 答对了" in lines[-1] and "n 没答出" in lines[-1]
+        assert "y 答对了" in lines[-1] and "x 没答出" in lines[-1]
         assert "已显示答案" not in screen_text(app)
         await pilot.press("4")
         await settle(pilot)
@@ -744,7 +748,7 @@ async def test_demo_title_and_claim_are_chinese_in_zh_mode_and_switch_at_once(en
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         screen = await start_quiz(pilot, ["fx.mcq"])
-        await pilot.press(str(correct_position(screen.view) + 1))
+        await pilot.press(str(correct_position(screen.view) + 1), "space")
         await settle(pilot)
         panel = screen.query_one("#quiz-demo", DemoPanel)
         assert panel.result is not None and panel.result.title_zh == spec.title_zh
@@ -835,7 +839,7 @@ async def test_chinese_explanation_lines_join_without_a_stray_space(env: Path) -
         await settle(pilot)
         assert "cjk.soft" in app.bankset.questions, app.bankset.skipped
         screen = await start_quiz(pilot, ["cjk.soft"])
-        await pilot.press("t")
+        await pilot.press("1", "space")
         await settle(pilot)
         text = screen_text(app)
         assert "旋转不会改变向量的长度，所以 RoPE 保持模长。" in text

@@ -46,7 +46,7 @@ async def _quiz(pilot: Any, answer: bool) -> None:
     if answer:
         view = screen.view
         right = [view.order.index(i) for i, c in enumerate(view.question.choices) if c.correct][0]
-        await pilot.press(str(right + 1))
+        await pilot.press(str(right + 1), "space")  # choose, then confirm
         await _settle(pilot)
     screen.query_one("#quiz-qa").scroll_home(animate=False)
     await _settle(pilot)

@@ -35,8 +35,8 @@ from textual.screen import Screen
 from . import cjkwrap
 from .commands import PosencCommands
 from .demo_host import DemoHost
-from .i18n import default_language, tr
-from .keys import bind, keymap_errors, localize_bindings
+from .i18n import count, default_language, tr
+from .keys import bind, focused_takes_text, keymap_errors, localize_bindings
 from .messages import BanksLoaded, StoreOpened, TorchWarmed
 
 if TYPE_CHECKING:
@@ -131,6 +131,7 @@ class PosencApp(App[int], inherit_bindings=False):
         self.store_error: str | None = None
         self.store_notices: list[str] = []
         self.store_ready = False
+        self.instant_submit = False  # the "instant_submit" setting: quiz mcq/truefalse answer on one key
         self.torch_ready = False
         self.torch_error: str | None = None
         self.first_paint_at: float | None = None
@@ -208,7 +209,10 @@ class PosencApp(App[int], inherit_bindings=False):
             from quizbank.loader import load_banks
 
             bankset = load_banks(
-                self.bank_paths, include_shipped=self.include_shipped, include_user=self.include_user
+                self.bank_paths,
+                include_shipped=self.include_shipped,
+                include_user=self.include_user,
+                use_cache=True,  # the shipped bank alone loads from quizbank.bank_cache
             )
         except Exception as exc:  # the loader reports file problems itself; this is the unexpected
             self.post_message(BanksLoaded(None, _one_line(exc), reload=reload))
@@ -254,6 +258,23 @@ class PosencApp(App[int], inherit_bindings=False):
             return
         self.post_message(TorchWarmed((time.perf_counter() - start) * 1000, device))
 
+    @work(thread=True, name="migrate-replaced", group="store-migrate", exclusive=True, exit_on_error=False)
+    def migrate_replaced_ids(self) -> None:
+        """Thread worker: move progress from merged-away question ids to their replacements (idempotent)."""
+        store, bankset = self.store, self.bankset
+        if store is None or bankset is None or not getattr(bankset, "replaced_by", None):
+            return
+        try:
+            moved = store.migrate_replaced_ids(bankset.replaced_by)
+        except Exception as exc:  # progress stays where it was; the next start tries again
+            self.call_from_thread(self.notify, _one_line(exc), severity="warning")
+            return
+        if moved:
+            self.call_from_thread(self._progress_migrated)
+
+    def _progress_migrated(self) -> None:
+        self.banks_version += 1  # screens showing progress refresh with the moved history
+
     def on_banks_loaded(self, message: BanksLoaded) -> None:
         if message.bankset is None:
             self.banks_error = message.error
@@ -264,6 +285,7 @@ class PosencApp(App[int], inherit_bindings=False):
         self.bankset = message.bankset
         self.banks_error = None
         self.bench_event("banks_loaded", ms=message.elapsed_ms)
+        self.migrate_replaced_ids()
         if message.reload:
             self.notify(
                 tr(
@@ -271,6 +293,8 @@ class PosencApp(App[int], inherit_bindings=False):
                     self.language,
                     topics=len(self.bankset.topics),
                     questions=len(self.bankset.questions),
+                    topics_text=count(len(self.bankset.topics), "topic"),
+                    questions_text=count(len(self.bankset.questions), "question"),
                 ),
                 timeout=3,
             )
@@ -292,6 +316,8 @@ class PosencApp(App[int], inherit_bindings=False):
                     self.set_reactive(PosencApp.language, saved)
                     self._language_changed()
             self.apply_keymap(self._setting("keymap", {}) or {})
+            self.instant_submit = bool(self._setting("instant_submit", False))
+            self.migrate_replaced_ids()
         self.banks_version += 1  # Home shows progress (due, mastery) once the store is there
 
     def on_torch_warmed(self, message: TorchWarmed) -> None:
@@ -349,6 +375,8 @@ class PosencApp(App[int], inherit_bindings=False):
             from textual.widgets import Input  # lazily: Home does not need it for its first paint
 
             return isinstance(self.focused, Input)
+        if action in ("help", "search", "toggle_language", "reload", "back") and focused_takes_text(self):
+            return False  # a letter key the focused field would type: not offered in the footer
         if action == "back":
             return len(self.screen_stack) > 1
         return True
@@ -406,6 +434,19 @@ class PosencApp(App[int], inherit_bindings=False):
         else:
             self.push_screen(BrowseScreen(topic_id, question_id))
 
+    def try_question(self, question_id: str) -> None:
+        """Try it: one question in quiz mode (`o` there reads it in Browse instead)."""
+        if not self.require_banks():
+            return
+        if question_id not in self.bankset.questions:
+            self.notify(tr("question.missing", self.language, id=question_id), severity="warning")
+            return
+        from .quiz_session import QuizConfig, QuizSession, new_seed
+        from .screens.quiz import QuizScreen
+
+        seed = self.fixed_seed if self.fixed_seed is not None else new_seed()
+        self.push_screen(QuizScreen(QuizSession(QuizConfig(count=1, seed=seed), [question_id]), try_it=True))
+
     def open_topic(self, topic_id: str) -> None:
         """Browse a topic from its first question."""
         if not self.require_banks():
@@ -426,6 +467,16 @@ class PosencApp(App[int], inherit_bindings=False):
                 self.screen.select_demo(name)
             return
         self.push_screen(DemoLabScreen(name))
+
+    def open_drills(self, name: str | None = None) -> None:
+        """Open the Drill screen, optionally on drill `name`."""
+        from .screens.drill import DrillScreen
+
+        if isinstance(self.screen, DrillScreen):
+            if name:
+                self.screen.select_drill(name)
+            return
+        self.push_screen(DrillScreen(name))
 
     def open_quiz_setup(self, topics: Sequence[str] = ()) -> None:
         if not self.require_banks():
@@ -471,20 +522,36 @@ class PosencApp(App[int], inherit_bindings=False):
 
         return run_demo
 
-    def record_attempt(self, question_id: str, grade: Grade, duration_ms: int) -> None:
-        """Record a quiz answer in the store (in a worker: the UI never waits on the disk)."""
+    def record_attempt(
+        self, question_id: str, grade: Grade, duration_ms: int, *, schedule: bool = False
+    ) -> None:
+        """Record a quiz answer in the store (in a worker: the UI never waits on the disk). `schedule`: a
+        quiz answer also updates the Study card (unless the "quiz_schedules" setting is off)."""
         if self.store is None:
             return
-        self._record_attempt_worker(question_id, grade.correct, grade.response, duration_ms)
+        self._record_attempt_worker(question_id, grade.correct, grade.response, duration_ms, schedule)
 
     @work(thread=True, group="record", exit_on_error=False)
     def _record_attempt_worker(
-        self, question_id: str, correct: bool | None, response: str, duration_ms: int
+        self, question_id: str, correct: bool | None, response: str, duration_ms: int, schedule: bool = False
     ) -> None:
         try:
             self.store.record_attempt(question_id, correct, response, duration_ms)
+            if schedule and correct is not None and self.store.get_setting("quiz_schedules", True):
+                self._schedule_from_quiz(question_id, correct, duration_ms)
         except Exception as exc:
             self.notify(tr("store.record_failed", self.language, error=_one_line(exc)), severity="error")
+
+    def _schedule_from_quiz(self, question_id: str, correct: bool, duration_ms: int) -> None:
+        """A wrong quiz answer makes the card due now; a right one on a due card counts as a Good review."""
+        from datetime import UTC, datetime
+
+        if not correct:
+            self.store.make_due_now([question_id])
+            return
+        card = self.store.card(question_id)
+        if card is not None and card.due <= datetime.now(UTC):
+            self.store.review(question_id, 3, duration_ms=duration_ms)
 
 
 def run_app(bank_paths: Sequence[str] = (), data_dir: str | None = None) -> int:

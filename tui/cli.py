@@ -14,7 +14,11 @@ from collections.abc import Sequence
 def build_parser() -> argparse.ArgumentParser:
     from posenc_ref import cli as demo_cli
     from quizbank import cli as bank_cli
+    from quizbank.drills import cli as drill_cli
+    from quizbank.mock import cli as mock_cli
     from quizbank.progress import cli as progress_cli
+
+    from . import serve as serve_cli
 
     parser = argparse.ArgumentParser(
         prog="posenc",
@@ -34,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     bank_cli.add_parser(sub)
     progress_cli.add_parser(sub)
     progress_cli.add_export_parser(sub)
+    mock_cli.add_parser(sub)
+    serve_cli.add_parser(sub)
+    drill_cli.add_parser(sub)
     return parser
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["LANGUAGES", "default_language", "demo_claim", "demo_title", "tr"]
+__all__ = ["LANGUAGES", "count", "default_language", "demo_claim", "demo_title", "tr"]
 
 LANGUAGES = ("en", "zh")
 
@@ -17,7 +17,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lang.switched": ("Language: English", "语言：中文"),
     "loading.banks": ("Loading question banks…", "正在加载题库…"),
     "reload.done": (
-        "Banks reloaded: {topics} topics, {questions} questions",
+        "Banks reloaded: {topics_text}, {questions_text}",
         "题库已重新加载：{topics} 个主题，{questions} 道题",
     ),
     "reload.failed": ("Reload failed: {error}", "重新加载失败：{error}"),
@@ -39,6 +39,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "key.language": ("中文", "English"),
     "key.reload": ("Reload", "重载"),
     "key.palette": ("Commands", "命令"),
+    "key.switch_language": ("Switch language", "切换语言"),
+    "key.drills": ("Drills", "编程练习"),
+    "key.export": ("Export progress", "导出进度"),
     "key.quit_home": ("Quit (press q twice)", "退出（按两次 q）"),
     "key.end_quiz": ("End quiz", "结束"),
     "key.got_it": ("Got it", "答对了"),
@@ -48,6 +51,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "key.demo_lab": ("Demo lab", "演示实验室"),
     "key.study": ("Study", "学习"),
     "key.stats": ("Stats", "统计"),
+    "key.mock": ("Mock interview", "模拟面试"),
     "key.check": ("Check", "检查"),
     "key.next": ("Next", "下一题"),
     "key.prev": ("Previous", "上一题"),
@@ -66,16 +70,20 @@ STRINGS: dict[str, tuple[str, str]] = {
     "home.columns_progress": ("questions, due ↻, mastery", "题数、待复习 ↻、掌握度"),
     "home.start": ("Start", "开始"),
     "home.status": ("Status", "状态"),
-    "home.counts": ("{topics} topics · {questions} questions", "{topics} 个主题 · {questions} 道题"),
+    "home.counts": ("{topics_text} · {questions_text}", "{topics} 个主题 · {questions} 道题"),
     "home.topic_line": ("{count} q", "{count} 题"),
     "home.due": ("{due} due", "{due} 待复习"),
     "home.mastery": ("{pct}% mastery", "掌握 {pct}%"),
+    "home.mastery_means": (
+        "Mastery: chance of recalling a question now, over all its questions (unseen = 0).",
+        "掌握度：现在能回想起题目的概率，对全部题目取平均（没学过的按 0 计）。",
+    ),
     "home.skipped": ("Skipped user bank files", "已跳过的用户题库文件"),
     "home.problems": ("Problems in the loaded banks", "已加载题库中的问题"),
     "home.notices": ("Notices", "提示"),
     "home.hint": (
-        "Enter on a topic browses it; on a question opens it.",
-        "在主题上按 Enter 浏览该主题；在题目上按 Enter 打开该题。",
+        "Enter on a topic browses it; on a question tries it (b reads it).",
+        "在主题上按 Enter 浏览该主题；在题目上按 Enter 试做（按 b 阅读）。",
     ),
     "home.store": ("Progress: {path}", "进度：{path}"),
     "home.store_ok": ("Progress is saved.", "进度会被保存。"),
@@ -133,15 +141,23 @@ STRINGS: dict[str, tuple[str, str]] = {
         "先在心里（或大声）作答，然后按空格显示参考答案。",
     ),
     "quiz.self_grade": (
-        "How did you do?  1 missed  2 hard  3 good  4 easy   (y = got it, n = missed)",
-        "你答得如何？ 1 没答出  2 困难  3 良好  4 轻松   （y = 答对，n = 答错）",
+        "How did you do?  1 missed  2 hard  3 good  4 easy   (y got it · x missed · n moves on ungraded)",
+        "你答得如何？ 1 没答出  2 困难  3 良好  4 轻松   （y 答对 · x 答错 · n 不评分，下一题）",
     ),
-    "quiz.choice_hint": ("1–{n} or ↑↓ + Enter", "按 1–{n}，或 ↑↓ 加 Enter"),
+    "quiz.choice_hint": (
+        "1–{n} or ↑↓ + Enter choose · Space or Enter confirms",
+        "按 1–{n} 或 ↑↓ 加 Enter 选择 · 空格或 Enter 确认",
+    ),
+    "quiz.choice_hint_instant": ("1–{n} or ↑↓ + Enter answers", "按 1–{n} 或 ↑↓ 加 Enter 作答"),
     "quiz.multi_hint": (
         "1–{n} or ↑↓ + Enter toggle · Space checks",
         "按 1–{n}，或 ↑↓ 加 Enter 选择 · 空格检查",
     ),
-    "quiz.tf_hint": ("1 / t = true · 2 / f = false", "1 / t = 正确 · 2 / f = 错误"),
+    "quiz.tf_hint": (
+        "1 = true · 2 = false · Space or Enter confirms",
+        "1 = 正确 · 2 = 错误 · 空格或 Enter 确认",
+    ),
+    "quiz.tf_hint_instant": ("1 = true · 2 = false", "1 = 正确 · 2 = 错误"),
     "quiz.numeric_hint": ("Type a number, Enter checks", "输入数字，按 Enter 检查"),
     "quiz.cloze_hint": (
         "Fill each blank; Enter moves on and checks at the end",
@@ -149,7 +165,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "quiz.true": ("True", "正确"),
     "quiz.false": ("False", "错误"),
-    "quiz.not_number": ("Not a number: {error}", "不是数字：{error}"),
+    "quiz.not_number": (
+        "{error}: type e.g. 0.5, 1/2, 1e-4 or 50%",
+        "无法识别为数字（{error}）：可以输入 0.5、1/2、1e-4 或 50%",
+    ),
     "quiz.no_demo": ("This question has no live demo.", "这道题没有实时演示。"),
     "quiz.demo_hidden": (
         "The live demo appears once you answer (d shows it now).",
@@ -161,7 +180,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "quiz.empty": ("This quiz has no questions.", "这个测验没有题目。"),
     # summary
     "summary.title": ("Quiz summary", "测验总结"),
-    "summary.score": ("Score: {right}/{total} ({pct}%)", "得分：{right}/{total}（{pct}%）"),
+    "summary.score": (
+        "Score: {right}/{total} answered correctly ({pct}%)",
+        "得分：已答 {total} 题，答对 {right} 题（{pct}%）",
+    ),
     "summary.detail": (
         "{answered} answered · {skipped} skipped · {duration}",
         "已答 {answered} · 跳过 {skipped} · 用时 {duration}",
@@ -172,6 +194,52 @@ STRINGS: dict[str, tuple[str, str]] = {
     "summary.wrong": ("wrong", "答错"),
     "summary.skipped": ("skipped", "跳过"),
     "summary.revealed": ("revealed", "看了答案"),
+    "summary.score_none": ("Score: nothing answered", "得分：没有作答"),
+    "summary.answered": ("{n} answered", "已答 {n}"),
+    "summary.correct_n": ("{n} correct", "答对 {n}"),
+    "summary.wrong_n": ("{n} wrong", "答错 {n}"),
+    "summary.revealed_n": ("{n} revealed", "看答案 {n}"),
+    "summary.skipped_n": ("{n} skipped", "跳过 {n}"),
+    "summary.not_reached_n": ("{n} not reached", "未做到 {n}"),
+    "summary.duration": ("{duration}", "用时 {duration}"),
+    "summary.topic_unreached": ("not reached", "未做到"),
+    "summary.topic_unanswered": ("not answered", "未作答"),
+    "summary.of_n": ("of {n}", "共 {n} 题"),
+    # quiz: marks, hints, choices (issue 11)
+    "key.flag": ("Flag", "标记"),
+    "key.note": ("Note", "笔记"),
+    "key.hint": ("Hint", "提示"),
+    "key.read": ("Read it", "阅读"),
+    "key.cancel": ("Cancel", "取消"),
+    "quiz.flagged": ("flagged", "已标记"),
+    "quiz.try_it": ("Try it (o reads it in Browse)", "试做（按 o 在浏览中阅读）"),
+    "quiz.hint_n": ("Hint {n}/{total}", "提示 {n}/{total}"),
+    "quiz.hints_left": ("h hint ({left} left)", "h 提示（还有 {left} 条）"),
+    "quiz.no_more_hints": ("No more hints: Space shows the answer.", "没有更多提示了：按空格显示答案。"),
+    "quiz.chosen": ("chosen: {choice}", "已选：{choice}"),
+    "quiz.tag_picked_right": ("your pick ✓", "你的选择 ✓"),
+    "quiz.tag_missed": ("missed: correct", "漏选：正确项"),
+    "quiz.tag_answer": ("the answer", "正确答案"),
+    "quiz.tag_picked_wrong": ("your pick ✗ wrong", "你的选择 ✗ 错误"),
+    "note.title": ("Note on {id}", "{id} 的笔记"),
+    "note.help": ("Enter saves (empty deletes) · Esc cancels", "Enter 保存（留空即删除）· Esc 取消"),
+    "note.saved": ("Note saved", "笔记已保存"),
+    "note.deleted": ("Note deleted", "笔记已删除"),
+    "note.flagged": ("Flagged {id}", "已标记 {id}"),
+    "note.unflagged": ("Unflagged {id}", "已取消标记 {id}"),
+    "setup.types": ("Types", "题型"),
+    "setup.only": ("Only", "仅限"),
+    "setup.only_flagged": ("flagged", "已标记"),
+    "setup.only_wrong": ("wrong last time", "上次答错"),
+    "setup.only_unseen": ("unseen", "未做过"),
+    "setup.none_status": (
+        "No question matches: progress is not available for the status filters.",
+        "没有符合条件的题目：进度不可用，无法按状态筛选。",
+    ),
+    "status.new": ("new", "新"),
+    "status.seen": ("seen", "已做"),
+    "status.wrong": ("wrong last time", "上次答错"),
+    "status.due": ("due", "待复习"),
     # browse
     "browse.title": ("Browse · {topic}", "浏览 · {topic}"),
     "browse.position": ("{n}/{total}", "{n}/{total}"),
@@ -193,11 +261,16 @@ STRINGS: dict[str, tuple[str, str]] = {
     "demo.notes": ("Notes", "备注"),
     "demo.params": ("params: {params}", "参数：{params}"),
     "demo.masked": ("masked (−∞)", "已屏蔽（−∞）"),
-    "demo.sampled": ("showing every {step}th of {rows}×{cols}", "每 {step} 个取一个，共 {rows}×{cols}"),
+    "demo.sampled": ("showing 1 in {step} of {rows}×{cols}", "每 {step} 个取一个，共 {rows}×{cols}"),
     "demo.rows": ("row", "行"),
     "demo.cols": ("column", "列"),
     "demo.exact": ("exact", "精确"),
     "demo.unknown": ("Unknown demo: {error}", "未知演示：{error}"),
+    "demo.stale": (
+        "⚠ Not rerun: the parameters were refused. The result below is from the last run.",
+        "⚠ 未重新运行：参数被拒绝。下面是上一次运行的结果。",
+    ),
+    "demo.table_scroll": ("(scroll → for more columns)", "（向右滚动查看更多列）"),
     # demo lab
     "lab.title": ("Demo lab", "演示实验室"),
     "lab.demo": ("Demo", "演示"),
@@ -210,6 +283,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "参数 {name} 应为{bounds}，收到 “{raw}”",
     ),
     "lab.no_params": ("This demo has no parameters.", "这个演示没有参数。"),
+    "lab.constraint": (
+        "Parameters must satisfy {rule}; got {left}={left_value} and {right}={right_value}.",
+        "参数必须满足 {rule}，当前 {left}={left_value}，{right}={right_value}。",
+    ),
     "lab.topic": ("topic: {topic}", "主题：{topic}"),
     # help
     "help.title": ("Keys", "按键"),
@@ -233,10 +310,35 @@ STRINGS: dict[str, tuple[str, str]] = {
     "search.topic": ("topic", "主题"),
     "search.demo": ("demo", "演示"),
     "search.question": ("question", "题目"),
+    "search.term": ("term", "术语"),
+    # glossary
+    "glossary.title": ("Glossary · one Chinese term per concept", "术语表 · 每个概念一个中文术语"),
+    "glossary.placeholder": ("Filter terms (English or 中文)…", "筛选术语（English 或中文）…"),
+    "glossary.count": ("{n} terms", "{n} 个术语"),
+    "glossary.failed": ("Could not read the glossary: {error}", "无法读取术语表：{error}"),
+    "key.glossary": ("Glossary", "术语表"),
     "palette.placeholder": ("Jump to a question, topic or demo…", "跳转到题目、主题或演示…"),
     "palette.open_question": ("Open question {id}", "打开题目 {id}"),
     "palette.browse_topic": ("Browse topic", "浏览主题"),
     "palette.open_demo": ("Open in the demo lab", "在演示实验室中打开"),
+    "palette.mock": ("Start a timed mock interview", "开始一场计时模拟面试"),
+    "palette.quiz": ("Start a quiz: pick topics, types and length", "开始测验：选择主题、题型和题数"),
+    "palette.study": ("Study the cards that are due (spaced repetition)", "复习到期的卡片（间隔重复）"),
+    "palette.drills": ("Coding drills: implement the encodings yourself", "编程练习：自己实现这些位置编码"),
+    "palette.open_drill": ("Open the coding drill", "打开编程练习"),
+    "search.drill": ("drill", "练习"),
+    "quiz.drill_link": (
+        "Coding drill: {name}. Press c to implement it yourself.",
+        "编程练习：{name}。按 c 亲手实现它。",
+    ),
+    "palette.export": ("Export your progress to a file", "把学习进度导出到文件"),
+    "palette.language": ("Switch the language (English / 中文)", "切换语言（English / 中文）"),
+    "palette.demo_lab": ("Run any demo with your own parameters", "用自己的参数运行任意演示"),
+    "palette.stats": ("Reviews, retention, due forecast and mastery", "复习次数、保留率、到期预测与掌握度"),
+    "palette.search": ("Search questions, topics and demos", "搜索题目、主题和演示"),
+    "palette.reload": ("Reload the question banks from disk", "从磁盘重新加载题库"),
+    "palette.help": ("Keys and how the app works", "按键说明与使用方法"),
+    "search.command": ("command", "命令"),
 }
 
 
@@ -248,6 +350,12 @@ def tr(key: str, lang: str, **fields: object) -> str:
     else:
         text = pair[1] if lang == "zh" and pair[1] else pair[0]
     return text.format(**fields) if fields else text
+
+
+def count(n: int, noun: str, plural: str = "") -> str:
+    """`1 review`, `2 reviews`: an English count with the noun in the right number (Chinese
+    strings put the number in their own template)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def demo_title(demo: object, lang: str) -> str:

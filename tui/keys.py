@@ -15,7 +15,7 @@ from textual.binding import Binding
 
 from .i18n import tr
 
-__all__ = ["DESCRIPTION_KEYS", "bind", "keymap_errors", "localize_bindings"]
+__all__ = ["DESCRIPTION_KEYS", "bind", "focused_takes_text", "keymap_errors", "localize_bindings"]
 
 # binding id -> i18n key of its description
 DESCRIPTION_KEYS: dict[str, str] = {}
@@ -55,6 +55,18 @@ def localize_bindings(node: Any, lang: str) -> None:
             replace(b, description=tr(DESCRIPTION_KEYS[b.id], lang)) if b.id in DESCRIPTION_KEYS else b
             for b in bindings
         ]
+
+
+def focused_takes_text(app: Any) -> bool:
+    """True when the focused widget turns printable keys into text (an Input, unless it says
+    otherwise with `takes_text`): the footer then hides the letter commands it would swallow."""
+    focused = app.focused
+    if focused is None:
+        return False
+    takes = getattr(focused, "takes_text", None)
+    if takes is not None:
+        return bool(takes)
+    return any(cls.__name__ in ("Input", "TextArea") for cls in type(focused).__mro__)
 
 
 def keymap_errors(keymap: Any) -> str | None:

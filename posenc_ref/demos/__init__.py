@@ -9,6 +9,7 @@ a CUDA out-of-memory error.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import time
 from typing import Any
@@ -46,6 +47,8 @@ def _load_specs() -> None:
     from . import (  # noqa: F401  (registration side effects)
         absolute_demos,
         alibi_demos,
+        longctx_demos,
+        nope_demos,
         relative_demos,
         rope_demos,
         scaling_demos,
@@ -69,12 +72,21 @@ def get_demo(name: str) -> Demo:
         raise DemoError(f"unknown demo {name!r}{hint}; valid demos: {', '.join(sorted(_REGISTRY))}") from None
 
 
+UNLIMITED_MEMORY_BYTES = 2**62
+
+
 def memory_budget_bytes() -> int:
+    """POSENC_MEMORY_BUDGET_MIB in bytes: `inf` (or anything that overflows, like 1e400) means no limit;
+    a value that is not a positive number (nan, -1, text) falls back to the default."""
     raw = os.environ.get("POSENC_MEMORY_BUDGET_MIB")
     try:
         mib = float(raw) if raw else DEFAULT_MEMORY_BUDGET_MIB
     except ValueError:
         mib = DEFAULT_MEMORY_BUDGET_MIB
+    if math.isnan(mib) or mib <= 0:
+        mib = DEFAULT_MEMORY_BUDGET_MIB
+    if math.isinf(mib) or mib * 1024 * 1024 >= UNLIMITED_MEMORY_BYTES:
+        return UNLIMITED_MEMORY_BYTES
     return int(mib * 1024 * 1024)
 
 
@@ -153,7 +165,10 @@ def run_demo(name: str, params: dict[str, Any] | None = None, device: str = "aut
 
         torch.cuda.empty_cache()
         ctx = DemoContext(device="cpu")
-        ctx.note(f"CUDA ran out of memory on {dev} ({oom}); fell back to CPU.")
+        ctx.note(
+            f"CUDA ran out of memory on {dev} ({oom}); fell back to CPU.",
+            zh=f"{dev} 上 CUDA 显存不足（{oom}），已改在 CPU 上运行。",
+        )
         elapsed_ms = _run_timed(demo, ctx, resolved)
     return DemoResult(
         name=demo.name,
@@ -171,4 +186,5 @@ def run_demo(name: str, params: dict[str, Any] | None = None, device: str = "aut
         notes=ctx.notes,
         title_zh=demo.title_zh,
         claim_zh=demo.claim_zh,
+        notes_zh=ctx.notes_zh,
     )

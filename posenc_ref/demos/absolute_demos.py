@@ -39,25 +39,39 @@ def _run_sinusoidal_linearity(ctx: DemoContext, dim: int, k: int, seq_len: int, 
         "(one matrix for every p)",
         max_error,
         1e-5,
+        zh=f"对全部 {seq_len} 个位置 p 都有 PE[p {'+' if k >= 0 else '−'} {abs(k)}] = M_{k} · PE[p]"
+        "（所有 p 共用一个矩阵）",
     )
     ctx.value("max_error", max_error)
 
     textbook = sinusoidal_shift_np(k, dim, base=base)
-    ctx.check("fast M_k matches the textbook float64 matrix", max_abs_diff(m_k, textbook), 1e-6)
+    ctx.check(
+        "fast M_k matches the textbook float64 matrix",
+        max_abs_diff(m_k, textbook),
+        1e-6,
+        zh="快速实现的 M_k 与教科书 float64 矩阵一致",
+    )
     # M_k is block-diagonal, so its leading n×n block (n even) is itself a shift matrix: check dense
     # products there to keep large d cheap
     n = min(dim, 512)
     where = "" if n == dim else f" (first {n} dims)"
+    where_zh = "" if n == dim else f"（前 {n} 维）"
     m_sub = m_k[:n, :n]
     eye = torch.eye(n, device=ctx.device, dtype=dt)
     ctx.check(
         f"M_k is orthogonal (M_k · M_kᵀ = I): it only rotates{where}",
         max_abs_diff(m_sub @ m_sub.T, eye),
         1e-5,
+        zh=f"M_k 是正交矩阵（M_k · M_kᵀ = I）：它只做旋转{where_zh}",
     )
     m_1 = sinusoidal_shift(1, dim, base=base, device=ctx.device, dtype=dt)[:n, :n]
     m_k1 = sinusoidal_shift(k + 1, dim, base=base, device=ctx.device, dtype=dt)[:n, :n]
-    ctx.check(f"shifts compose: M_1 · M_k = M_(k+1){where}", max_abs_diff(m_1 @ m_sub, m_k1), 1e-5)
+    ctx.check(
+        f"shifts compose: M_1 · M_k = M_(k+1){where}",
+        max_abs_diff(m_1 @ m_sub, m_k1),
+        1e-5,
+        zh=f"平移可以复合：M_1 · M_k = M_(k+1){where_zh}",
+    )
 
     omega = sinusoidal_frequencies_np(dim, base=base)
     pairs = sample_indices(dim // 2, 8)
@@ -66,34 +80,46 @@ def _run_sinusoidal_linearity(ctx: DemoContext, dim: int, k: int, seq_len: int, 
         angle = omega[i] * k
         rows.append([i, omega[i], -angle, math.cos(angle), math.sin(angle)])
     ctx.table(
-        f"2×2 blocks of M_{k}: a rotation by −ω_i·k on (sin, cos) of pair i",
-        ["pair i", "ω_i", "rotation angle −ω_i·k (rad)", "cos ω_i·k", "sin ω_i·k"],
+        f"2×2 blocks of M_{k}: a rotation by −ωᵢ·k on (sin, cos) of pair i",
+        ["pair i", "ωᵢ", "rotation angle −ωᵢ·k (rad)", "cos ωᵢ·k", "sin ωᵢ·k"],
         rows,
+        title_zh=f"M_{k} 的 2×2 块：对第 i 对 (sin, cos) 旋转 −ωᵢ·k",
+        columns_zh=["第 i 对", "ωᵢ", "旋转角 −ωᵢ·k（弧度）", "cos ωᵢ·k", "sin ωᵢ·k"],
     )
     shown = sample_indices(seq_len, 6)
     ctx.table(
         "The same matrix works at every position",
         ["p", "p + k", "max |PE[p+k] − M_k·PE[p]|"],
         [[p, p + k, float(per_p[p])] for p in shown],
+        title_zh="同一个矩阵在每个位置都适用",
+        columns_zh=["p", "p + k", "max |PE[p+k] − M_k·PE[p]|"],
     )
     ctx.matrix(
         f"M_{k} (first {min(dim, MAX_MATRIX_SIDE)} dims)",
         m_k[:MAX_MATRIX_SIDE, :MAX_MATRIX_SIDE].cpu(),
         "output dim",
         "input dim",
+        title_zh=f"M_{k}（前 {min(dim, MAX_MATRIX_SIDE)} 维）",
+        row_label_zh="输出维",
+        col_label_zh="输入维",
     )
     ctx.matrix(
         f"PE table: positions 0..{min(seq_len, MAX_MATRIX_SIDE) - 1} × dims",
         pe_p[:MAX_MATRIX_SIDE, :MAX_MATRIX_SIDE].cpu(),
         "position p",
         "dim",
+        title_zh=f"PE 表：位置 0..{min(seq_len, MAX_MATRIX_SIDE) - 1} × 维度",
+        row_label_zh="位置 p",
+        col_label_zh="维",
     )
     ctx.note(
-        "Each (sin, cos) pair turns by −ω_i·k: the pair is ordered (sin, cos), so the usual "
-        "[[cos, −sin], [sin, cos]] appears transposed."
+        "Each (sin, cos) pair turns by −ωᵢ·k: the pair is ordered (sin, cos), so the usual "
+        "[[cos, −sin], [sin, cos]] appears transposed.",
+        zh="每对 (sin, cos) 转过 −ωᵢ·k：因为这一对的顺序是 (sin, cos)，常见的 [[cos, −sin], [sin, cos]] 在这里是转置的。",
     )
     ctx.note(
-        "Because M_k does not depend on p, a linear layer can learn 'look k tokens back' once for all positions."
+        "Because M_k does not depend on p, a linear layer can learn 'look k tokens back' once for all positions.",
+        zh="因为 M_k 与 p 无关，一个线性层只需学一次“往回看 k 个 token”，就对所有位置都适用。",
     )
 
 
@@ -108,8 +134,18 @@ def _run_sinusoidal_wavelengths(ctx: DemoContext, dim: int, base: float) -> None
     half = dim // 2
     min_wl, max_wl = float(wl.min()), float(wl.max())
     expected_max = 2 * math.pi * base ** ((dim - 2) / dim)
-    ctx.check("shortest wavelength is 2π (pair 0, ω_0 = 1)", abs(min_wl - 2 * math.pi), 1e-12)
-    ctx.check("longest wavelength is 2π·base^((d−2)/d)", abs(max_wl - expected_max) / expected_max, 1e-12)
+    ctx.check(
+        "shortest wavelength is 2π (pair 0, ω₀ = 1)",
+        abs(min_wl - 2 * math.pi),
+        1e-12,
+        zh="最短波长是 2π（第 0 对，ω₀ = 1）",
+    )
+    ctx.check(
+        "longest wavelength is 2π·base^((d−2)/d)",
+        abs(max_wl - expected_max) / expected_max,
+        1e-12,
+        zh="最长波长是 2π·base^((d−2)/d)",
+    )
     if half > 1:
         ratios = wl[1:] / wl[:-1]
         step = base ** (2 / dim)
@@ -117,6 +153,7 @@ def _run_sinusoidal_wavelengths(ctx: DemoContext, dim: int, base: float) -> None
             f"consecutive wavelengths grow by the constant factor base^(2/d) = {step:.6g} (geometric)",
             float(np.abs(ratios / step - 1).max()),
             1e-12,
+            zh=f"相邻波长按固定倍数 base^(2/d) = {step:.6g} 增长（等比数列）",
         )
     # the table's columns really have these periods: column 2i is sin(2π·p / λ_i)
     n_pos = 64
@@ -130,9 +167,10 @@ def _run_sinusoidal_wavelengths(ctx: DemoContext, dim: int, base: float) -> None
     p = np.arange(n_pos, dtype=np.float64)[:, None]
     expected = np.sin(2 * math.pi * p / wl[None, :])
     ctx.check(
-        "column 2i of the PE table is sin(2π·p / λ_i)",
+        "column 2i of the PE table is sin(2π·p / λᵢ)",
         max_abs_diff(pe[:, 0::2], expected),
         1e-6,
+        zh="PE 表的第 2i 列是 sin(2π·p / λᵢ)",
     )
     ratio = max_wl / min_wl
     ctx.value("min_wavelength", min_wl)
@@ -145,35 +183,42 @@ def _run_sinusoidal_wavelengths(ctx: DemoContext, dim: int, base: float) -> None
     shown = sorted({0, 1, 2, half // 4, half // 2, half - 2, half - 1} & set(range(half)))
     ctx.table(
         "Wavelength per sin/cos pair",
-        ["pair i", "dims", "ω_i", "λ_i = 2π/ω_i", "λ_i / 2π", "λ_i (tensor2tensor rule)"],
+        ["pair i", "dims", "ωᵢ", "λᵢ = 2π/ωᵢ", "λᵢ / 2π", "λᵢ (tensor2tensor rule)"],
         [[i, f"{2 * i}, {2 * i + 1}", omega[i], wl[i], wl[i] / (2 * math.pi), wl_t2t[i]] for i in shown],
+        title_zh="每对 sin/cos 的波长",
+        columns_zh=["第 i 对", "维", "ωᵢ", "λᵢ = 2π/ωᵢ", "λᵢ / 2π", "λᵢ（tensor2tensor 规则）"],
     )
     idx = sample_indices(half, MAX_SERIES_POINTS)
     ctx.series(
         "Wavelength per pair (log10): a straight line, so a geometric progression",
         [float(i) for i in idx],
         {
-            "paper: log10 λ_i": [math.log10(wl[i]) for i in idx],
-            "tensor2tensor: log10 λ_i": [math.log10(wl_t2t[i]) for i in idx],
+            "paper: log10 λᵢ": [math.log10(wl[i]) for i in idx],
+            "tensor2tensor: log10 λᵢ": [math.log10(wl_t2t[i]) for i in idx],
         },
         "pair i",
         "log10 wavelength (positions)",
+        title_zh="每一对的波长（log10）：一条直线，即等比数列",
     )
     ctx.series(
         "Wavelength per pair",
         [float(i) for i in idx],
-        {"λ_i": [float(wl[i]) for i in idx]},
+        {"λᵢ": [float(wl[i]) for i in idx]},
         "pair i",
         "wavelength (positions)",
+        title_zh="每一对的波长",
     )
     rel = float(np.abs(omega_t2t / omega - 1).max())
     ctx.note(
-        f"tensor2tensor/fairseq use ω_i = base^(−i/(d/2−1)), ending at exactly 2π·base = {2 * math.pi * base:.6g}; "
-        f"the paper's rule ends at {max_wl:.6g}. Largest relative frequency difference at d={dim}: {rel:.2%}."
+        f"tensor2tensor/fairseq use ωᵢ = base^(−i/(d/2−1)), ending at exactly 2π·base = {2 * math.pi * base:.6g}; "
+        f"the paper's rule ends at {max_wl:.6g}. Largest relative frequency difference at d={dim}: {rel:.2%}.",
+        zh=f"tensor2tensor/fairseq 使用 ωᵢ = base^(−i/(d/2−1))，最后恰好是 2π·base = {2 * math.pi * base:.6g}；"
+        f"论文的规则止于 {max_wl:.6g}。d={dim} 时频率的最大相对差为 {rel:.2%}。",
     )
     ctx.note(
         "Short wavelengths resolve neighbouring positions; long ones change slowly and separate far-apart "
-        "positions. The longest wavelength is not a hard context limit."
+        "positions. The longest wavelength is not a hard context limit.",
+        zh="短波长区分相邻位置；长波长变化缓慢，用来区分相距很远的位置。最长波长并不是上下文长度的硬上限。",
     )
 
 
@@ -199,16 +244,29 @@ def _run_sinusoidal_dot(ctx: DemoContext, dim: int, seq_len: int, base: float) -
         expected = formula[columns[None, :] - rows[:, None] + seq_len - 1]  # Σ_i cos(ω_i (q − p))
         max_error = max(max_error, float(np.abs(gram[rows[0] : rows[-1] + 1] - expected).max()))
     tol = 2e-6 * dim
-    ctx.check("PE[p]·PE[p+k] = Σ_i cos(ω_i·k) for every p (depends on k only)", max_error, tol)
+    ctx.check(
+        "PE[p]·PE[p+k] = Σᵢ cos(ωᵢ·k) for every p (depends on k only)",
+        max_error,
+        tol,
+        zh="对每个 p 都有 PE[p]·PE[p+k] = Σᵢ cos(ωᵢ·k)（只依赖 k）",
+    )
     dot_at_0 = float(np.diag(gram).mean())
-    ctx.check(f"PE[p]·PE[p] = d/2 = {dim // 2} (each pair has sin² + cos² = 1)", abs(dot_at_0 - dim / 2), tol)
+    ctx.check(
+        f"PE[p]·PE[p] = d/2 = {dim // 2} (each pair has sin² + cos² = 1)",
+        abs(dot_at_0 - dim / 2),
+        tol,
+        zh=f"PE[p]·PE[p] = d/2 = {dim // 2}（每一对都有 sin² + cos² = 1）",
+    )
     symmetry_error = 0.0
     for k in range(1, (seq_len - 1) // 2 + 1):
         p = np.arange(k, seq_len - k)
         if p.size:
             symmetry_error = max(symmetry_error, float(np.abs(gram[p, p + k] - gram[p, p - k]).max()))
     ctx.check(
-        "PE[p]·PE[p+k] = PE[p]·PE[p−k]: the dot product cannot tell left from right", symmetry_error, tol
+        "PE[p]·PE[p+k] = PE[p]·PE[p−k]: the dot product cannot tell left from right",
+        symmetry_error,
+        tol,
+        zh="PE[p]·PE[p+k] = PE[p]·PE[p−k]：点积分不出左右",
     )
     ctx.value("max_error", max_error)
     ctx.value("dot_at_0", dot_at_0)
@@ -220,21 +278,32 @@ def _run_sinusoidal_dot(ctx: DemoContext, dim: int, seq_len: int, base: float) -
         "PE[p]·PE[p+k] against the offset k",
         [float(ks[i]) for i in idx],
         {
-            "Σ cos(ω_i k)": [float(formula[i]) for i in idx],
+            "Σ cos(ωᵢ k)": [float(formula[i]) for i in idx],
             "measured (mean over p)": [float(measured_mean[i]) for i in idx],
         },
         "offset k",
         "dot product",
+        title_zh="PE[p]·PE[p+k] 随偏移 k 的变化",
     )
     shown = sorted({0, 1, 2, 4, 8, 16, 32, seq_len - 1} & set(range(seq_len)))
     rows = []
     for k in shown:
         diag = np.diagonal(gram, k)
         rows.append([k, float(formula[k + seq_len - 1]), float(diag.min()), float(diag.max())])
-    ctx.table("Dot product by offset", ["k", "Σ cos(ω_i k)", "min over p", "max over p"], rows)
+    ctx.table(
+        "Dot product by offset",
+        ["k", "Σ cos(ωᵢ k)", "min over p", "max over p"],
+        rows,
+        title_zh="各偏移下的点积",
+        columns_zh=["k", "Σ cos(ωᵢ k)", "对 p 取最小", "对 p 取最大"],
+    )
     side = min(seq_len, MAX_MATRIX_SIDE)
     ctx.matrix(
-        f"PE[p]·PE[q] for p, q < {side}: constant along diagonals (Toeplitz)", gram[:side, :side], "p", "q"
+        f"PE[p]·PE[q] for p, q < {side}: constant along diagonals (Toeplitz)",
+        gram[:side, :side],
+        "p",
+        "q",
+        title_zh=f"p, q < {side} 时的 PE[p]·PE[q]：沿对角线为常数（Toeplitz）",
     )
     positive = formula[seq_len - 1 :]
     rises = int(np.sum(np.diff(positive) > 1e-9))
@@ -242,7 +311,9 @@ def _run_sinusoidal_dot(ctx: DemoContext, dim: int, seq_len: int, base: float) -
     ctx.value("is_monotone", float(rises == 0))
     ctx.note(
         f"The curve falls from d/2 but is not monotone: over k = 0..{seq_len - 1} it rises {rises} times. "
-        "And this is PE·PE only; inside attention W_Q and W_K sit in between and can undo the pattern."
+        "And this is PE·PE only; inside attention W_Q and W_K sit in between and can undo the pattern.",
+        zh=f"曲线从 d/2 开始下降但不单调：在 k = 0..{seq_len - 1} 上它回升了 {rises} 次。"
+        "而且这只是 PE·PE；在注意力里中间还隔着 W_Q 和 W_K，它们可以抹掉这个规律。",
     )
 
 
@@ -264,9 +335,15 @@ def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, d
         refused, message = 0.0, "no error"
     except PositionOutOfRangeError as exc:
         refused, message = 1.0, str(exc)
-    ctx.check_true(f"looking up position max_len = {max_len} raises PositionOutOfRangeError", refused == 1.0)
     ctx.check_true(
-        f"position max_len − 1 = {max_len - 1} is still served", table(max_len).shape == (max_len, dim)
+        f"looking up position max_len = {max_len} raises PositionOutOfRangeError",
+        refused == 1.0,
+        zh=f"查找位置 max_len = {max_len} 会抛出 PositionOutOfRangeError",
+    )
+    ctx.check_true(
+        f"position max_len − 1 = {max_len - 1} is still served",
+        table(max_len).shape == (max_len, dim),
+        zh=f"位置 max_len − 1 = {max_len - 1} 仍然可以查到",
     )
 
     # one training batch of sequences no longer than train_len: x + pe -> regress a random target
@@ -289,12 +366,16 @@ def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, d
         f"rows {train_len}..{max_len - 1} (never in a training sequence) get exactly zero gradient",
         untrained,
         0.0,
+        zh=f"第 {train_len}..{max_len - 1} 行（从未出现在训练序列中）的梯度恰好为零",
     )
-    ctx.check_true("rows 0..train_len − 1 do get a gradient", trained > 0)
+    ctx.check_true(
+        "rows 0..train_len − 1 do get a gradient", trained > 0, zh="第 0..train_len − 1 行确实有梯度"
+    )
     ctx.check(
         "after 5 SGD steps the untrained rows are still exactly their random init",
         float(drift[train_len:].max()) if train_len < max_len else 0.0,
         0.0,
+        zh="5 步 SGD 之后，未训练的行仍然与随机初始化完全相同",
     )
     ctx.value("refused", refused)
     ctx.value("untrained_grad_norm", untrained)
@@ -308,11 +389,15 @@ def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, d
         "Gradient and drift per table row",
         ["row (position)", "seen in training", "‖grad‖ at step 1", "‖W − W_init‖ after 5 steps"],
         [[r, "yes" if r < train_len else "no", float(grad_norm_rows[r]), float(drift[r])] for r in shown],
+        title_zh="表中每一行的梯度与漂移",
+        columns_zh=["行（位置）", "训练中出现过", "第 1 步的 ‖grad‖", "5 步后的 ‖W − W_init‖"],
     )
     ctx.table(
         "Asking for a position past the table",
         ["request", "result"],
         [[f"position {max_len - 1}", "a row of the table"], [f"position {max_len}", message]],
+        title_zh="请求超出表长的位置",
+        columns_zh=["请求", "结果"],
     )
     idx = sample_indices(max_len, MAX_SERIES_POINTS)
     ctx.series(
@@ -321,12 +406,17 @@ def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, d
         {"‖grad‖": [float(grad_norm_rows[i]) for i in idx]},
         "position",
         "gradient norm",
+        title_zh="一步训练后每一行的梯度范数",
     )
     if train_len == max_len:
-        ctx.note("train_len = max_len: every row was trained, so the zero-gradient claim holds vacuously.")
+        ctx.note(
+            "train_len = max_len: every row was trained, so the zero-gradient claim holds vacuously.",
+            zh="train_len = max_len：每一行都被训练过，所以“零梯度”的断言平凡成立。",
+        )
     ctx.note(
         "A sinusoidal or RoPE encoding is a formula and is defined at any position; whether a model "
-        "generalises there is a separate question. A learned table simply has no row."
+        "generalises there is a separate question. A learned table simply has no row.",
+        zh="正弦编码或 RoPE 是一个公式，在任何位置都有定义；模型在那里能否泛化是另一个问题。可学习的表则根本没有那一行。",
     )
 
 
@@ -343,6 +433,7 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
         f"the integer code of the last position is L − 1 = {seq_len - 1}",
         abs(integer_max - (seq_len - 1)),
         0.0,
+        zh=f"最后一个位置的整数编码是 L − 1 = {seq_len - 1}",
     )
     norm_l = integer_pe_np(seq_len, 1, normalize=True)
     norm_2l = integer_pe_np(2 * seq_len, 1, normalize=True)
@@ -351,6 +442,8 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
         f"normalising by L makes the code depend on L: position {p} is {norm_l[p, 0]:.4g} at L={seq_len} "
         f"but {norm_2l[p, 0]:.4g} at L={2 * seq_len}",
         norm_l[p, 0] != norm_2l[p, 0],
+        zh=f"除以 L 归一化会让编码依赖 L：位置 {p} 在 L={seq_len} 时是 {norm_l[p, 0]:.4g}，"
+        f"在 L={2 * seq_len} 时是 {norm_2l[p, 0]:.4g}",
     )
 
     bits = binary_pe_np(seq_len)
@@ -359,6 +452,7 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
         f"binary codes need ceil(log2 L) = {binary_bits_needed(seq_len)} bits",
         abs(n_bits - math.ceil(math.log2(seq_len))),
         0,
+        zh=f"二进制编码需要 ceil(log2 L) = {binary_bits_needed(seq_len)} 位",
     )
     weights = 2 ** np.arange(n_bits - 1, -1, -1)
     decoded = bits @ weights
@@ -366,6 +460,7 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
         "binary codes are unique: each row decodes back to its position",
         float(np.abs(decoded - np.arange(seq_len)).max()),
         0.0,
+        zh="二进制编码是唯一的：每一行都能解码回它的位置",
     )
     flips = np.abs(np.diff(bits, axis=0)).sum(axis=1)  # bits that change from p to p + 1
     max_jump = int(flips.max())
@@ -374,6 +469,7 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
         f"the biggest neighbour jump flips floor(log2(L−1)) + 1 = {expected_jump} bits (at 2^k − 1 → 2^k)",
         abs(max_jump - expected_jump),
         0,
+        zh=f"相邻位置之间最大的跳变翻转 floor(log2(L−1)) + 1 = {expected_jump} 位（在 2^k − 1 → 2^k 处）",
     )
     # contrast: sinusoidal neighbours are one fixed rotation apart, so the step size never changes
     sin_dim = 2 * max(n_bits, 2)
@@ -387,6 +483,7 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
         f"by contrast, sinusoidal neighbours (d={sin_dim}) are always the same distance apart",
         float(np.abs(steps - math.sqrt(step_sq)).max()),
         1e-9,
+        zh=f"相比之下，正弦编码（d={sin_dim}）的相邻位置之间距离总是相同",
     )
     ctx.value("integer_max", integer_max)
     ctx.value("binary_bits", float(n_bits))
@@ -409,6 +506,8 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
         "Integer, normalised and binary codes",
         ["position", "integer code", "i / L", "binary code", "bits flipped from previous"],
         rows,
+        title_zh="整数编码、归一化编码与二进制编码",
+        columns_zh=["位置", "整数编码", "i / L", "二进制编码", "相对前一个翻转的位数"],
     )
     idx = sample_indices(seq_len - 1, MAX_SERIES_POINTS)
     ctx.series(
@@ -417,17 +516,23 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
         {"bits flipped": [float(flips[i]) for i in idx]},
         "position p",
         "bits flipped",
+        title_zh="相邻位置 p → p + 1 之间翻转的位数",
     )
     ctx.matrix(
         f"Binary codes (first {min(seq_len, MAX_MATRIX_SIDE)} positions)",
         bits[:MAX_MATRIX_SIDE],
         "position",
         "bit (MSB first)",
+        title_zh=f"二进制编码（前 {min(seq_len, MAX_MATRIX_SIDE)} 个位置）",
+        row_label_zh="位置",
+        col_label_zh="位（高位在前）",
     )
     ctx.note(
         f"Added to unit-scale embeddings, an integer code of {seq_len - 1} swamps the token signal; "
         "binary codes stay in {0, 1} but move in discrete jumps. Sinusoids are the smooth version "
-        "of the alternating bits: low dims flip fast, high dims slowly."
+        "of the alternating bits: low dims flip fast, high dims slowly.",
+        zh=f"加到量级为 1 的嵌入上时，整数编码 {seq_len - 1} 会淹没 token 信号；二进制编码虽然保持在 {{0, 1}} 内，"
+        "却是离散跳变的。正弦编码是交替比特的平滑版本：低维翻转得快，高维翻转得慢。",
     )
 
 
@@ -459,7 +564,12 @@ def _run_permutation_equivariance(ctx: DemoContext, seq_len: int, dim: int, seed
     out_of_shuffled = _attention(x[perm], w_q, w_k, w_v)
     per_row_no_pe = (out_of_shuffled - out[perm]).abs().amax(dim=-1)
     no_pe_error = float(per_row_no_pe.max())
-    ctx.check("without PE: attention(shuffled x) = shuffled attention(x)", no_pe_error, 1e-5)
+    ctx.check(
+        "without PE: attention(shuffled x) = shuffled attention(x)",
+        no_pe_error,
+        1e-5,
+        zh="没有位置编码时：attention(打乱的 x) = 打乱的 attention(x)",
+    )
 
     pe = sinusoidal_pe(seq_len, dim, device=ctx.device, dtype=dt)
     out_pe = _attention(x + pe, w_q, w_k, w_v)
@@ -469,6 +579,7 @@ def _run_permutation_equivariance(ctx: DemoContext, seq_len: int, dim: int, seed
     ctx.check_true(
         f"with sinusoidal PE the outputs change (max difference {with_pe_difference:.3g} > 1e-3)",
         with_pe_difference > 1e-3,
+        zh=f"加上正弦位置编码后输出会变（最大差 {with_pe_difference:.3g} > 1e-3）",
     )
 
     # keys and values alone: shuffling them leaves every query's output unchanged (a set)
@@ -479,6 +590,7 @@ def _run_permutation_equivariance(ctx: DemoContext, seq_len: int, dim: int, seed
         "shuffling only keys and values leaves the output unchanged (invariance)",
         max_abs_diff(kv_shuffled, out),
         1e-5,
+        zh="只打乱键和值时输出不变（不变性）",
     )
 
     # the seeds' 'dog ... dog' example: one token at two positions
@@ -490,6 +602,7 @@ def _run_permutation_equivariance(ctx: DemoContext, seq_len: int, dim: int, seed
         "without PE, the same token at two positions gets the same output",
         max_abs_diff(twin[0], twin[-1]),
         1e-5,
+        zh="没有位置编码时，同一个 token 在两个位置上得到相同的输出",
     )
     ctx.value("no_pe_error", no_pe_error)
     ctx.value("with_pe_difference", with_pe_difference)
@@ -501,10 +614,14 @@ def _run_permutation_equivariance(ctx: DemoContext, seq_len: int, dim: int, seed
         "Row by row: attention(shuffled input) vs shuffled attention(input)",
         ["output row", "from input row", "max |diff| without PE", "max |diff| with PE"],
         [[r, perm_list[r], float(per_row_no_pe[r]), float(per_row_pe[r])] for r in shown],
+        title_zh="逐行比较：attention(打乱的输入) 与 打乱的 attention(输入)",
+        columns_zh=["输出行", "来自输入行", "无位置编码时 max |diff|", "有位置编码时 max |diff|"],
     )
-    ctx.note(f"permutation used: {perm_list if seq_len <= 32 else str(perm_list[:32]) + ' ...'}")
+    shown_perm = perm_list if seq_len <= 32 else str(perm_list[:32]) + " ..."
+    ctx.note(f"permutation used: {shown_perm}", zh=f"使用的排列：{shown_perm}")
     ctx.note(
-        "Self-attention treats its input as a set: order must come from a position encoding (or a causal mask)."
+        "Self-attention treats its input as a set: order must come from a position encoding (or a causal mask).",
+        zh="自注意力把输入当作集合：顺序信息必须来自位置编码（或因果掩码）。",
     )
 
 
@@ -523,9 +640,10 @@ def _run_attention_expansion(ctx: DemoContext, seq_len: int, dim: int, seed: int
     ref = full.cpu().double().numpy()
     max_error = max_abs_diff(terms.total, full)
     ctx.check(
-        "content·content + content·position + position·content + position·position = q_i·k_j",
+        "content·content + content·position + position·content + position·position = qᵢ·kⱼ",
         max_error,
         tol_for(ref),
+        zh="内容·内容 + 内容·位置 + 位置·内容 + 位置·位置 = qᵢ·kⱼ",
     )
     ctx.value("max_error", max_error)
 
@@ -533,34 +651,42 @@ def _run_attention_expansion(ctx: DemoContext, seq_len: int, dim: int, seed: int
     textbook = absolute_score_terms_np(*(to_numpy(t) for t in (x[:n], p[:n], w_q, w_k)))
     worst = max(max_abs_diff(fast[:n, :n], slow) for fast, slow in zip(terms, textbook))
     ctx.check(
-        f"fast terms match the textbook float64 loops (first {n} tokens)", worst, tol_for(textbook.total)
+        f"fast terms match the textbook float64 loops (first {n} tokens)",
+        worst,
+        tol_for(textbook.total),
+        zh=f"快速实现的各项与教科书 float64 循环一致（前 {n} 个 token）",
     )
 
     names = ["content·content", "content·position", "position·content", "position·position"]
-    formulas = ["x_i W_Q · x_j W_K", "x_i W_Q · p_j W_K", "p_i W_Q · x_j W_K", "p_i W_Q · p_j W_K"]
+    names_zh = ["内容·内容", "内容·位置", "位置·内容", "位置·位置"]
+    formulas = ["xᵢ W_Q · xⱼ W_K", "xᵢ W_Q · pⱼ W_K", "pᵢ W_Q · xⱼ W_K", "pᵢ W_Q · pⱼ W_K"]
     magnitude = [float(t.abs().mean()) for t in terms[:4]]
     total_mag = sum(magnitude) or 1.0
     ctx.table(
         "The four terms",
         ["term", "formula", "mean |term|", "share of Σ |terms|"],
         [[nm, f, m, m / total_mag] for nm, f, m in zip(names, formulas, magnitude)],
+        title_zh="四项",
+        columns_zh=["项", "公式", "平均 |项|", "占 Σ |各项| 的比例"],
     )
     ctx.table(
         "How relative schemes edit the expansion",
         ["scheme", "content·content", "content·position", "position·content", "position·position"],
         [
-            ["Shaw et al.", "kept", "p_j → a^K(j−i), clipped", "dropped", "dropped"],
+            ["Shaw et al.", "kept", "pⱼ → aᴷ(j−i), clipped", "dropped", "dropped"],
             [
                 "Transformer-XL / XLNet",
                 "kept",
-                "p_j → R_(i−j) sinusoid, W_k,R",
-                "p_i → u (learned)",
-                "p_i → v, p_j → R_(i−j)",
+                "pⱼ → R₍ᵢ₋ⱼ₎ sinusoid, W_k,R",
+                "pᵢ → u (learned)",
+                "pᵢ → v, pⱼ → R₍ᵢ₋ⱼ₎",
             ],
             ["T5", "kept", "dropped", "dropped", "→ learned bucket bias b(j−i)"],
             ["DeBERTa", "kept", "→ Q_c · K_r[δ(i,j)]", "→ K_c · Q_r[δ(j,i)]", "dropped"],
             ["ALiBi", "kept", "dropped", "dropped", "→ fixed −m·(i−j)"],
         ],
+        title_zh="各种相对方案如何改写这个展开式",
+        columns_zh=["方案", "内容·内容", "内容·位置", "位置·内容", "位置·位置"],
     )
     # Is p_i W_Q W_K^T p_j still a function of i − j? Compare each diagonal with its own mean.
     p2p = to_numpy(terms[3])
@@ -575,12 +701,23 @@ def _run_attention_expansion(ctx: DemoContext, seq_len: int, dim: int, seed: int
             "with W_Q, W_K in between, position·position is no longer a function of i − j alone "
             f"(diagonal spread / max = {p2p_relative_error:.3f} > 0.01)",
             p2p_relative_error > 0.01,
+            zh="中间隔着 W_Q、W_K 后，位置·位置项不再只是 i − j 的函数"
+            f"（对角线离散度 / 最大值 = {p2p_relative_error:.3f} > 0.01）",
         )
     side = min(seq_len, MAX_MATRIX_SIDE)
-    for name, term in zip(names, terms[:4]):
-        ctx.matrix(name, term[:side, :side].cpu(), "query i", "key j")
+    for name, name_zh, term in zip(names, names_zh, terms[:4]):
+        ctx.matrix(
+            name,
+            term[:side, :side].cpu(),
+            "query i",
+            "key j",
+            title_zh=name_zh,
+            row_label_zh="查询 i",
+            col_label_zh="键 j",
+        )
     ctx.note(
-        "RoPE does not fit this additive pattern: it rotates q and k, so the position enters multiplicatively."
+        "RoPE does not fit this additive pattern: it rotates q and k, so the position enters multiplicatively.",
+        zh="RoPE 不符合这种相加的模式：它旋转 q 和 k，所以位置是以相乘的方式进入的。",
     )
 
 

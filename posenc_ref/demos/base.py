@@ -113,6 +113,50 @@ class Param:
         return d
 
 
+_RELATIONS: dict[str, Callable[[Any, Any], bool]] = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+_RELATION_SIGNS = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A rule between two parameters of one demo (`beta_fast >= beta_slow`), checked after each
+    parameter is coerced on its own."""
+
+    left: str
+    op: str  # "<" | "<=" | ">" | ">="
+    right: str
+
+    def __post_init__(self) -> None:
+        if self.op not in _RELATIONS:
+            raise ValueError(f"unknown relation {self.op!r}")
+
+    def holds(self, params: dict[str, Any]) -> bool:
+        return _RELATIONS[self.op](params[self.left], params[self.right])
+
+    def describe(self) -> str:
+        return f"{self.left} {_RELATION_SIGNS[self.op]} {self.right}"
+
+    def message(self, params: dict[str, Any]) -> str:
+        return (
+            f"parameters must satisfy {self.describe()}, got {self.left}={format_value(params[self.left])}"
+            f" and {self.right}={format_value(params[self.right])}"
+        )
+
+
+class ConstraintError(ParamError):
+    """Two parameters that are each valid but make no sense together."""
+
+    def __init__(self, constraint: Constraint, params: dict[str, Any]) -> None:
+        super().__init__(constraint.message(params))
+        self.constraint = constraint
+        self.params = dict(params)
+
+
 def format_value(value: Any, *, unicode: bool = False) -> str:
     """A table cell or scalar for display: ints as ints, floats with 6 significant digits (4 in
     scientific notation). `unicode` writes infinities as ∞ / −∞ (the app) instead of inf / -inf."""
@@ -150,6 +194,7 @@ class Check:
     passed: bool
     max_abs_error: float
     tolerance: float
+    claim_zh: str = ""  # Chinese claim ("" falls back to English)
 
 
 @dataclass
@@ -157,6 +202,8 @@ class Table:
     title: str
     columns: list[str]
     rows: list[list[Any]]
+    title_zh: str = ""  # Chinese title and column headers ("" / [] fall back to English)
+    columns_zh: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -168,6 +215,7 @@ class Series:
     ys: dict[str, list[float]]
     x_label: str = ""
     y_label: str = ""
+    title_zh: str = ""
 
 
 @dataclass
@@ -178,6 +226,9 @@ class Matrix:
     values: list[list[float]]
     row_label: str = ""
     col_label: str = ""
+    title_zh: str = ""
+    row_label_zh: str = ""
+    col_label_zh: str = ""
 
 
 @dataclass
@@ -197,6 +248,7 @@ class DemoResult:
     notes: list[str] = field(default_factory=list)
     title_zh: str = ""  # Chinese title and claim from the demo spec ("" when it has none)
     claim_zh: str = ""
+    notes_zh: list[str] = field(default_factory=list)  # parallel to `notes` ("" where none)
 
     @property
     def passed(self) -> bool:
@@ -251,25 +303,51 @@ class DemoContext:
         self.matrices: list[Matrix] = []
         self.values: dict[str, float] = {}
         self.notes: list[str] = []
+        self.notes_zh: list[str] = []
 
-    def check(self, claim: str, max_abs_error: float, tol: float) -> Check:
-        err = float(max_abs_error)
+    # Every text takes its Chinese form as `zh=` (or `title_zh=`, `columns_zh=` ...); math is written
+    # between $...$ as in bank text, so the app renders it the same way.
+    def check(self, claim: str, max_abs_error: float, tol: float, *, zh: str = "") -> Check:
+        err = abs(float(max_abs_error))  # an error is a magnitude
         c = Check(
-            claim=claim, passed=bool(math.isfinite(err) and err <= tol), max_abs_error=err, tolerance=tol
+            claim=claim,
+            passed=bool(math.isfinite(err) and err <= tol),
+            max_abs_error=err,
+            tolerance=tol,
+            claim_zh=zh,
         )
         self.checks.append(c)
         return c
 
-    def check_true(self, claim: str, ok: bool) -> Check:
-        c = Check(claim=claim, passed=bool(ok), max_abs_error=0.0 if ok else 1.0, tolerance=0.0)
+    def check_true(self, claim: str, ok: bool, *, zh: str = "") -> Check:
+        c = Check(claim=claim, passed=bool(ok), max_abs_error=0.0 if ok else 1.0, tolerance=0.0, claim_zh=zh)
         self.checks.append(c)
         return c
 
-    def table(self, title: str, columns: list[str], rows: list[list[Any]]) -> None:
-        self.tables.append(Table(title, list(columns), [list(r) for r in rows]))
+    def table(
+        self,
+        title: str,
+        columns: list[str],
+        rows: list[list[Any]],
+        *,
+        title_zh: str = "",
+        columns_zh: list[str] | None = None,
+    ) -> None:
+        if columns_zh is not None and len(columns_zh) != len(columns):
+            raise ValueError(f"table {title!r}: {len(columns_zh)} Chinese headers for {len(columns)} columns")
+        self.tables.append(
+            Table(title, list(columns), [list(r) for r in rows], title_zh, list(columns_zh or []))
+        )
 
     def series(
-        self, title: str, x: list[float], ys: dict[str, list[float]], x_label: str = "", y_label: str = ""
+        self,
+        title: str,
+        x: list[float],
+        ys: dict[str, list[float]],
+        x_label: str = "",
+        y_label: str = "",
+        *,
+        title_zh: str = "",
     ) -> None:
         self.series_list.append(
             Series(
@@ -278,18 +356,40 @@ class DemoContext:
                 {k: [float(v) for v in vs] for k, vs in ys.items()},
                 x_label,
                 y_label,
+                title_zh,
             )
         )
 
-    def matrix(self, title: str, values: Any, row_label: str = "", col_label: str = "") -> None:
+    def matrix(
+        self,
+        title: str,
+        values: Any,
+        row_label: str = "",
+        col_label: str = "",
+        *,
+        title_zh: str = "",
+        row_label_zh: str = "",
+        col_label_zh: str = "",
+    ) -> None:
         rows = values.tolist() if hasattr(values, "tolist") else values
-        self.matrices.append(Matrix(title, [[float(v) for v in r] for r in rows], row_label, col_label))
+        self.matrices.append(
+            Matrix(
+                title,
+                [[float(v) for v in r] for r in rows],
+                row_label,
+                col_label,
+                title_zh,
+                row_label_zh,
+                col_label_zh,
+            )
+        )
 
     def value(self, name: str, v: float) -> None:
         self.values[name] = float(v)
 
-    def note(self, text: str) -> None:
+    def note(self, text: str, *, zh: str = "") -> None:
         self.notes.append(text)
+        self.notes_zh.append(zh)
 
 
 RunFn = Callable[..., None]
@@ -312,6 +412,7 @@ class Demo:
     uses_torch: bool = True
     title_zh: str = ""  # Chinese title and claim for the app's zh mode ("" falls back to English)
     claim_zh: str = ""
+    constraints: tuple[Constraint, ...] = ()  # rules between parameters, checked by resolve_params
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -328,6 +429,9 @@ class Demo:
                 names = ", ".join(q.name for q in self.params) or "(none)"
                 raise ParamError(f"demo {self.name!r} has no parameter {key!r}; valid parameters: {names}")
             resolved[key] = p.coerce(raw)
+        for rule in self.constraints:
+            if not rule.holds(resolved):
+                raise ConstraintError(rule, resolved)
         return resolved
 
     def to_dict(self) -> dict[str, Any]:
@@ -340,4 +444,5 @@ class Demo:
             "topic": self.topic,
             "params": [p.to_dict() for p in self.params],
             "values": list(self.values),
+            "constraints": [rule.describe() for rule in self.constraints],
         }

@@ -59,6 +59,8 @@ def _run_t5_buckets(ctx: DemoContext, bidirectional: bool, num_buckets: int, max
         "Bucket per relative position",
         ["relative position (key − query)", "bucket"],
         [[rp, b] for rp, b in zip(T5_WORKED_POSITIONS, worked)],
+        title_zh="每个相对位置对应的桶",
+        columns_zh=["相对位置（key − query）", "桶"],
     )
     # fast (HF's float32 formula) against the textbook float64 loop over a dense range plus far points
     dense = min(2 * max_distance, 2048)
@@ -68,7 +70,10 @@ def _run_t5_buckets(ctx: DemoContext, bidirectional: bool, num_buckets: int, max
     textbook = t5_relative_position_bucket_np(probe, **kw)
     max_error = float(np.abs(fast - textbook).max())
     ctx.check(
-        f"HF-style torch buckets equal the textbook float64 loop on {len(probe)} offsets", max_error, 0.0
+        f"HF-style torch buckets equal the textbook float64 loop on {len(probe)} offsets",
+        max_error,
+        0.0,
+        zh=f"HF 风格的 torch 分桶在 {len(probe)} 个偏移上与教科书 float64 循环一致",
     )
     if num_buckets == 32 and max_distance == 128:
         published = T5_WORKED_BIDIRECTIONAL if bidirectional else T5_WORKED_CAUSAL
@@ -76,6 +81,7 @@ def _run_t5_buckets(ctx: DemoContext, bidirectional: bool, num_buckets: int, max
             "the worked vector matches transformers' T5Attention._relative_position_bucket",
             float(np.abs(np.asarray(worked) - np.asarray(published)).max()),
             0.0,
+            zh="示例向量与 transformers 的 T5Attention._relative_position_bucket 一致",
         )
 
     # past keys (rp = −n): distances 0 .. max_distance, and where the last bucket is first reached
@@ -87,23 +93,35 @@ def _run_t5_buckets(ctx: DemoContext, bidirectional: bool, num_buckets: int, max
     ctx.check_true(
         f"the last bucket ({last}) is reached at distance {first_max}, no later than max_distance = {max_distance}",
         0 < first_max <= max_distance,
+        zh=f"最后一个桶（{last}）在距离 {first_max} 处首次出现，不晚于 max_distance = {max_distance}",
     )
     ctx.check(
         f"distances 0..{exact - 1} each get their own bucket (exact)",
         float(np.abs(past[:exact] - np.arange(exact)).max()),
         0.0,
+        zh=f"距离 0..{exact - 1} 各自独占一个桶（精确）",
     )
-    ctx.check_true("buckets never decrease as the distance grows", bool(np.all(np.diff(past) >= 0)))
+    ctx.check_true(
+        "buckets never decrease as the distance grows",
+        bool(np.all(np.diff(past) >= 0)),
+        zh="距离增大时桶号从不减小",
+    )
     if bidirectional:
         future = t5_relative_position_bucket(distances, **kw).cpu().numpy()
         ctx.check(
             f"keys after the query use the upper half: bucket(+n) = bucket(−n) + {per_direction} for n > 0",
             float(np.abs(future[1:] - past[1:] - per_direction).max()),
             0.0,
+            zh=f"查询之后的键使用上半部分：n > 0 时 bucket(+n) = bucket(−n) + {per_direction}",
         )
     else:
         future = t5_relative_position_bucket(distances, **kw).cpu().numpy()
-        ctx.check("causal: every key after the query falls in bucket 0", float(np.abs(future).max()), 0.0)
+        ctx.check(
+            "causal: every key after the query falls in bucket 0",
+            float(np.abs(future).max()),
+            0.0,
+            zh="因果：查询之后的每个键都落在桶 0",
+        )
     ctx.value("max_error", max_error)
     ctx.value("first_max_bucket_distance", float(first_max))
     ctx.value("exact_buckets", float(exact))
@@ -123,24 +141,52 @@ def _run_t5_buckets(ctx: DemoContext, bidirectional: bool, num_buckets: int, max
         "Which key-before-query distances n (rp = −n) share each bucket",
         ["bucket", "from n", "to n", "distances in bucket"],
         rows,
+        title_zh="键在查询之前时，哪些距离 n（rp = −n）共用同一个桶",
+        columns_zh=["桶", "n 从", "n 到", "桶内距离数"],
     )
     span = max_distance + max_distance // 4
     xs = np.arange(-span, span + 1)
     idx = sample_indices(len(xs), MAX_SERIES_POINTS)
     xs = xs[idx]
     ys = t5_relative_position_bucket(torch.tensor(xs, device=ctx.device), **kw).cpu().tolist()
-    ctx.series("Bucket against key − query", [float(x) for x in xs], {"bucket": ys}, "key − query", "bucket")
+    ctx.series(
+        "Bucket against key − query",
+        [float(x) for x in xs],
+        {"bucket": ys},
+        "key − query",
+        "bucket",
+        title_zh="桶号随 key − query 的变化",
+    )
     side = MAX_MATRIX_SIDE
     ctx.matrix(
         f"Bucket for query i, key j ({side}×{side})",
         t5_bucket_grid(side, side, device=ctx.device, **kw).cpu(),
         "query i",
         "key j",
+        title_zh=f"查询 i、键 j 对应的桶（{side}×{side}）",
+        row_label_zh="查询 i",
+        col_label_zh="键 j",
     )
     ctx.note(
         "Each head learns one scalar per bucket, added to the unscaled q·k (T5 has no 1/√d). The bias is "
-        "shared by all layers; beyond max_distance every offset looks the same."
+        "shared by all layers; beyond max_distance every offset looks the same.",
+        zh="每个头为每个桶学一个标量，加在未缩放的 q·k 上（T5 没有 1/√d）。这个偏置在所有层之间共享；"
+        "超过 max_distance 后，所有偏移看起来都一样。",
     )
+
+
+def _shaw_row_note(d: int, clip: int) -> str:
+    if clip == 0:
+        return "the only row: k = 0 keeps no distance"
+    if abs(d) >= clip:
+        return f"edge row w{'₋' if d < 0 else '₊'}ₖ, shared"
+    return "own row"
+
+
+def _shaw_gap(first: int, last: int, clipped: int, clip: int) -> str:
+    """The note on a skipped run of distances (all past the clip, so all on one edge row)."""
+    lo, hi = sorted((first, last))
+    return f"j − i = {lo} … {hi} not listed: all clip to {clipped}, row {clipped + clip}"
 
 
 def _run_shaw_relative(ctx: DemoContext, seq_len: int, clip: int, dim: int, seed: int) -> None:
@@ -151,13 +197,19 @@ def _run_shaw_relative(ctx: DemoContext, seq_len: int, clip: int, dim: int, seed
     n_embeddings = 2 * clip + 1
     used = int(idx.unique().numel())
     ctx.check_true(
-        f"2k + 1 = {n_embeddings} table rows cover every distance; this sequence uses {used} of them",
+        f"2k + 1 = {n_embeddings} table {'row covers' if n_embeddings == 1 else 'rows cover'} every distance; "
+        f"this sequence uses {used} of them",
         used == min(n_embeddings, 2 * seq_len - 1),
+        zh=f"2k + 1 = {n_embeddings} 行覆盖所有距离；这个序列用到其中 {used} 行",
     )
     offsets = idx.new_tensor(range(seq_len))[None, :] - idx.new_tensor(range(seq_len))[:, None]
     beyond = offsets.abs() >= clip
     edge_ok = bool(((idx == 0) | (idx == 2 * clip))[beyond].all()) if clip > 0 else bool((idx == 0).all())
-    ctx.check_true(f"every pair with |j − i| ≥ {clip} shares an edge row (w_−k or w_+k)", edge_ok)
+    ctx.check_true(
+        f"every pair with |j − i| ≥ {clip} shares an edge row (w₋ₖ or w₊ₖ)",
+        edge_ok,
+        zh=f"所有 |j − i| ≥ {clip} 的位置对共用边缘行（w₋ₖ 或 w₊ₖ）",
+    )
 
     n = min(seq_len, 48)
     q, k = (randn(seed + i, seq_len, dim, device=ctx.device, dtype=dt) for i in (0, 1))
@@ -172,34 +224,63 @@ def _run_shaw_relative(ctx: DemoContext, seq_len: int, clip: int, dim: int, seed
         f"fast Shaw attention (keys and values) matches the textbook loops (first {n} tokens)",
         max_error,
         1e-5,
+        zh=f"快速 Shaw 注意力（键和值）与教科书循环一致（前 {n} 个 token）",
     )
     # the same token everywhere: scores then depend on clip(j − i) only -> constant along diagonals
     same_q = q[:1].expand(seq_len, dim)
     same_k = k[:1].expand(seq_len, dim)
     e = shaw_attention_scores(same_q, same_k, rel_k, clip)
     toeplitz = max_abs_diff(e[1:, 1:], e[:-1, :-1]) if seq_len > 1 else 0.0
-    ctx.check("with identical tokens the scores depend on j − i only (translation invariant)", toeplitz, 1e-5)
+    ctx.check(
+        "with identical tokens the scores depend on j − i only (translation invariant)",
+        toeplitz,
+        1e-5,
+        zh="token 全部相同时，分数只依赖 j − i（平移不变）",
+    )
     ctx.value("n_embeddings", float(n_embeddings))
     ctx.value("max_error", max_error)
 
     rows = []
     for d in range(-(seq_len - 1), seq_len):
-        if abs(d) > clip + 3 and abs(d) != seq_len - 1:
+        shown = abs(d) <= clip + 3 or abs(d) == seq_len - 1
+        if not shown:
+            if d < 0 and d + 1 == -(clip + 3):  # the last of a skipped run below −k − 3
+                rows.append(["…", "…", "…", _shaw_gap(-(seq_len - 2), d, -clip, clip)])
+            elif d == seq_len - 2:  # the end of the skipped run above k + 3
+                rows.append(["…", "…", "…", _shaw_gap(clip + 4, d, clip, clip)])
             continue
         c = max(-clip, min(clip, d))
-        rows.append([d, c, c + clip, "edge (shared)" if abs(d) >= clip and clip > 0 else "own row"])
+        rows.append([d, c, c + clip, _shaw_row_note(d, clip)])
     ctx.table(
         "Relative distance j − i → table row",
-        ["j − i", "clip(j − i, k)", "row of w^K / w^V", "note"],
+        ["j − i", "clip(j − i, k)", "row of wᴷ / wⱽ", "note"],
         rows,
+        title_zh="相对距离 j − i → 表中的行",
+        columns_zh=["j − i", "clip(j − i, k)", "wᴷ / wⱽ 的行", "说明"],
     )
     side = min(seq_len, MAX_MATRIX_SIDE)
-    ctx.matrix(f"Table row used by (query i, key j), k = {clip}", idx[:side, :side].cpu(), "query i", "key j")
+    axes_zh = {"row_label_zh": "查询 i", "col_label_zh": "键 j"}
+    ctx.matrix(
+        f"Table row used by (query i, key j), k = {clip}",
+        idx[:side, :side].cpu(),
+        "query i",
+        "key j",
+        title_zh=f"（查询 i, 键 j）使用的表行，k = {clip}",
+        **axes_zh,
+    )
     logits = shaw_attention_scores(q[:side], k[:side], rel_k, clip)
-    ctx.matrix("Shaw logits e_ij (random q, k, w^K)", logits.cpu(), "query i", "key j")
+    ctx.matrix(
+        "Shaw logits eᵢⱼ (random q, k, wᴷ)",
+        logits.cpu(),
+        "query i",
+        "key j",
+        title_zh="Shaw 的 logit eᵢⱼ（随机的 q、k、wᴷ）",
+        **axes_zh,
+    )
     ctx.note(
         "Shaw et al. (Table 2) saw BLEU change little for k ≥ 2: a few local relative vectors plus depth "
-        "let the model reach further."
+        "let the model reach further.",
+        zh="Shaw 等人（表 2）发现 k ≥ 2 之后 BLEU 变化不大：少量局部相对向量加上网络深度，就能让模型看得更远。",
     )
 
 
@@ -231,16 +312,20 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
     full = ac + bd
     max_error = max_abs_diff(terms.total, full)
     ctx.check(
-        "(a) + (b) + (c) + (d) = (q_i + u)·k_j + (q_i + v)·r_(i−j), the Transformer-XL score",
+        "(a) + (b) + (c) + (d) = (qᵢ + u)·kⱼ + (qᵢ + v)·r₍ᵢ₋ⱼ₎, the Transformer-XL score",
         max_error,
         tol_for(to_numpy(full)),
+        zh="(a) + (b) + (c) + (d) = (qᵢ + u)·kⱼ + (qᵢ + v)·r₍ᵢ₋ⱼ₎，即 Transformer-XL 的分数",
     )
 
     n = min(seq_len, 32)
     textbook = xlnet_score_terms_np(*(to_numpy(t) for t in (x[:n], w_q, w_k_e, w_k_r, u, v)))
     worst = max(max_abs_diff(fast[:n, :n], slow) for fast, slow in zip(terms, textbook))
     ctx.check(
-        f"fast terms match the textbook float64 loops (first {n} tokens)", worst, tol_for(textbook.total)
+        f"fast terms match the textbook float64 loops (first {n} tokens)",
+        worst,
+        tol_for(textbook.total),
+        zh=f"快速实现的各项与教科书 float64 循环一致（前 {n} 个 token）",
     )
     # with a memory segment the queries move to positions M .. M + L − 1
     mem_len = max(1, seq_len // 2)
@@ -253,12 +338,23 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
         f"with {mem_len} memory tokens prepended, fast and textbook still agree",
         max_abs_diff(with_mem.total, textbook_mem.total),
         tol_for(textbook_mem.total),
+        zh=f"在前面拼上 {mem_len} 个记忆 token 后，快速实现与教科书仍然一致",
     )
     d_term = terms.d
     toeplitz = max_abs_diff(d_term[1:, 1:], d_term[:-1, :-1]) if seq_len > 1 else 0.0
-    ctx.check("term (d) v·r_(i−j) is the same along every diagonal: a pure function of i − j", toeplitz, 1e-5)
+    ctx.check(
+        "term (d) v·r₍ᵢ₋ⱼ₎ is the same along every diagonal: a pure function of i − j",
+        toeplitz,
+        1e-5,
+        zh="(d) 项 v·r₍ᵢ₋ⱼ₎ 沿每条对角线都相同：只是 i − j 的函数",
+    )
     column = max_abs_diff(terms.c, terms.c[:1].expand_as(terms.c))
-    ctx.check("term (c) u·k_j is the same for every query: a per-key bias", column, 1e-6)
+    ctx.check(
+        "term (c) u·kⱼ is the same for every query: a per-key bias",
+        column,
+        1e-6,
+        zh="(c) 项 u·kⱼ 对每个查询都相同：是按键的偏置",
+    )
 
     # rank of the position-only term over a grid bigger than the model dim
     grid = min(2 * dim + 8, 1024)
@@ -271,6 +367,8 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
         f"on a {grid}×{grid} grid the position-only term has rank {rank} ≤ d = {dim} "
         "(each sin/cos pair adds rank ≤ 2: cos(ω(i−j)) = cos ωi cos ωj + sin ωi sin ωj)",
         rank <= dim,
+        zh=f"在 {grid}×{grid} 的网格上，纯位置项的秩为 {rank} ≤ d = {dim}"
+        "（每对 sin/cos 最多增加 2 的秩：cos(ω(i−j)) = cos ωi cos ωj + sin ωi sin ωj）",
     )
     ctx.value("max_error", max_error)
     ctx.value("position_only_rank", float(rank))
@@ -281,21 +379,37 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
         "(c) global content bias",
         "(d) global position bias",
     ]
-    formulas = ["x_i W_q · x_j W_k,E", "x_i W_q · R_(i−j) W_k,R", "u · x_j W_k,E", "v · R_(i−j) W_k,R"]
+    names_zh = ["(a) 内容–内容", "(b) 内容–位置", "(c) 全局内容偏置", "(d) 全局位置偏置"]
+    formulas = ["xᵢ W_q · xⱼ W_k,E", "xᵢ W_q · R₍ᵢ₋ⱼ₎ W_k,R", "u · xⱼ W_k,E", "v · R₍ᵢ₋ⱼ₎ W_k,R"]
     depends = ["tokens i, j", "token i and i − j", "token j only", "i − j only"]
     ctx.table(
         "Transformer-XL score terms",
         ["term", "formula", "depends on", "mean |term|"],
         [[nm, f, dep, float(t.abs().mean())] for nm, f, dep, t in zip(names, formulas, depends, terms[:4])],
+        title_zh="Transformer-XL 分数的各项",
+        columns_zh=["项", "公式", "依赖于", "平均 |项|"],
     )
     side = min(seq_len, MAX_MATRIX_SIDE)
-    for name, term in zip(names, terms[:4]):
-        ctx.matrix(name, term[:side, :side].cpu(), "query i", "key j")
+    for name, name_zh, term in zip(names, names_zh, terms[:4]):
+        ctx.matrix(
+            name,
+            term[:side, :side].cpu(),
+            "query i",
+            "key j",
+            title_zh=name_zh,
+            row_label_zh="查询 i",
+            col_label_zh="键 j",
+        )
     ctx.note(
         "position_only_rank: numerical rank of the (d) matrix over a min(2d + 8, 1024)-position grid. It stays ≤ d however "
-        "long the grid, so a sinusoid-driven position bias is low-rank (ALiBi's −m·|i − j| is full rank)."
+        "long the grid, so a sinusoid-driven position bias is low-rank (ALiBi's −m·|i − j| is full rank).",
+        zh="position_only_rank：(d) 项矩阵在 min(2d + 8, 1024) 个位置的网格上的数值秩。无论网格多长它都 ≤ d，"
+        "所以由正弦驱动的位置偏置是低秩的（ALiBi 的 −m·|i − j| 是满秩的）。",
     )
-    ctx.note("R is the fixed sinusoid of i − j (concat layout); only W_k,R, u and v are learned.")
+    ctx.note(
+        "R is the fixed sinusoid of i − j (concat layout); only W_k,R, u and v are learned.",
+        zh="R 是 i − j 的固定正弦编码（拼接布局）；只有 W_k,R、u 和 v 是学出来的。",
+    )
 
 
 def _run_deberta_terms(ctx: DemoContext, seq_len: int, dim: int, span: int, seed: int) -> None:
@@ -318,15 +432,24 @@ def _run_deberta_terms(ctx: DemoContext, seq_len: int, dim: int, span: int, seed
     textbook = deberta_score_terms_np(to_numpy(h[:n]), *(to_numpy(t) for t in (rel_emb, *weights)), span=span)
     max_error = max(max_abs_diff(fast[:n, :n], slow) for fast, slow in zip(terms, textbook))
     ctx.check(
-        f"fast c2c, c2p, p2c match the textbook loops (first {n} tokens)", max_error, tol_for(textbook.total)
+        f"fast c2c, c2p, p2c match the textbook loops (first {n} tokens)",
+        max_error,
+        tol_for(textbook.total),
+        zh=f"快速实现的 c2c、c2p、p2c 与教科书循环一致（前 {n} 个 token）",
     )
     ctx.check(
         "the logit is c2c + c2p + p2c (no position-to-position term)",
         max_abs_diff(terms.total, terms.c2c + terms.c2p + terms.p2c),
         0.0,
+        zh="logit 是 c2c + c2p + p2c（没有位置到位置项）",
     )
     scale = deberta_scale(dim)
-    ctx.check(f"scale = 1/√(3d) = {scale:.6g} for d = {dim}", abs(scale - 1 / math.sqrt(3 * dim)), 1e-15)
+    ctx.check(
+        f"scale = 1/√(3d) = {scale:.6g} for d = {dim}",
+        abs(scale - 1 / math.sqrt(3 * dim)),
+        1e-15,
+        zh=f"d = {dim} 时缩放系数 = 1/√(3d) = {scale:.6g}",
+    )
     # why √(3d): three independent unit-variance dot products of length d add to variance 3d
     samples = 2048
     a = randn(seed + 10, 3, samples, dim, device=ctx.device, dtype=dt)
@@ -337,11 +460,13 @@ def _run_deberta_terms(ctx: DemoContext, seq_len: int, dim: int, span: int, seed
         f"with unit-variance inputs the 3-term logit / √(3d) has std ≈ 1 (measured {std:.3f} over {samples} draws)",
         abs(std - 1.0),
         0.1,
+        zh=f"输入方差为 1 时，三项之和的 logit / √(3d) 标准差约为 1（{samples} 次抽样实测 {std:.3f}）",
     )
     idx = deberta_relative_indices(seq_len, seq_len, span, device=ctx.device)
     ctx.check_true(
         f"δ(i, j) stays in 0 .. 2k − 1 = {2 * span - 1}",
         int(idx.min()) >= 0 and int(idx.max()) <= 2 * span - 1,
+        zh=f"δ(i, j) 始终在 0 .. 2k − 1 = {2 * span - 1} 之内",
     )
     ctx.value("max_error", max_error)
     ctx.value("n_terms", 3.0)
@@ -352,22 +477,31 @@ def _run_deberta_terms(ctx: DemoContext, seq_len: int, dim: int, span: int, seed
         f"Relative index δ with k = {span} (rows of the 2k-row table P)",
         ["i − j", "δ(i, j): c2p uses K_r[δ(i, j)]", "δ(j, i): p2c uses Q_r[δ(j, i)]"],
         [[d, deberta_delta_np(d, 0, span), deberta_delta_np(0, d, span)] for d in shown],
+        title_zh=f"k = {span} 时的相对索引 δ（2k 行表 P 的行号）",
+        columns_zh=["i − j", "δ(i, j)：c2p 用 K_r[δ(i, j)]", "δ(j, i)：p2c 用 Q_r[δ(j, i)]"],
     )
     names = ["c2c: Q_c[i]·K_c[j]", "c2p: Q_c[i]·K_r[δ(i,j)]", "p2c: K_c[j]·Q_r[δ(j,i)]"]
     ctx.table(
         "DeBERTa terms",
         ["term", "mean |term|"],
         [[nm, float(t.abs().mean())] for nm, t in zip(names, terms[:3])],
+        title_zh="DeBERTa 的各项",
+        columns_zh=["项", "平均 |项|"],
     )
     side = min(seq_len, MAX_MATRIX_SIDE)
+    axes_zh = {"row_label_zh": "查询 i", "col_label_zh": "键 j"}
     for name, term in zip(names, terms[:3]):
-        ctx.matrix(name, term[:side, :side].cpu(), "query i", "key j")
-    ctx.matrix(f"δ(i, j), k = {span}", idx[:side, :side].cpu(), "query i", "key j")
+        ctx.matrix(name, term[:side, :side].cpu(), "query i", "key j", title_zh=name, **axes_zh)
+    delta_title = f"δ(i, j), k = {span}"  # symbols only: the same in both languages
+    ctx.matrix(delta_title, idx[:side, :side].cpu(), "query i", "key j", title_zh=delta_title, **axes_zh)
     ctx.note(
         "p2c follows the paper's eq. (4) and indexes with δ(j, i), the distance seen from the key. The released "
         "code (and HF's modeling_deberta_v2) negates the relative positions and then transposes; the two flips "
         "cancel, so checkpoints actually use δ(i, j) for p2c too: a port must follow the code to match them. "
-        "DeBERTa adds absolute positions only near the output (the enhanced mask decoder)."
+        "DeBERTa adds absolute positions only near the output (the enhanced mask decoder).",
+        zh="p2c 按论文式 (4) 用 δ(j, i) 索引，即从键的角度看的距离。发布的代码（以及 HF 的 modeling_deberta_v2）"
+        "先把相对位置取负再转置；两次翻转相互抵消，所以检查点里的 p2c 实际上也用 δ(i, j)：移植时必须照代码来才能对上。"
+        "DeBERTa 只在靠近输出处加入绝对位置（增强掩码解码器）。",
     )
 
 

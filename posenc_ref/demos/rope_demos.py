@@ -93,9 +93,17 @@ def _run_rope_relativity(ctx: DemoContext, dim: int, m: int, n: int, base: float
     max_pos = max(max(a, b) for a, b in pairs)
     tol = _angle_tol(ctx.dtype, max_pos, scale)
     err_offset = float((scores - relative).abs().max())
-    ctx.check("⟨R(q,m), R(k,n)⟩ = ⟨R(q,m−n), k⟩ for every row of the table", err_offset, tol)
     ctx.check(
-        "every pair with the same offset m − n gets the same score", float(scores.max() - scores.min()), tol
+        "⟨R(q,m), R(k,n)⟩ = ⟨R(q,m−n), k⟩ for every row of the table",
+        err_offset,
+        tol,
+        zh="表中每一行都有 ⟨R(q,m), R(k,n)⟩ = ⟨R(q,m−n), k⟩",
+    )
+    ctx.check(
+        "every pair with the same offset m − n gets the same score",
+        float(scores.max() - scores.min()),
+        tol,
+        zh="偏移 m − n 相同的每一对都得到相同的分数",
     )
     # the numpy textbook (explicit rotation matrices, float64) agrees with the fast torch form
     score_np = float((apply_rope_np(q64.numpy()[None], [m]) @ apply_rope_np(k64.numpy()[None], [n]).T).item())
@@ -103,9 +111,16 @@ def _run_rope_relativity(ctx: DemoContext, dim: int, m: int, n: int, base: float
         "the fast torch form matches the numpy rotation-matrix form",
         abs(score - score_np),
         _angle_tol(ctx.dtype, max(m, n), scale),
+        zh="快速 torch 实现与 numpy 旋转矩阵实现一致",
     )
     rows = [[a, b, a - b, _fmt(sc)] for (a, b), sc in zip(pairs, scores.tolist())]
-    ctx.table("Same offset m − n, same score", ["m", "n", "m − n", "score"], rows)
+    ctx.table(
+        "Same offset m − n, same score",
+        ["m", "n", "m − n", "score"],
+        rows,
+        title_zh="偏移 m − n 相同，分数相同",
+        columns_zh=["m", "n", "m − n", "分数"],
+    )
 
     # contrast: moving only the key changes the offset and the score
     others = [n + delta for delta in (1, 2, 5, 10) if n + delta >= 0]
@@ -116,6 +131,8 @@ def _run_rope_relativity(ctx: DemoContext, dim: int, m: int, n: int, base: float
         "Different offsets, different scores",
         ["m", "n", "m − n", "score"],
         [[m, b, m - b, _fmt(sc)] for b, sc in zip(others, other_scores)],
+        title_zh="偏移不同，分数不同",
+        columns_zh=["m", "n", "m − n", "分数"],
     )
 
     # the seeds' layout: offsets 0, +δ and −δ at several absolute positions, with every side of the identity
@@ -140,6 +157,7 @@ def _run_rope_relativity(ctx: DemoContext, dim: int, m: int, n: int, base: float
         "⟨R(q,m), R(k,n)⟩ = ⟨q, R(k,n−m)⟩: moved onto the key, the rotation changes sign",
         float(max((both - on_key).abs().max(), (both - on_query).abs().max())),
         seeds_tol,
+        zh="⟨R(q,m), R(k,n)⟩ = ⟨q, R(k,n−m)⟩：把旋转移到键上时，角度要变号",
     )
     ctx.table(
         "Offsets 0, +(m − n) and −(m − n) at several positions (the seeds' layout)",
@@ -150,15 +168,22 @@ def _run_rope_relativity(ctx: DemoContext, dim: int, m: int, n: int, base: float
                 seeds_pairs, both.tolist(), on_query.tolist(), on_key.tolist(), wrong_sign.tolist()
             )
         ],
+        title_zh="在几个位置上的偏移 0、+(m − n) 与 −(m − n)（种子题的布局）",
+        columns_zh=["m", "n", "m − n", "⟨R(q,m), R(k,n)⟩", "⟨R(q,m−n), k⟩", "⟨q, R(k,n−m)⟩", "⟨q, R(k,m−n)⟩"],
     )
     ctx.value("score", score)
     ctx.value("relative_score", relative)
     ctx.value("max_error", err_offset)
     ctx.value("wrong_sign_score", float(wrong_sign[3 if delta else 0]))  # first row at offset m − n
-    ctx.note(f"q and k are seeded normals (seed {seed}); computed in {ctx.dtype}, half layout.")
+    ctx.note(
+        f"q and k are seeded normals (seed {seed}); computed in {ctx.dtype}, half layout.",
+        zh=f"q 和 k 是固定种子的正态随机向量（种子 {seed}）；用 {ctx.dtype} 计算，half 布局。",
+    )
     ctx.note(
         "The last column rotates the key by m − n instead of n − m: that equals the score at offset "
-        "n − m, not m − n (a common sign slip). Only the offset matters, but its sign does too."
+        "n − m, not m − n (a common sign slip). Only the offset matters, but its sign does too.",
+        zh="最后一列把键旋转了 m − n 而不是 n − m：它等于偏移 n − m 处的分数，而不是 m − n 处的"
+        "（一个常见的符号错误）。只有偏移重要，但偏移的符号同样重要。",
     )
 
 
@@ -179,7 +204,12 @@ def _run_rope_norm(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: 
         worst = max(worst, float(rel.max()))
         if per_position is None:
             per_position = rel
-    ctx.check("‖R(x, m)‖ = ‖x‖ at every position, both layouts (relative error)", worst, 1e-5)
+    ctx.check(
+        "‖R(x, m)‖ = ‖x‖ at every position, both layouts (relative error)",
+        worst,
+        1e-5,
+        zh="两种布局下每个位置都有 ‖R(x, m)‖ = ‖x‖（相对误差）",
+    )
     last = max(seq_len - 1, 0)
     if dim <= 256:
         rot = rope_rotation_matrix_np(last, dim, base)
@@ -187,13 +217,20 @@ def _run_rope_norm(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: 
     else:  # a d x d matrix would be large: check each 2x2 block, cos² + sin² = 1
         angle = last * rope_inv_freq_np(dim, base=base)
         ortho = float(np.abs(np.cos(angle) ** 2 + np.sin(angle) ** 2 - 1).max())
-    ctx.check("the rotation matrix is orthogonal: RᵀR = I (float64)", ortho, 1e-12)
+    ctx.check(
+        "the rotation matrix is orthogonal: RᵀR = I (float64)",
+        ortho,
+        1e-12,
+        zh="旋转矩阵是正交的：RᵀR = I（float64）",
+    )
     y_half = apply_rope(x, base=base)
     picks = sorted({0, 1, seq_len // 2, seq_len - 1} & set(range(seq_len)))
     ctx.table(
         "Norms before and after rotation",
         ["position", "‖x‖", "‖R(x, m)‖", "relative error"],
         [[p, _fmt(norms[p]), _fmt(y_half[p].norm()), float(f"{float(per_position[p]):.3g}")] for p in picks],
+        title_zh="旋转前后的模长",
+        columns_zh=["位置", "‖x‖", "‖R(x, m)‖", "相对误差"],
     )
     shown = sample_indices(seq_len, MAX_SERIES_POINTS)
     ctx.series(
@@ -202,6 +239,7 @@ def _run_rope_norm(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: 
         {"|‖R(x,m)‖ − ‖x‖| / ‖x‖": per_position[shown].tolist()},
         x_label="position m",
         y_label="relative error",
+        title_zh="每个位置的模长相对误差（float32，half 布局）",
     )
     ctx.value("max_norm_error", worst)
 
@@ -249,40 +287,68 @@ def _run_rope_decay(ctx: DemoContext, dim: int, base: float, max_distance: int) 
     bound_cpu = bound.double().cpu()
     b0 = float(bound_cpu[0])
     expected0 = (half + 1) / 2
-    ctx.check("the bound at distance 0 is (d/2 + 1)/2", abs(b0 - expected0), 1e-9 * expected0)
-    ctx.check("|Σ h_i e^{i(m−n)θ_i}| never exceeds the Abel-summation bound", slack, 1e-6 * float(abel.max()))
     ctx.check(
-        "the bound never exceeds its value at distance 0 (|S_j| ≤ j)",
+        "the bound at distance 0 is (d/2 + 1)/2",
+        abs(b0 - expected0),
+        1e-9 * expected0,
+        zh="距离 0 处的上界是 (d/2 + 1)/2",
+    )
+    ctx.check(
+        "|Σᵢ hᵢ e^(i(m−n)θᵢ)| never exceeds the Abel-summation bound",
+        slack,
+        1e-6 * float(abel.max()),
+        zh="|Σᵢ hᵢ e^(i(m−n)θᵢ)| 从不超过 Abel 求和给出的上界",
+    )
+    ctx.check(
+        "the bound never exceeds its value at distance 0 (|Sⱼ| ≤ j)",
         max(float(bound_cpu.max()) - b0, 0.0),
         1e-9 * expected0,
+        zh="上界从不超过它在距离 0 处的值（|Sⱼ| ≤ j）",
     )
     diffs = bound_cpu[1:] - bound_cpu[:-1]
     monotone = bool((diffs <= 1e-12).all()) if max_distance >= 1 else True
     if max_distance >= 1:
-        ctx.check_true("the bound has dropped by the largest distance", float(bound_cpu[-1]) < b0)
-    if max_distance >= 100:
-        ctx.check_true("the curve oscillates: it is not monotone", not monotone)
+        ctx.check_true(
+            "the bound has dropped by the largest distance",
+            float(bound_cpu[-1]) < b0,
+            zh="到最大距离时上界已经下降",
+        )
+    # The first rise comes later for wider heads: by distance 0.78 · max(100, 1.5 d) at the latest
+    # over d = 4..8192 and base = 2..1e9 (tests/test_hardening_demos.py checks the corners).
+    oscillation_from = max(100, 3 * dim // 2)
+    if max_distance >= oscillation_from:
+        ctx.check_true(
+            "the curve oscillates: it is not monotone", not monotone, zh="曲线有振荡：它不是单调的"
+        )
     else:
-        ctx.note("With max_distance < 100 the oscillation check is skipped (too few points).")
+        ctx.note(
+            f"With max_distance < {oscillation_from} (max(100, 1.5·d)) the oscillation check is skipped: "
+            "too few points, and for a wide head the first rise can come later than max_distance.",
+            zh=f"max_distance < {oscillation_from}（max(100, 1.5·d)）时跳过振荡检查："
+            "点太少，而且对宽的头来说，第一次回升可能出现在 max_distance 之后。",
+        )
     marks = [r for r in (0, 1, 2, 5, 10, 25, 50, 100, 150, 200, 250, 500, 1000) if r <= max_distance]
     if max_distance not in marks:
         marks.append(max_distance)
     ctx.table(
         "Long-term decay bound",
-        ["m − n", "mean |S_j|", "bound / bound(0)"],
+        ["m − n", "mean |Sⱼ|", "bound / bound(0)"],
         [[r, _fmt(bound_cpu[r]), _fmt(bound_cpu[r] / b0)] for r in marks],
+        title_zh="长程衰减上界",
+        columns_zh=["m − n", "|Sⱼ| 的平均", "上界 / 上界(0)"],
     )
     normalized = (actual / (dh * half)).double().cpu()
     shown = sample_indices(max_distance + 1, MAX_SERIES_POINTS)  # every distance up to 511
     ctx.series(
-        "RoFormer long-term decay (mean |S_j| against relative distance)",
+        "RoFormer long-term decay (mean |Sⱼ| against relative distance)",
         [float(r) for r in shown],
         {
-            "mean |S_j|": bound_cpu[shown].tolist(),
-            "|Σ h e^{irθ}| / (d/2 · max|Δh|)": normalized[shown].tolist(),
+            "mean |S_j|": bound_cpu[shown].tolist(),  # a data key (tests read it)
+            "|Σ h eⁱʳᶿ| / (d/2 · max|Δh|)": normalized[shown].tolist(),
         },
         x_label="relative distance m − n",
         y_label="relative upper bound",
+        title_zh="RoFormer 的长程衰减（|Sⱼ| 的平均随相对距离的变化）",
     )
     ctx.value("bound_at_0", b0)
     ctx.value("bound_at_max", float(bound_cpu[-1]))
@@ -291,7 +357,10 @@ def _run_rope_decay(ctx: DemoContext, dim: int, base: float, max_distance: int) 
     rises = (diffs > 1e-12).nonzero()
     # first r where bound(r + 1) > bound(r): -1 when the curve never rises in range
     ctx.value("first_rise_distance", float(rises[0][0]) if len(rises) else -1.0)
-    ctx.note("RoFormer §3.4.3: the bound trends down with oscillation; it is not a monotone decay.")
+    ctx.note(
+        "RoFormer §3.4.3: the bound trends down with oscillation; it is not a monotone decay.",
+        zh="RoFormer §3.4.3：上界在振荡中呈下降趋势；它不是单调衰减。",
+    )
 
 
 def _run_rope_layouts(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: int) -> None:
@@ -315,30 +384,59 @@ def _run_rope_layouts(ctx: DemoContext, dim: int, seq_len: int, base: float, see
     score_error = float((scores_meta - scores_hf).abs().max())
     scale = float(q.norm(dim=-1).max() * k.norm(dim=-1).max())
     tol = _angle_tol(ctx.dtype, seq_len, float(q.abs().max()))
-    ctx.check("interleaved RoPE then permute = permute then half RoPE (channel by channel)", max_error, tol)
     ctx.check(
-        "attention scores are identical under the permutation", score_error, tol * float(k.norm(dim=-1).max())
+        "interleaved RoPE then permute = permute then half RoPE (channel by channel)",
+        max_error,
+        tol,
+        zh="先做 interleaved RoPE 再置换 = 先置换再做 half RoPE（逐通道）",
+    )
+    ctx.check(
+        "attention scores are identical under the permutation",
+        score_error,
+        tol * float(k.norm(dim=-1).max()),
+        zh="置换前后注意力分数完全相同",
     )
     # the trap: loading Meta-ordered weights into HF's rotate_half without permuting
     wrong = apply_rope(q, base=base, layout="half")[pick] @ apply_rope(k, base=base, layout="half")[pick].T
     unpermuted = float((wrong - scores_meta).abs().max())
     if dim >= 4 and seq_len >= 2:
         ctx.check_true(
-            "without the permutation the scores differ (the conversion trap)", unpermuted > 1e-3 * scale
+            "without the permutation the scores differ (the conversion trap)",
+            unpermuted > 1e-3 * scale,
+            zh="不做置换时分数不同（转换时的陷阱）",
         )
     ctx.table(
         "Channel permutation hf[r·d/2 + i] = meta[2i + r]",
         ["hf channel", "meta channel", "pair i", "r"],
         [[j, int(perm[j]), j % (dim // 2), j // (dim // 2)] for j in range(min(dim, 64))],
+        title_zh="通道置换 hf[r·d/2 + i] = meta[2i + r]",
+        columns_zh=["hf 通道", "meta 通道", "第 i 对", "r"],
     )
     if dim <= 64:
         eye = torch.eye(dim, dtype=torch.float64)
         ctx.matrix(
-            "Permutation matrix P (row hf channel, column meta channel)", eye[perm.cpu()], "hf", "meta"
+            "Permutation matrix P (row hf channel, column meta channel)",
+            eye[perm.cpu()],
+            "hf",
+            "meta",
+            title_zh="置换矩阵 P（行为 hf 通道，列为 meta 通道）",
+        )
+    # the other trap: rotate_half with a repeat_interleave (interleaved) cos/sin table is not a rotation
+    from ..rope import rope_cos_sin, rotate_half
+
+    cos_i, sin_i = rope_cos_sin(seq_len, dim, base=base, layout="interleaved", device=ctx.device, dtype=dtype)
+    mixed = q * cos_i + rotate_half(q) * sin_i
+    mixed_norm_change = float((mixed.norm(dim=-1) - q.norm(dim=-1)).abs().max())
+    if dim >= 4 and seq_len >= 2:
+        ctx.check_true(
+            "rotate_half with a repeat_interleave cos/sin table changes the norm (not a rotation)",
+            mixed_norm_change > 1e-3 * float(q.norm(dim=-1).max()),
+            zh="rotate_half 配 repeat_interleave 的 cos/sin 表会改变模长（不是旋转）",
         )
     ctx.value("max_error", max_error)
     ctx.value("score_max_error", score_error)
     ctx.value("unpermuted_score_error", unpermuted)
+    ctx.value("mixed_norm_change", mixed_norm_change)
 
 
 def _run_rope_forms(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: int) -> None:
@@ -387,24 +485,40 @@ def _run_rope_forms(ctx: DemoContext, dim: int, seq_len: int, base: float, seed:
     matrix_vs_rotate_half = float(np.abs(by_matrix - as_np["rotate_half"]).max())
     matrix_vs_fast = float(np.abs(by_matrix - as_np["apply_rope"]).max())
     tol = _angle_tol(ctx.dtype, seq_len, float(x64.abs().max()))
-    ctx.check("matrix form = complex form", matrix_vs_complex, tol)
+    ctx.check("matrix form = complex form", matrix_vs_complex, tol, zh="矩阵形式 = 复数形式")
     ctx.check(
-        "matrix form = cos/sin + rotate_half form (after the channel permutation)", matrix_vs_rotate_half, tol
+        "matrix form = cos/sin + rotate_half form (after the channel permutation)",
+        matrix_vs_rotate_half,
+        tol,
+        zh="矩阵形式 = cos/sin 加 rotate_half 的形式（通道置换之后）",
     )
-    ctx.check("matrix form = apply_rope (interleaved)", matrix_vs_fast, tol)
+    ctx.check(
+        "matrix form = apply_rope (interleaved)",
+        matrix_vs_fast,
+        tol,
+        zh="矩阵形式 = apply_rope（interleaved）",
+    )
     ctx.table(
         "Three forms of the same rotation",
         ["form", "formula", "max |diff| vs matrix"],
         [
-            ["matrix", "R^d_{Θ,m} x (block diagonal)", 0.0],
-            ["complex", "(x₂ᵢ + i x₂ᵢ₊₁) e^{imθᵢ}", float(f"{matrix_vs_complex:.3g}")],
+            ["matrix", "R_(Θ,m)ᵈ x (block diagonal)", 0.0],
+            ["complex", "(x₂ᵢ + i x₂ᵢ₊₁) e^(imθᵢ)", float(f"{matrix_vs_complex:.3g}")],
             ["rotate_half", "x cos + rotate_half(x) sin", float(f"{matrix_vs_rotate_half:.3g}")],
             ["apply_rope", "fast path, interleaved", float(f"{matrix_vs_fast:.3g}")],
         ],
+        title_zh="同一个旋转的三种写法",
+        columns_zh=["形式", "公式", "与矩阵形式的 max |diff|"],
     )
     if dim <= 64:
         ctx.matrix(
-            "R^d_{Θ,m} at m = 1 (block diagonal)", rope_rotation_matrix_np(1, dim, base), "row", "column"
+            "R_(Θ,m)ᵈ at m = 1 (block diagonal)",
+            rope_rotation_matrix_np(1, dim, base),
+            "row",
+            "column",
+            title_zh="m = 1 时的 R_(Θ,m)ᵈ（分块对角）",
+            row_label_zh="行",
+            col_label_zh="列",
         )
     ctx.value("matrix_vs_complex", matrix_vs_complex)
     ctx.value("matrix_vs_rotate_half", matrix_vs_rotate_half)
@@ -440,21 +554,29 @@ def _run_rope_precision(ctx: DemoContext, dim: int, base: float) -> None:
     # float32 angle error <= m·θ_max·(rounding of θ and of the product) ≈ 2 m ε; cos is 1-Lipschitz
     eps32 = _EPS["float32"]
     limit = np.asarray(sweep) * float(theta64.max()) * 2 * eps32 + 2 * eps32
-    ctx.check(
-        "the float32 cos error stays within the m·θ·2ε rounding bound", float((err_cos - limit).max()), 0.0
+    ctx.check(  # the error is how far the cos error goes past its bound (0 when within it)
+        "the float32 cos error stays within the m·θ·2ε rounding bound",
+        float(np.clip(err_cos - limit, 0.0, None).max()),
+        0.0,
+        zh="float32 的 cos 误差不超过 m·θ·2ε 的舍入上界",
     )
     ctx.check(
         "computing cos in float64 and then casting keeps the error at float32 rounding",
         float(fixed.max()),
         1e-7,
+        zh="先用 float64 算 cos 再转换，误差保持在 float32 的舍入水平",
     )
     if err_angle[row[131072]] > 1e-4:  # float32 angle rounding dominates cos rounding
         ctx.check_true(
             "the error grows with position: larger at 131072 than at 100",
             err_cos[row[131072]] > err_cos[row[100]],
+            zh="误差随位置增大：131072 处比 100 处大",
         )
     else:
-        ctx.note("Every θ_i·131072 happens to be almost exact in float32 here, so the error barely grows.")
+        ctx.note(
+            "Every θᵢ·131072 happens to be almost exact in float32 here, so the error barely grows.",
+            zh="这里每个 θᵢ·131072 在 float32 中恰好几乎是精确的，所以误差几乎不增长。",
+        )
     ctx.table(
         "float32 angles against float64 (max over pairs)",
         ["position", "|Δcos|", "|Δsin|", "|Δangle| (rad)", "cos64 → float32"],
@@ -468,6 +590,8 @@ def _run_rope_precision(ctx: DemoContext, dim: int, base: float) -> None:
             ]
             for p in _PRECISION_POSITIONS
         ],
+        title_zh="float32 角度与 float64 的对比（对所有频率对取最大）",
+        columns_zh=["位置", "|Δcos|", "|Δsin|", "|Δangle|（弧度）", "cos64 → float32"],
     )
     ctx.series(
         "cos error of float32 angles against position",
@@ -475,13 +599,16 @@ def _run_rope_precision(ctx: DemoContext, dim: int, base: float) -> None:
         {"float32 angle": err_cos.tolist(), "float64 cos cast to float32": fixed.tolist()},
         x_label="log2(position)",
         y_label="max |Δcos|",
+        title_zh="float32 角度的 cos 误差随位置的变化",
     )
     for p in _PRECISION_POSITIONS:
         ctx.value(f"error_{p}", float(err_cos[row[p]]))
         ctx.value(f"sin_error_{p}", float(err_sin[row[p]]))
     ctx.note(
         "Casting a float64 angle to float32 does not help: near 131072 one float32 step is 1/64 rad. "
-        "Compute cos/sin in float64 (or reduce the angle mod 2π first) and cast the result."
+        "Compute cos/sin in float64 (or reduce the angle mod 2π first) and cast the result.",
+        zh="把 float64 的角度转成 float32 并没有用：在 131072 附近，float32 的一个步长就是 1/64 弧度。"
+        "应当用 float64 计算 cos/sin（或先把角度对 2π 取模），再转换结果。",
     )
 
 
@@ -490,7 +617,9 @@ def _run_rope_kv_cache(ctx: DemoContext, dim: int, prefix_len: int, new_tokens: 
 
     from ..rope import apply_rope
 
-    dtype = getattr(torch, ctx.dtype)
+    # float64 where the device has it: in float32 the rounding bound at position 100,000 is about a fifth
+    # of the score scale, too close to tell a restart from rounding
+    dtype = _exact_dtype(ctx)
     total = prefix_len + new_tokens
     q = _randn(seed, total, dim, dtype=dtype).to(ctx.device)
     k = _randn(seed + 1, total, dim, dtype=dtype).to(ctx.device)
@@ -513,15 +642,31 @@ def _run_rope_kv_cache(ctx: DemoContext, dim: int, prefix_len: int, new_tokens: 
     max_error, restart_error = float(errors.max()), float(restart_errors.max())
     scale = float(q.norm(dim=-1).max() * k.norm(dim=-1).max())
     tol = _angle_tol(ctx.dtype, total, scale)
-    ctx.check("decoding with the cache and positions prefix_len + t matches the full pass", max_error, tol)
-    if dim >= 4:
+    ctx.check(
+        "decoding with the cache and positions prefix_len + t matches the full pass",
+        max_error,
+        tol,
+        zh="使用缓存、位置取 prefix_len + t 解码，结果与完整前向一致",
+    )
+    if dim >= 4 and 10 * tol < 0.1 * scale:
         ctx.check_true(
-            "restarting positions at 0 after the prefix changes the scores", restart_error > 10 * tol
+            "restarting positions at 0 after the prefix changes the scores",
+            restart_error > 10 * tol,
+            zh="在前缀之后把位置从 0 重新开始会改变分数",
+        )
+    elif dim >= 4:
+        ctx.note(
+            f"At position {total} the {ctx.dtype} rounding bound ({tol:.3g}) is close to the score scale "
+            f"({scale:.3g}), so a restart cannot be told from rounding; the restart check is skipped.",
+            zh=f"在位置 {total}，{ctx.dtype} 的舍入上界（{tol:.3g}）接近分数的量级（{scale:.3g}），"
+            "无法把重新开始与舍入误差区分开；跳过重启检查。",
         )
     else:
         ctx.note(
             "With one frequency (dim 2, θ = 1 rad) a restart shifts the angle by prefix_len rad, which can land "
-            "close to a multiple of 2π; the restart check needs dim >= 4."
+            "close to a multiple of 2π; the restart check needs dim >= 4.",
+            zh="只有一个频率时（dim 2，θ = 1 弧度），重新开始会让角度偏移 prefix_len 弧度，可能恰好接近 2π 的整数倍；"
+            "重启检查需要 dim >= 4。",
         )
     rows = [
         [prefix_len + t, prefix_len + t, t, float(f"{float(errors[t]):.3g}"), _fmt(restart_errors[t])]
@@ -531,6 +676,14 @@ def _run_rope_kv_cache(ctx: DemoContext, dim: int, prefix_len: int, new_tokens: 
         "Decode steps: scores against the full forward pass",
         ["token", "position (right)", "position (restarted)", "max |Δscore| right", "max |Δscore| restarted"],
         rows,
+        title_zh="解码步骤：与完整前向的分数对比",
+        columns_zh=[
+            "token",
+            "位置（正确）",
+            "位置（重新开始）",
+            "max |Δscore|（正确）",
+            "max |Δscore|（重新开始）",
+        ],
     )
     ctx.series(
         "Score error per decoded token",
@@ -538,13 +691,16 @@ def _run_rope_kv_cache(ctx: DemoContext, dim: int, prefix_len: int, new_tokens: 
         {"correct offset": errors.tolist(), "restarted at 0": restart_errors.tolist()},
         x_label="token index",
         y_label="max |Δscore|",
+        title_zh="每个解码 token 的分数误差",
     )
     ctx.value("max_error", max_error)
     ctx.value("restart_error", restart_error)
     ctx.note(
         "RoPE rotates each token on its own, so appending the new tokens one at a time or all at once gives "
         "the same cache. Scores among the new tokens alone still match after a restart (only m − n matters); "
-        "it is the scores against cached keys that break."
+        "it is the scores against cached keys that break.",
+        zh="RoPE 对每个 token 单独旋转，所以新 token 一个一个追加还是一次全部追加，得到的缓存都一样。"
+        "重新开始后，新 token 之间的分数仍然一致（只有 m − n 重要）；出错的是它们与缓存中键的分数。",
     )
 
 
@@ -600,7 +756,10 @@ def _run_mrope_sections(
 
     text_ids = ids[:, is_text]
     ctx.check(
-        "text tokens use the same id on the t, h and w axes", float((text_ids - text_ids[0]).abs().max()), 0
+        "text tokens use the same id on the t, h and w axes",
+        float((text_ids - text_ids[0]).abs().max()),
+        0,
+        zh="文本 token 在 t、h、w 三个轴上使用相同的 id",
     )
     if absolute_time:
         ctx.check(
@@ -608,12 +767,14 @@ def _run_mrope_sections(
             "grid_h, grid_w)",
             abs(next_text - expected_next),
             0,
+            zh="视频之后的文本从最大视觉 id + 1 = text_before + max(t_last + 1, grid_h, grid_w) 继续",
         )
     else:
         ctx.check(
             "text after the image resumes at text_before + max(grid_t, grid_h, grid_w)",
             abs(next_text - expected_next),
             0,
+            zh="图像之后的文本从 text_before + max(grid_t, grid_h, grid_w) 继续",
         )
     vision = ids[:, text_before : text_before + n_vision] - text_before
     spans = [int(vision[a].max()) + 1 for a in range(3)]
@@ -622,12 +783,14 @@ def _run_mrope_sections(
             "vision ids span the grid on the spatial axes (h < grid_h, w < grid_w)",
             float(abs(spans[1] - grid_h) + abs(spans[2] - grid_w)),
             0,
+            zh="视觉 id 在空间轴上覆盖整个网格（h < grid_h，w < grid_w）",
         )
     else:
         ctx.check(
             "vision ids span the grid on each axis (t < grid_t, h < grid_h, w < grid_w)",
             float(sum(abs(s - g) for s, g in zip(spans, (grid_t, grid_h, grid_w)))),
             0,
+            zh="视觉 id 在每个轴上覆盖整个网格（t < grid_t，h < grid_h，w < grid_w）",
         )
     axes = mrope_pair_axes(128, MROPE_SECTION)
     counts = [axes.count(a) for a in range(3)]
@@ -635,6 +798,7 @@ def _run_mrope_sections(
         "the 64 pairs of a 128-dim head split 16 / 24 / 24",
         float(sum(abs(c - e) for c, e in zip(counts, MROPE_SECTION))),
         0,
+        zh="128 维头的 64 个频率对按 16 / 24 / 24 划分",
     )
 
     # for text-only ids the three axes agree, so M-RoPE reduces to 1-D RoPE
@@ -647,16 +811,23 @@ def _run_mrope_sections(
         "for text tokens M-RoPE equals ordinary 1-D RoPE",
         float((m_rope - plain).abs().max()),
         _angle_tol(ctx.dtype, max(n_tokens, int(ids.max())), float(x.abs().max())),
+        zh="对文本 token，M-RoPE 等于普通的一维 RoPE",
     )
     rule = (
         "floor(g · temporal_patch_size / fps · tokens_per_second) (Qwen2.5-VL, HF get_rope_index)"
         if absolute_time
         else "g (Qwen2-VL: consecutive frame groups)"
     )
+    rule_zh = (
+        "floor(g · temporal_patch_size / fps · tokens_per_second)（Qwen2.5-VL，HF 的 get_rope_index）"
+        if absolute_time
+        else "g（Qwen2-VL：连续的帧组）"
+    )
     ctx.check(
         f"the temporal id of frame group g is text_before + {rule}",
         float((vision[0] - hf_t).abs().max()),
         0,
+        zh=f"第 g 个帧组的时间 id 是 text_before + {rule_zh}",
     )
     group_ids = [int(v) for v in hf_t[:: grid_h * grid_w]]
 
@@ -665,7 +836,13 @@ def _run_mrope_sections(
         [j, "text" if bool(is_text[j]) else "vision", int(ids[0, j]), int(ids[1, j]), int(ids[2, j])]
         for j in shown
     ]
-    ctx.table("Position ids per token", ["token", "kind", "t", "h", "w"], rows)
+    ctx.table(
+        "Position ids per token",
+        ["token", "kind", "t", "h", "w"],
+        rows,
+        title_zh="每个 token 的位置 id",
+        columns_zh=["token", "类型", "t", "h", "w"],
+    )
     ctx.table(
         "Frequency pairs per axis (128-dim head)",
         ["axis", "pairs", "pair range"],
@@ -674,9 +851,18 @@ def _run_mrope_sections(
             ["height", counts[1], f"{counts[0]}–{counts[0] + counts[1] - 1}"],
             ["width", counts[2], f"{counts[0] + counts[1]}–63"],
         ],
+        title_zh="每个轴的频率对（128 维头）",
+        columns_zh=["轴", "对数", "频率对范围"],
     )
     if n_tokens <= 256:
-        ctx.matrix("Position ids (rows t, h, w; columns tokens)", ids.double(), "axis", "token")
+        ctx.matrix(
+            "Position ids (rows t, h, w; columns tokens)",
+            ids.double(),
+            "axis",
+            "token",
+            title_zh="位置 id（行为 t、h、w；列为 token）",
+            row_label_zh="轴",
+        )
     ctx.value("n_tokens", n_tokens)
     vision = (~is_text).nonzero().flatten()
     ctx.value("vision_tokens", len(vision))
@@ -704,19 +890,29 @@ def _run_mrope_sections(
             ]
             for g in shown_groups
         ],
+        title_zh="帧组：时间与时间 id",
+        columns_zh=["组", "帧", "开始（秒）", "t id"],
     )
-    ctx.note(f"{text_after} text tokens follow the image. grid_h and grid_w are the merged (LLM) grid.")
+    ctx.note(
+        f"{text_after} text tokens follow the image. grid_h and grid_w are the merged (LLM) grid.",
+        zh=f"图像之后跟着 {text_after} 个文本 token。grid_h 和 grid_w 是合并后的（LLM 侧）网格。",
+    )
     if absolute_time:
         ctx.note(
             f"Qwen2.5-VL absolute time: at {fps:g} fps a group of {TEMPORAL_PATCH_SIZE} frames lasts "
             f"{seconds:g} s, so group g gets temporal id floor(g · {seconds:g} · {tokens_per_second:g}) "
             f"(step {step:g}): the temporal id advances {tokens_per_second:g} per second of video, whatever the "
-            "frame rate."
+            "frame rate.",
+            zh=f"Qwen2.5-VL 的绝对时间：在 {fps:g} fps 下，一组 {TEMPORAL_PATCH_SIZE} 帧持续 {seconds:g} 秒，"
+            f"所以第 g 组的时间 id 是 floor(g · {seconds:g} · {tokens_per_second:g})（步长 {step:g}）："
+            f"不管帧率多少，视频每过一秒时间 id 增加 {tokens_per_second:g}。",
         )
     else:
         ctx.note(
             "Qwen2-VL rule: frame group g gets temporal id g, whatever the frame rate (fps is unused); set "
-            "tokens_per_second > 0 (2 in Qwen2.5-VL checkpoints) for Qwen2.5-VL's absolute-time ids."
+            "tokens_per_second > 0 (2 in Qwen2.5-VL checkpoints) for Qwen2.5-VL's absolute-time ids.",
+            zh="Qwen2-VL 的规则：不管帧率多少，第 g 个帧组的时间 id 就是 g（fps 不起作用）；"
+            "把 tokens_per_second 设为 > 0（Qwen2.5-VL 检查点里是 2）可得到 Qwen2.5-VL 的绝对时间 id。",
         )
 
 
@@ -794,7 +990,7 @@ register(
         claim_zh="按 hf[r·d/2 + i] = meta[2i + r] 置换通道，就能把交错排布（GPT-J/Meta）的 RoPE 变成半拆分（NeoX/HF）的 RoPE，因此转换后的 LLaMA 权重给出完全相同的注意力分数。",
         topic="rope",
         params=(DIM, Param("seq_len", "int", 16, min=1, max=100_000, help="number of positions"), BASE, SEED),
-        values=("max_error", "score_max_error", "unpermuted_score_error"),
+        values=("max_error", "score_max_error", "unpermuted_score_error", "mixed_norm_change"),
         run=_run_rope_layouts,
         # float64: q, k, their permuted copies, four rotated tensors, the trap's two, the cached
         # tables (complex and full-width) and temporaries: about 14 float64 copies of q
@@ -805,9 +1001,9 @@ register(
     Demo(
         name="rope-forms",
         title="Matrix, complex and rotate_half forms of RoPE agree",
-        claim="The block-diagonal rotation matrix, the complex multiply q·e^{imθ} and the cos/sin + rotate_half form compute the same rotation.",
+        claim="The block-diagonal rotation matrix, the complex multiply q·eⁱᵐᶿ and the cos/sin + rotate_half form compute the same rotation.",
         title_zh="RoPE 的矩阵、复数与 rotate_half 三种写法结果一致",
-        claim_zh="分块对角旋转矩阵、复数乘法 q·e^{imθ} 以及 cos/sin 加 rotate_half 的写法，算出的是同一个旋转。",
+        claim_zh="分块对角旋转矩阵、复数乘法 q·eⁱᵐᶿ 以及 cos/sin 加 rotate_half 的写法，算出的是同一个旋转。",
         topic="rope",
         params=(DIM, Param("seq_len", "int", 16, min=1, max=4096, help="number of positions"), BASE, SEED),
         values=("max_error", "matrix_vs_complex", "matrix_vs_rotate_half"),
@@ -846,10 +1042,10 @@ register(
         ),
         values=("max_error", "restart_error"),
         run=_run_rope_kv_cache,
-        # float32 q, k, their rotations and the cache (~12 copies of [total, dim]), plus the
+        # float64 q, k, their rotations and the cache (~12 copies of [total, dim]), plus the
         # [new_tokens, total] score matrices, masks and differences (~7 of them)
         memory_bytes=lambda dim, prefix_len, new_tokens, **_: (
-            _f32(prefix_len + new_tokens, dim, 12) + _f32(new_tokens, prefix_len + new_tokens, 7)
+            _f64(prefix_len + new_tokens, dim, 12) + _f64(new_tokens, prefix_len + new_tokens, 7)
         ),
     )
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import register
-from .base import Demo, DemoContext, Param
+from .base import Constraint, Demo, DemoContext, Param
 
 
 def _run_rope_scaling(
@@ -51,7 +51,10 @@ def _run_rope_scaling(
             "original_max_position_embeddings": orig,
         }
     else:
-        ctx.note("llama3 is skipped: it needs high_freq_factor != low_freq_factor.")
+        ctx.note(
+            "llama3 is skipped: it needs high_freq_factor != low_freq_factor.",
+            zh="跳过 llama3：它要求 high_freq_factor != low_freq_factor。",
+        )
     freqs: dict[str, np.ndarray] = {}
     factors: dict[str, float] = {}
     max_error = 0.0
@@ -67,16 +70,23 @@ def _run_rope_scaling(
     ratio = {name: f / theta for name, f in freqs.items()}
     pairs = np.arange(dim // 2)
 
-    ctx.check("torch (float32, HF operations) matches the float64 textbook (relative)", max_error, 1e-6)
+    ctx.check(
+        "torch (float32, HF operations) matches the float64 textbook (relative)",
+        max_error,
+        1e-6,
+        zh="torch（float32，按 HF 的运算）与 float64 教科书实现一致（相对误差）",
+    )
     ctx.check(
         "linear: every frequency is divided by the factor",
         float(np.max(np.abs(ratio["linear"] - 1 / factor))),
         1e-6,
+        zh="linear：每个频率都除以缩放因子",
     )
     ctx.check(
         "NTK-aware: first pair unchanged, last pair divided by the factor",
         max(abs(ratio["ntk"][0] - 1), abs(ratio["ntk"][-1] - 1 / factor)),
         1e-5,
+        zh="NTK-aware：第一对频率不变，最后一对除以缩放因子",
     )
     low, high = yarn_correction_range(
         dim, base=base, original_max_position_embeddings=orig, beta_fast=beta_fast, beta_slow=beta_slow
@@ -88,15 +98,22 @@ def _run_rope_scaling(
         float(np.max(np.abs(ratio["yarn"][keep] - 1), initial=0.0)),
         float(np.max(np.abs(ratio["yarn"][interp] - 1 / factor), initial=0.0)),
     )
-    ctx.check("YaRN: pairs below low keep θ, pairs above high use θ/factor", yarn_err, 1e-6)
+    ctx.check(
+        "YaRN: pairs below low keep θ, pairs above high use θ/factor",
+        yarn_err,
+        1e-6,
+        zh="YaRN：低于 low 的频率对保持 θ，高于 high 的使用 θ/factor",
+    )
     if low > high:
         ctx.note(
-            f"YaRN correction range is inverted (low {low} > high {high}); HF only warns, and so does this demo."
+            f"YaRN correction range is inverted (low {low} > high {high}); HF only warns, and so does this demo.",
+            zh=f"YaRN 的修正区间颠倒了（low {low} > high {high}）；HF 只给出警告，本演示也一样。",
         )
     ctx.check(
         "YaRN attention factor is 0.1·ln(factor) + 1",
         abs(factors["yarn"] - (0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0)),
         1e-12,
+        zh="YaRN 的注意力因子为 0.1·ln(factor) + 1",
     )
     dyn_base = base * ((factor * max(seq_len, orig) / orig) - (factor - 1)) ** (dim / (dim - 2))
     expected_dyn = dyn_base ** (-2.0 * pairs / dim)
@@ -104,6 +121,7 @@ def _run_rope_scaling(
         "dynamic NTK: base' = base·(factor·L/orig − (factor − 1))^(d/(d−2)) with L = max(seq_len, orig)",
         float(np.max(np.abs(freqs["dynamic"] - expected_dyn) / expected_dyn)),
         1e-6,
+        zh="动态 NTK：base' = base·(factor·L/orig − (factor − 1))^(d/(d−2))，其中 L = max(seq_len, orig)",
     )
     bands = llama3_frequency_bands(
         dim,
@@ -115,6 +133,7 @@ def _run_rope_scaling(
     ctx.check_true(
         "llama3: kept + blended + scaled = d/2",
         bands["kept"] + bands["blended"] + bands["scaled"] == dim // 2,
+        zh="llama3：保留 + 过渡 + 缩放 = d/2",
     )
     if llama3_ok:
         wavelen = 2 * math.pi / theta
@@ -127,6 +146,7 @@ def _run_rope_scaling(
                 float(np.max(np.abs(ratio["llama3"][scaled] - 1 / factor), initial=0.0)),
             ),
             1e-6,
+            zh="llama3：短波长保留，长波长除以缩放因子",
         )
     ctx.value("llama3_kept", bands["kept"])
     ctx.value("llama3_blended", bands["blended"])
@@ -147,26 +167,32 @@ def _run_rope_scaling(
             [name, titles[name], _sig(ratio[name][0]), _sig(ratio[name][-1]), _sig(factors[name])]
             for name in freqs
         ],
+        title_zh="缩放后的 inv_freq 与默认值之比",
+        columns_zh=["rope_type", "规则", "比值（第一对）", "比值（最后一对）", "注意力因子"],
     )
     picks = sorted({0, low, (low + high) // 2, high, dim // 2 - 1} & set(range(dim // 2)))
     ctx.table(
         "inv_freq per pair",
         ["pair i", "wavelength 2π/θ"] + list(freqs),
         [[int(i), _sig(2 * math.pi / theta[i])] + [_sig(freqs[n][i]) for n in freqs] for i in picks],
+        title_zh="每一对的 inv_freq",
+        columns_zh=["第 i 对", "波长 2π/θ"] + list(freqs),
     )
     ctx.series(
         "inv_freq per pair (log10)",
         pairs.tolist(),
         {name: np.log10(f).tolist() for name, f in freqs.items()},
         x_label="pair index i",
-        y_label="log10 θ_i",
+        y_label="log10 θᵢ",
+        title_zh="每一对的 inv_freq（log10）",
     )
     ctx.series(
         "Scaled / default frequency per pair",
         pairs.tolist(),
         {name: r.tolist() for name, r in ratio.items() if name != "default"},
         x_label="pair index i",
-        y_label="θ'_i / θ_i",
+        y_label="θ'ᵢ / θᵢ",
+        title_zh="每一对的缩放后频率 / 默认频率",
     )
     ctx.value("yarn_low", low)
     ctx.value("yarn_high", high)
@@ -180,7 +206,9 @@ def _run_rope_scaling(
     ctx.value("max_error", max_error)
     ctx.note(
         "YaRN's attention factor multiplies cos and sin, so the logits scale by its square. "
-        f"YaRN here uses original_max_position_embeddings = {orig}; dynamic NTK uses it as max_position_embeddings."
+        f"YaRN here uses original_max_position_embeddings = {orig}; dynamic NTK uses it as max_position_embeddings.",
+        zh="YaRN 的注意力因子同时乘在 cos 和 sin 上，所以 logit 按它的平方缩放。"
+        f"这里 YaRN 使用 original_max_position_embeddings = {orig}；动态 NTK 把它当作 max_position_embeddings。",
     )
 
 
@@ -254,5 +282,9 @@ register(
         ),
         run=_run_rope_scaling,
         memory_bytes=lambda dim, **_: 8 * dim * 16,
+        constraints=(
+            Constraint("beta_fast", ">=", "beta_slow"),
+            Constraint("low_freq_factor", "<", "high_freq_factor"),
+        ),
     )
 )

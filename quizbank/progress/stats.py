@@ -4,7 +4,8 @@
 - true retention: among reviews of cards that were in the Review state (not learning or relearning steps), the
   share rated Hard, Good or Easy, i.e. recalled (Anki's "true retention"), over the same window;
 - due forecast for the next `forecast_days` days (today's bucket includes overdue cards);
-- mastery per topic: mean FSRS retrievability R = (1 + F * t / S) ** -w20 over studied cards;
+- mastery per topic: mean FSRS retrievability R = (1 + F * t / S) ** -w20 over all the topic's questions, an
+  unseen one counting as 0;
 - current streak: consecutive days with at least one review, ending today (or yesterday, if today has none yet);
 - leeches: cards with at least `leech_lapses` lapses (Again while in Review), most-lapsed first.
 """

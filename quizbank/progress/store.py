@@ -48,6 +48,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "SETTING_HELP",
     "CardInfo",
+    "DRILL_CARD_PREFIX",
+    "DrillAttemptRow",
     "Orphan",
     "ProgressStore",
     "ReviewResult",
@@ -76,6 +78,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "new_per_day": 20,
     "desired_retention": 0.9,
     "enable_fuzzing": True,
+    "instant_submit": False,
+    "quiz_schedules": True,
 }
 
 # Each entry moves the schema from version i to i + 1. Never edit a shipped entry; append a new one.
@@ -191,7 +195,8 @@ def utc_day_start(moment: datetime) -> datetime:
 
 @dataclass(frozen=True)
 class TopicProgress:
-    """Per-topic counts for Home: cards due now, never-studied questions, studied cards, mean retrievability."""
+    """Per-topic counts for Home: cards due now, never-studied questions, studied cards, and mastery: the
+    mean retrievability over every question of the topic, never-studied ones counting as 0."""
 
     due: int
     new: int
@@ -260,6 +265,19 @@ class AttemptRow:
     response: str
     duration_ms: int | None
     attempted_at: datetime
+
+
+@dataclass(frozen=True)
+class DrillAttemptRow:
+    drill: str
+    passed: bool
+    cases_passed: int
+    cases_total: int
+    elapsed_ms: int | None
+    attempted_at: datetime
+
+
+DRILL_CARD_PREFIX = "drill:"  # a solved drill's Study card is `drill:NAME`
 
 
 @dataclass(frozen=True)
@@ -655,6 +673,157 @@ class ProgressStore:
             for qid, ok, resp, dur, at in rows
         ]
 
+    # ------------------------------------------------------------------ coding drills
+
+    def record_drill_attempt(
+        self,
+        drill: str,
+        passed: bool,
+        cases_passed: int,
+        cases_total: int,
+        elapsed_ms: float | None,
+        at: datetime | None = None,
+    ) -> bool:
+        """Record one graded drill attempt. The first pass creates the Study card `drill:NAME`, due a day
+        later (re-implement it from memory). Returns True when that card was created."""
+        when = to_utc(at)
+        card_id = DRILL_CARD_PREFIX + drill
+
+        row = (drill, int(bool(passed)), int(cases_passed), int(cases_total), _as_ms(elapsed_ms))
+
+        def body(conn: sqlite3.Connection) -> bool:
+            conn.execute(
+                "INSERT INTO drill_attempts (drill, passed, cases_passed, cases_total, elapsed_ms, attempted_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (*row, format_time(when)),
+            )
+            if not passed or conn.execute("SELECT 1 FROM cards WHERE question_id = ?", (card_id,)).fetchone():
+                return False
+            card = new_card(card_id, when)
+            card.due = when + timedelta(days=1)
+            _put_card(conn, card_id, card.to_json(), card)
+            return True
+
+        return self._write(body)
+
+    def drill_attempts(self, drill: str | None = None) -> list[DrillAttemptRow]:
+        """Drill attempts, oldest first (one drill's, or all)."""
+        query = "SELECT drill, passed, cases_passed, cases_total, elapsed_ms, attempted_at FROM drill_attempts"  # fmt: skip
+        params: tuple[Any, ...] = ()
+        if drill is not None:
+            query += " WHERE drill = ?"
+            params = (drill,)
+        rows = self._read(lambda c: c.execute(query + " ORDER BY attempted_at, id", params).fetchall())
+        return [
+            DrillAttemptRow(name, bool(ok), int(n_ok), int(n), ms, parse_time(at))
+            for name, ok, n_ok, n, ms, at in rows
+        ]
+
+    # ------------------------------------------------------------------ mock interviews
+
+    def save_mock_session(
+        self,
+        session_id: str,
+        started_at: datetime,
+        minutes: int,
+        level: str,
+        language: str,
+        ended_early: bool,
+        score: float | None,
+        report: Mapping[str, Any],
+    ) -> None:
+        """Save (or replace) one mock interview with its whole report (JSON) in one transaction."""
+        text = json.dumps(report, ensure_ascii=False, sort_keys=True)
+        row = (session_id, format_time(started_at), int(minutes), level, language, int(bool(ended_early)))
+        self._write(
+            lambda c: c.execute(
+                "INSERT OR REPLACE INTO mock_sessions (id, started_at, minutes, level, language, ended_early, "
+                "score, report_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (*row, None if score is None else float(score), text),
+            )
+        )
+
+    def mock_sessions(self) -> list[dict[str, Any]]:
+        """Every saved mock interview's report (oldest first); a row whose JSON is unreadable is skipped."""
+        rows = self._read(
+            lambda c: c.execute("SELECT report_json FROM mock_sessions ORDER BY started_at, id").fetchall()
+        )
+        out = []
+        for (text,) in rows:
+            try:
+                report = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(report, dict):
+                out.append(report)
+        return out
+
+    def make_due_now(self, question_ids: Iterable[str], now: datetime | None = None) -> int:
+        """Put these cards in front of Study: an existing card becomes due `now`, a new question gets a fresh
+        card due `now` (no review is recorded). Returns how many cards were written."""
+        when = to_utc(now)
+
+        def body(conn: sqlite3.Connection) -> int:
+            count = 0
+            for question_id in dict.fromkeys(question_ids):
+                row = conn.execute(
+                    "SELECT card_json FROM cards WHERE question_id = ?", (question_id,)
+                ).fetchone()
+                card = Card.from_json(row[0]) if row else new_card(question_id, when)
+                if row and card.due <= when:
+                    continue
+                card.due = when
+                _put_card(conn, question_id, card.to_json(), card)
+                count += 1
+            return count
+
+        return self._write(body)
+
+    # ------------------------------------------------------------------ question marks (flag, note)
+
+    def question_marks(self) -> dict[str, tuple[bool, str]]:
+        """{question id: (flagged, note)} for every question with a flag or a note."""
+        rows = self._read(
+            lambda c: c.execute("SELECT question_id, flagged, note FROM question_marks").fetchall()
+        )
+        return {qid: (bool(flagged), note) for qid, flagged, note in rows if flagged or note}
+
+    def set_question_mark(
+        self, question_id: str, *, flagged: bool | None = None, note: str | None = None
+    ) -> tuple[bool, str]:
+        """Set the flag and/or the note of a question (None keeps that part); returns (flagged, note)."""
+        stamp = format_time(datetime.now(UTC))
+
+        def body(conn: sqlite3.Connection) -> tuple[bool, str]:
+            row = conn.execute(
+                "SELECT flagged, note FROM question_marks WHERE question_id = ?", (question_id,)
+            ).fetchone()
+            new_flag = bool(row[0]) if (flagged is None and row) else bool(flagged)
+            new_note = (row[1] if row else "") if note is None else note.strip()
+            conn.execute(
+                "INSERT INTO question_marks (question_id, flagged, note, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(question_id) DO UPDATE SET flagged = excluded.flagged, note = excluded.note, "
+                "updated_at = excluded.updated_at",
+                (question_id, int(new_flag), new_note, stamp),
+            )
+            return new_flag, new_note
+
+        return self._write(body)
+
+    def last_results(self) -> dict[str, bool]:
+        """{question id: whether its latest auto- or self-graded attempt was right} (graded attempts only)."""
+        rows = self._read(
+            lambda c: c.execute(
+                "SELECT question_id, correct FROM attempts WHERE correct IS NOT NULL ORDER BY attempted_at, id"
+            ).fetchall()
+        )
+        return {qid: bool(ok) for qid, ok in rows}
+
+    def card_due_times(self) -> dict[str, datetime]:
+        """{question id: due time} for every card (no JSON parsing: cheap enough for status marks)."""
+        rows = self._read(lambda c: c.execute("SELECT question_id, due FROM cards").fetchall())
+        return {qid: parse_time(due) for qid, due in rows}
+
     # ------------------------------------------------------------------ cards
 
     def card(self, question_id: str) -> Card | None:
@@ -758,7 +927,8 @@ class ProgressStore:
     def topic_summary(
         self, topics: Mapping[str, Sequence[str]], now: datetime | None = None
     ) -> dict[str, TopicProgress]:
-        """{topic_id: TopicProgress} for {topic_id: [question ids]}; mastery = mean retrievability now."""
+        """{topic_id: TopicProgress} for {topic_id: [question ids]}. Mastery is the mean retrievability
+        now over all the topic's questions, an unseen one counting as 0 (None until one is studied)."""
         when = to_utc(now)
         stamp = format_time(when)
         rows = self._read(lambda c: c.execute("SELECT question_id, due, card_json FROM cards").fetchall())
@@ -783,7 +953,7 @@ class ProgressStore:
                     )
                 total += retrievability[qid]
             summary[topic_id] = TopicProgress(
-                due=due, new=new, studied=studied, mastery=(total / studied) if studied else None
+                due=due, new=new, studied=studied, mastery=(total / (studied + new)) if studied else None
             )
         return summary
 
@@ -929,7 +1099,7 @@ class ProgressStore:
 
         out = []
         for qid, reviews, attempts, last in self._read(body):
-            if qid in known:
+            if qid in known or qid.startswith(DRILL_CARD_PREFIX):
                 continue
             out.append(Orphan(qid, int(reviews), int(attempts), _parse_loose(last)))
         return out
@@ -961,6 +1131,67 @@ class ProgressStore:
             card, before_text = after, after_text
         assert card is not None and before_text is not None
         _put_card(conn, question_id, before_text, card)
+
+    def migrate_replaced_ids(self, mapping: Mapping[str, str]) -> int:
+        """Move the history of merged-away question ids (old -> new) onto the question replacing them, in one
+        transaction: reviews, attempts, the card and the question mark. Where both ids have a card, the one
+        reviewed last is kept; a review or attempt already present under the new id is not duplicated; marks
+        merge (flagged if either is, both notes kept). Returns how many old ids had anything to move, so a
+        second call with the same mapping changes nothing and returns 0."""
+        pairs = sorted((old, new) for old, new in mapping.items() if old != new)
+        if not pairs:
+            return 0
+
+        def body(conn: sqlite3.Connection) -> int:
+            moved = 0
+            for old, new in pairs:
+                found = False
+                for table in ("reviews", "attempts"):
+                    cursor = conn.execute(
+                        f"UPDATE OR IGNORE {table} SET question_id = ? WHERE question_id = ?", (new, old)
+                    )
+                    found |= cursor.rowcount > 0
+                    found |= conn.execute(f"DELETE FROM {table} WHERE question_id = ?", (old,)).rowcount > 0
+                old_card = conn.execute(
+                    "SELECT last_review FROM cards WHERE question_id = ?", (old,)
+                ).fetchone()
+                if old_card is not None:
+                    found = True
+                    new_card_row = conn.execute(
+                        "SELECT last_review FROM cards WHERE question_id = ?", (new,)
+                    ).fetchone()
+                    old_newer = new_card_row is None or (
+                        old_card[0] is not None and (new_card_row[0] is None or old_card[0] > new_card_row[0])
+                    )
+                    if old_newer:
+                        conn.execute("DELETE FROM cards WHERE question_id = ?", (new,))
+                        conn.execute("UPDATE cards SET question_id = ? WHERE question_id = ?", (new, old))
+                    else:
+                        conn.execute("DELETE FROM cards WHERE question_id = ?", (old,))
+                mark = conn.execute(
+                    "SELECT flagged, note, updated_at FROM question_marks WHERE question_id = ?", (old,)
+                ).fetchone()
+                if mark is not None:
+                    found = True
+                    here = conn.execute(
+                        "SELECT flagged, note, updated_at FROM question_marks WHERE question_id = ?", (new,)
+                    ).fetchone()
+                    if here is None:
+                        conn.execute(
+                            "UPDATE question_marks SET question_id = ? WHERE question_id = ?", (new, old)
+                        )
+                    else:
+                        notes = [n for n in (here[1], mark[1]) if n.strip()]
+                        note = "\n".join(dict.fromkeys(notes))
+                        conn.execute(
+                            "UPDATE question_marks SET flagged = ?, note = ?, updated_at = ? WHERE question_id = ?",
+                            (int(bool(here[0] or mark[0])), note, max(here[2], mark[2]), new),
+                        )
+                        conn.execute("DELETE FROM question_marks WHERE question_id = ?", (old,))
+                moved += found
+            return moved
+
+        return self._write(body)
 
     def merge_history(
         self,
@@ -1082,6 +1313,8 @@ SETTING_HELP: dict[str, str] = {
     "desired_retention": "recall probability FSRS schedules for, 0.70 to 0.99 (higher: shorter intervals)",
     "keymap": 'key remaps as JSON {"binding id": "keys"}, e.g. {"posenc.study.undo": "z"} (ids: ? in the app)',
     "enable_fuzzing": "spread long intervals by a few days so cards learned together part: true or false",
+    "instant_submit": "quiz: a single-choice or true/false key answers at once (else Space/Enter confirms)",
+    "quiz_schedules": "quiz answers update the Study cards (a wrong answer makes the card due): true or false",
 }
 
 _TRUE_WORDS = ("true", "yes", "on", "1")
@@ -1107,9 +1340,9 @@ def parse_setting_text(key: str, text: str) -> Any:
             value = float(raw.rstrip("%")) / (100 if raw.endswith("%") else 1)
         except ValueError:
             raise ValueError(f"desired_retention must be a number from 0.70 to 0.99 (got {text!r})") from None
-    elif key == "enable_fuzzing":
+    elif key in ("enable_fuzzing", "instant_submit", "quiz_schedules"):
         if raw.lower() not in _TRUE_WORDS + _FALSE_WORDS:
-            raise ValueError(f"enable_fuzzing must be true or false (got {text!r})")
+            raise ValueError(f"{key} must be true or false (got {text!r})")
         value = raw.lower() in _TRUE_WORDS
     elif key == "keymap":
         try:
@@ -1140,9 +1373,9 @@ def validate_setting(key: str, value: Any) -> Any:
             isinstance(k, str) and k.strip() and isinstance(v, str) and v.strip() for k, v in value.items()
         ):
             raise ValueError("keymap must map binding ids to non-empty key strings")
-    elif key == "enable_fuzzing":
+    elif key in ("enable_fuzzing", "instant_submit", "quiz_schedules"):
         if not isinstance(value, bool):
-            raise ValueError("enable_fuzzing must be true or false")
+            raise ValueError(f"{key} must be true or false")
     try:
         json.dumps(value)
     except (TypeError, ValueError):

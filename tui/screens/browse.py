@@ -15,10 +15,12 @@ from textual.widgets.option_list import Option
 
 from ..i18n import tr
 from ..keys import bind
+from ..question_status import MARK_GLYPHS
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.question_view import QuestionView
 from .base import LocalizedScreen
+from .marks import QuestionMarks
 
 __all__ = ["BrowseScreen"]
 
@@ -30,7 +32,7 @@ def _short(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-class BrowseScreen(LocalizedScreen):
+class BrowseScreen(QuestionMarks, LocalizedScreen):
     """Reference notes for one topic. `select_question(id)` jumps to a question."""
 
     CSS_PATH = Path(__file__).with_name("browse.tcss")
@@ -39,6 +41,9 @@ class BrowseScreen(LocalizedScreen):
         bind("p", "move(-1)", "browse.prev", "key.prev"),
         bind("d", "demo", "demo", "key.demo"),
         bind("i", "toggle_index", "browse.index", "key.index"),
+        bind("f", "flag", "browse.flag", "key.flag", show=False),
+        bind("N", "note", "browse.note", "key.note", show=False),
+        bind("g", "glossary", "browse.glossary", "key.glossary"),
     ]
 
     def __init__(self, topic_id: str, question_id: str | None = None) -> None:
@@ -65,6 +70,25 @@ class BrowseScreen(LocalizedScreen):
             self.question_id = ids[0] if ids else None
         self._show()
         self._layout_index(self.size.width)
+        self.load_question_status()
+
+    def marked_question_id(self) -> str | None:
+        return self.question_id
+
+    def question_status_changed(self) -> None:
+        highlighted = self.query_one("#browse-index", OptionList).highlighted
+        self._fill_index()
+        self.query_one("#browse-index", OptionList).highlighted = highlighted
+        self._update_bar()
+        if self.view is not None and self.view.is_attached:
+            self.view.set_mark(*self.mark_of(self.view.question_id))
+
+    def _status_glyphs(self, question_id: str) -> tuple[str, str]:
+        """(status glyph, flag glyph) for a question; blanks while the status is unknown."""
+        status = self.question_status
+        if status is None:
+            return " ", " "
+        return MARK_GLYPHS[status.mark(question_id)], "⚑" if question_id in status.flagged else " "
 
     # ------------------------------------------------------------------ data
 
@@ -84,9 +108,15 @@ class BrowseScreen(LocalizedScreen):
         index.clear_options()
         for number, qid in enumerate(self._ids(), start=1):
             question = self.app.bankset.questions[qid]
+            mark, flag = self._status_glyphs(qid)
             index.add_option(
                 Option(
-                    Content.assemble((f"{number:>2} ", "dim"), _short(question.prompt.get(lang), 60)),
+                    Content.assemble(
+                        (f"{number:>2} ", "dim"),
+                        (mark, "bold $text-warning" if mark in ("✗", "↻") else "dim"),
+                        (flag + " ", "bold $text-warning"),
+                        _short(question.prompt.get(lang), 60),
+                    ),
                     id=qid,
                 )
             )
@@ -102,6 +132,7 @@ class BrowseScreen(LocalizedScreen):
             return
         question = self.app.bankset.questions[self.question_id]
         self.view = QuestionView(question, mode="reference", classes="browse-question")
+        self.view.flagged, self.view.note = self.mark_of(question.id)
         note.mount(self.view)
         note.scroll_home(animate=False)
         index = self.query_one("#browse-index", OptionList)
@@ -127,8 +158,16 @@ class BrowseScreen(LocalizedScreen):
                 (f" {tr('browse.title', lang, topic=title)} ", "bold"),
                 (f" ‹ {tr('browse.position', lang, n=position, total=len(ids))} › ", "$text-accent"),
                 (f" {self.question_id or ''}", "dim"),
+                (self._status_word(), "bold $text-warning"),
             )
         )
+
+    def _status_word(self) -> str:
+        status = self.question_status
+        if status is None or self.question_id is None:
+            return ""
+        mark = status.mark(self.question_id)
+        return f"  {MARK_GLYPHS[mark]} {tr(f'status.{mark}', self.app.language)}"
 
     def select_question(self, question_id: str) -> None:
         """Show `question_id` (it must be in this topic)."""
@@ -186,6 +225,11 @@ class BrowseScreen(LocalizedScreen):
             panel.run()
         else:
             self.app.notify(tr("quiz.no_demo", self.app.language), timeout=2)
+
+    def action_glossary(self) -> None:
+        from .glossary import GlossaryScreen
+
+        self.app.push_screen(GlossaryScreen())
 
     def action_toggle_index(self) -> None:
         index = self.query_one("#browse-index", OptionList)

@@ -21,7 +21,8 @@ from textual.widgets import Footer, Header, Label, LoadingIndicator, OptionList,
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from ..i18n import tr
+from ..cjkwrap import breakable_path
+from ..i18n import count, tr
 from ..keys import bind, localize_bindings
 
 MAX_QUESTION_LABEL = 70
@@ -34,8 +35,24 @@ MENU = (
     ("menu-demo", "key.demo_lab", "d"),
     ("menu-study", "key.study", "s"),
     ("menu-stats", "key.stats", "t"),
+    ("menu-mock", "key.mock", "m"),
+    ("menu-drills", "key.drills", "c"),
     ("menu-help", "key.help", "?"),
 )
+
+
+def _append_file_problems(text: Text, path: str, problems: list[Any], *, limit: int, style: str) -> None:
+    """A file's path (wrapping between folders, never inside a name), then each problem as
+    `line:col: message` under it, at most `limit` of them."""
+    from quizbank.safetext import escape_unsafe
+
+    text.append(f"• {breakable_path(escape_unsafe(str(path), one_line=True))}\n", style=style)
+    for problem in problems[:limit]:
+        where = f"{problem.line}:{problem.col}: " if getattr(problem, "line", 0) > 0 else ""
+        warning = "warning: " if getattr(problem, "severity", "") == "warning" else ""
+        text.append(f"  {where}{warning}{escape_unsafe(str(problem.message))}\n", style="dim")
+    if len(problems) > limit:
+        text.append(f"  … +{len(problems) - limit}\n", style="dim")
 
 
 def _flat(text: str, limit: int) -> str:
@@ -57,19 +74,23 @@ class HomeScreen(Screen):
         bind("d", "demo_lab", "home.demo_lab", "key.demo_lab", show=False),
         bind("s", "study", "home.study", "key.study", show=False),
         bind("t", "stats", "home.stats", "key.stats", show=False),
+        bind("m", "mock", "home.mock", "key.mock", show=False),
+        bind("c", "drills", "home.drills", "key.drills", show=False),
         bind("q", "confirm_quit", "home.quit", "key.quit_home", show=False),
     ]
 
     class ProgressReady(Message):
         """Posted by the progress worker with {topic_id: TopicProgress}."""
 
-        def __init__(self, summary: dict[str, Any], version: int) -> None:
+        def __init__(self, summary: dict[str, Any], version: int, status: Any = None) -> None:
             super().__init__()
             self.summary = summary
             self.version = version
+            self.status = status  # tui.question_status.QuestionStatus (marks on question rows)
 
     def __init__(self) -> None:
         super().__init__()
+        self._topics_logged = False
         self._summary: dict[str, Any] = {}
         self._quit_armed_at: float | None = None
 
@@ -176,6 +197,16 @@ class HomeScreen(Screen):
         self._fill_tree(tree, bankset)
         self._update_status()
         self._refresh_progress()
+        self.call_after_refresh(self._refresh_info)  # the type counts of the new banks
+        if not self._topics_logged:  # bench/startup.py: time to the topics on screen
+            self._topics_logged = True
+            self.call_after_refresh(self.app.bench_event, "topics_listed")
+
+    def _refresh_info(self) -> None:
+        trees = list(self.query("#topic-tree").results(Tree))
+        node = trees[0].cursor_node if trees else None
+        if node is not None and node.data is not None:
+            self._show_info(node.data)
 
     def _topic_label(self, title: str, count: int, topic_id: str | None, *, leaf: bool = False) -> Text:
         """Fixed-width columns first (questions, due, mastery), then the title, so a narrow
@@ -186,7 +217,7 @@ class HomeScreen(Screen):
             progress = self._summary.get(topic_id) if topic_id else self._total_progress()
             due = progress.due if progress is not None else 0
             mastery = progress.mastery if progress is not None else None
-            parts.append((f"{due:>3}↻ " if due else "     ", "bold #e0af68"))
+            parts.append((f"{due:>3}↻ ", "bold #e0af68" if due else "dim"))
             parts.append((f"{round(mastery * 100):>3}% " if mastery is not None else "   · ", "#9ece6a"))
         parts += [" ", (title, "bold")]
         return Text.assemble(*parts)
@@ -201,10 +232,12 @@ class HomeScreen(Screen):
             return None
         due = sum(p.due for p in self._summary.values())
         studied = sum(p.studied for p in self._summary.values())
-        weighted = sum(p.mastery * p.studied for p in self._summary.values() if p.mastery is not None)
+        questions = sum(p.studied + p.new for p in self._summary.values())
+        # mastery is per question (unseen ones count as 0), so topics weigh by their size
+        weighted = sum(p.mastery * (p.studied + p.new) for p in self._summary.values() if p.mastery is not None)
         from types import SimpleNamespace
 
-        return SimpleNamespace(due=due, mastery=(weighted / studied) if studied else None)
+        return SimpleNamespace(due=due, mastery=(weighted / questions) if studied else None)
 
     def _fill_tree(self, tree: Tree, bankset: Any) -> None:
         lang = self.app.language
@@ -226,10 +259,7 @@ class HomeScreen(Screen):
                 question = bankset.questions.get(qid)
                 if question is None:
                     continue
-                label = Text.assemble(
-                    (f"{qid}  ", "dim"), _flat(question.prompt.get(lang), MAX_QUESTION_LABEL)
-                )
-                node.add_leaf(label, data=("question", qid))
+                node.add_leaf(self._question_label(qid, question), data=("question", qid))
         self._restore_cursor(tree, cursor_data)
 
     def _walk(self, node: TreeNode) -> list[TreeNode]:
@@ -254,9 +284,23 @@ class HomeScreen(Screen):
         app = self.app
         lang = app.language
         bankset = app.bankset
-        lines = [tr("home.counts", lang, topics=len(bankset.topics), questions=len(bankset.questions))]
+        n_topics, n_questions = len(bankset.topics), len(bankset.questions)
+        lines = [
+            tr(
+                "home.counts",
+                lang,
+                topics=n_topics,
+                questions=n_questions,
+                topics_text=count(n_topics, "topic"),
+                questions_text=count(n_questions, "question"),
+            )
+        ]
         if app.store is not None:
-            lines.append(tr("home.store", lang, path=str(getattr(app.store, "path", ""))))
+            from quizbank.safetext import escape_unsafe
+
+            store_path = breakable_path(escape_unsafe(str(getattr(app.store, "path", "")), one_line=True))
+            lines.append(tr("home.store", lang, path=store_path))
+            lines.append(tr("home.mastery_means", lang))
         elif app.store_error:
             lines.append(tr("store.off", lang, error=app.store_error))
         lines.append("")
@@ -271,25 +315,33 @@ class HomeScreen(Screen):
         app = self.app
         lang = app.language
         bankset = app.bankset
+        from quizbank.safetext import escape_unsafe  # file names and notices come from disk
+
         text = Text()
         skipped = list(getattr(bankset, "skipped", []) or [])
         if skipped:
             text.append(tr("home.skipped", lang) + "\n", style="bold #f7768e")
             for path, problems in skipped:
-                text.append(f"• {path}\n", style="#f7768e")
-                for problem in problems[:5]:
-                    text.append(f"  {problem}\n", style="dim")
-                if len(problems) > 5:
-                    text.append(f"  … +{len(problems) - 5}\n", style="dim")
-        loaded_problems = list(getattr(bankset, "problems", []) or [])
+                _append_file_problems(text, path, problems, limit=5, style="#f7768e")
+        # a skipped file's problems are listed above: never twice
+        listed = {(str(p.path), p.line, p.col, p.message) for _path, ps in skipped for p in ps}
+        loaded_problems = [
+            p
+            for p in getattr(bankset, "problems", []) or []
+            if (str(getattr(p, "path", "")), getattr(p, "line", 0), getattr(p, "col", 0), str(p.message))
+            not in listed
+        ]
         if loaded_problems:
             text.append(tr("home.problems", lang) + "\n", style="bold #e0af68")
+            by_file: dict[str, list[Any]] = {}
             for problem in loaded_problems[:20]:
-                text.append(f"• {problem}\n", style="dim")
+                by_file.setdefault(str(problem.path), []).append(problem)
+            for path, problems in by_file.items():
+                _append_file_problems(text, path, problems, limit=20, style="#e0af68")
         if app.store_notices:
             text.append(tr("home.notices", lang) + "\n", style="bold #e0af68")
             for notice in app.store_notices:
-                text.append(f"• {notice}\n", style="dim")
+                text.append(f"• {escape_unsafe(str(notice))}\n", style="dim")
         text.rstrip()
         return text
 
@@ -307,10 +359,32 @@ class HomeScreen(Screen):
             summary = store.topic_summary(topics)
         except Exception:
             return
-        self.post_message(self.ProgressReady(summary, version))
+        try:
+            from ..question_status import load_status
+
+            status = load_status(store)
+        except Exception:
+            status = None  # marks are optional: the counts still show
+        self.post_message(self.ProgressReady(summary, version, status))
+
+    def _question_label(self, qid: str, question: Any) -> Text:
+        """A question row: its status mark (new · seen ○ wrong ✗ due ↻, ⚑ flagged), id and prompt."""
+        from ..question_status import MARK_GLYPHS
+
+        status = getattr(self, "_status", None)
+        mark = MARK_GLYPHS[status.mark(qid)] if status is not None else " "
+        flag = "⚑" if status is not None and qid in status.flagged else " "
+        urgent = mark in (MARK_GLYPHS["wrong"], MARK_GLYPHS["due"])
+        return Text.assemble(
+            (mark, "bold #e0af68" if urgent else "dim"),
+            (flag + " ", "bold #e0af68"),
+            (f"{qid}  ", "dim"),
+            _flat(question.prompt.get(self.app.language), MAX_QUESTION_LABEL),
+        )
 
     def on_home_screen_progress_ready(self, message: ProgressReady) -> None:
         self._summary = message.summary
+        self._status = message.status
         if not self.query("#home-body"):
             return
         self.query_one("#topics-title", Label).update(self._columns_title())
@@ -330,6 +404,9 @@ class HomeScreen(Screen):
                 node.set_label(
                     self._topic_label(_flat(topic.title.get(lang), 60), len(topic.question_ids), topic_id)
                 )
+                for leaf in node.children:
+                    if leaf.data is not None and leaf.data[1] in bankset.questions:
+                        leaf.set_label(self._question_label(leaf.data[1], bankset.questions[leaf.data[1]]))
         self._update_status()
 
     # ------------------------------------------------------------------ navigation
@@ -386,7 +463,7 @@ class HomeScreen(Screen):
             return
         kind, value = event.node.data
         if kind == "question":
-            self.app.open_question(value)
+            self.app.try_question(value)  # "try it"; `b` reads it in Browse
         elif kind == "topic":
             self.app.open_topic(value)
         else:
@@ -400,6 +477,8 @@ class HomeScreen(Screen):
             "menu-demo": self.action_demo_lab,
             "menu-study": self.action_study,
             "menu-stats": self.action_stats,
+            "menu-mock": self.action_mock,
+            "menu-drills": self.action_drills,
             "menu-help": self.app.action_help,
         }
         action = actions.get(event.option.id or "")
@@ -412,6 +491,11 @@ class HomeScreen(Screen):
 
     def action_browse(self) -> None:
         if not self.app.require_banks():
+            return
+        trees = list(self.query("#topic-tree").results(Tree))
+        node = trees[0].cursor_node if trees else None
+        if node is not None and node.data is not None and node.data[0] == "question":
+            self.app.open_question(node.data[1])  # "read it": the question in Browse, answer shown
             return
         kind, topic_id = self._highlighted()
         if kind != "topic" or topic_id is None:
@@ -429,6 +513,18 @@ class HomeScreen(Screen):
 
     def action_stats(self) -> None:
         self.app.open_stats()
+
+    def action_mock(self) -> None:
+        """The mock interview setup, on the highlighted topic if one is highlighted."""
+        if not self.app.require_banks():
+            return
+        from .mock import MockSetupScreen
+
+        kind, topic_id = self._highlighted()
+        self.app.push_screen(MockSetupScreen((topic_id,) if kind == "topic" and topic_id else ()))
+
+    def action_drills(self) -> None:
+        self.app.open_drills()
 
     def action_confirm_quit(self) -> None:
         """`q` on Home: there is nothing to go back to, so a first `q` asks and a second one

@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..i18n import STRINGS, tr
+from ..i18n import STRINGS, count, tr
 from ..keys import bind, localize_bindings
 from ..richtext import plain
 from .study import utc_now
@@ -52,12 +52,17 @@ STRINGS.update(
             "测验正确率 {value}（{correct}/{total}）",
         ),
         "stats.cards": (
-            "cards: {learning} learning · {review} review · {relearning} relearning · {total} reviews in {days} days",
+            "cards: {learning} learning · {review} review · {relearning} relearning · {reviews} in {days_text}",
             "卡片：学习中 {learning} · 复习 {review} · 重新学习 {relearning} · {days} 天内复习 {total} 次",
         ),
         "stats.reviews_chart": ("Reviews per day (last {days} days)", "每日复习次数（最近 {days} 天）"),
         "stats.forecast_chart": ("Due per day (next {days} days)", "每日到期（未来 {days} 天）"),
         "stats.mastery": ("Mastery per topic", "各主题掌握度"),
+        "stats.mastery_means": (
+            "Mastery: the chance of recalling a question now (FSRS), averaged over all of a topic's questions;"
+            " an unseen question counts as 0.",
+            "掌握度：现在能回想起一道题的概率（FSRS），对主题的所有题目取平均；没学过的题按 0 计。",
+        ),
         "stats.col_topic": ("Topic", "主题"),
         "stats.col_studied": ("Studied", "已学"),
         "stats.col_due": ("Due", "到期"),
@@ -68,7 +73,7 @@ STRINGS.update(
             "No leeches. Nothing has been forgotten five times.",
             "没有顽固卡片：没有遗忘五次以上的题目。",
         ),
-        "stats.lapses": ("{n} lapses", "遗忘 {n} 次"),
+        "stats.lapses": ("{lapses}", "遗忘 {n} 次"),
         "stats.today_label": ("today", "今天"),
         "stats.key_refresh": ("Refresh", "刷新"),
     }
@@ -131,6 +136,7 @@ class StatsScreen(Screen):
             with Horizontal(id="stats-tables"):
                 with Vertical(id="stats-mastery-box"):
                     yield Label("", id="stats-mastery-title", classes="section-title", markup=False)
+                    yield Static("", id="stats-mastery-means", markup=False)
                     table: DataTable = DataTable(id="stats-mastery", show_cursor=False, zebra_stripes=True)
                     table.can_focus = False
                     yield table
@@ -138,6 +144,7 @@ class StatsScreen(Screen):
                     yield Label("", id="stats-leeches-title", classes="section-title", markup=False)
                     yield OptionList(id="stats-leeches")
                     yield Static("", id="stats-no-leeches", classes="muted", markup=False)
+            yield self._plot("stats-mock")  # mock interview scores; shown once there is one
         yield Footer()
 
     @staticmethod
@@ -184,11 +191,22 @@ class StatsScreen(Screen):
             text = str(exc).strip().splitlines()
             self.post_message(self.Computed(error=text[0] if text else type(exc).__name__))
             return
-        self.post_message(self.Computed(stats))
+        computed = self.Computed(stats)
+        try:
+            computed.mock_reports = store.mock_sessions()
+        except Exception:
+            computed.mock_reports = []
+        try:
+            computed.drill_attempts = store.drill_attempts()
+        except Exception:
+            computed.drill_attempts = []
+        self.post_message(computed)
 
     def on_stats_screen_computed(self, message: StatsScreen.Computed) -> None:
         self.stats = message.stats
         self.error = message.error
+        self.mock_reports = getattr(message, "mock_reports", [])
+        self.drill_attempts = getattr(message, "drill_attempts", [])
         self._render_all()
 
     def action_refresh_stats(self) -> None:
@@ -214,6 +232,16 @@ class StatsScreen(Screen):
         self._render_forecast_chart(stats, lang)
         self._render_mastery(stats, lang)
         self._render_leeches(stats, lang)
+        self._render_mock_chart(lang)
+
+    def _render_mock_chart(self, lang: str) -> None:
+        from .mock import render_mock_scores
+
+        plot = self.query_one("#stats-mock")
+        reports = getattr(self, "mock_reports", [])
+        plot.display = bool(reports)
+        if reports:
+            render_mock_scores(plot, reports, lang)
 
     def _summary(self, stats: Any, lang: str) -> Content:
         if stats.true_retention is None:
@@ -268,8 +296,14 @@ class StatsScreen(Screen):
             relearning=states.get("relearning", 0),
             total=stats.reviews_in_window,
             days=stats.days,
+            reviews=count(stats.reviews_in_window, "review"),
+            days_text=count(stats.days, "day"),
         )
-        return Content.assemble(*first, "\n", (second, "$text-secondary"))
+        from .drill import drill_attempts_line
+
+        drills = drill_attempts_line(getattr(self, "drill_attempts", []), lang)
+        tail = ["\n", (drills, "$text-accent")] if drills else []
+        return Content.assemble(*first, "\n", (second, "$text-secondary"), *tail)
 
     def _render_reviews_chart(self, stats: Any, lang: str) -> None:
         plot = self.query_one("#stats-reviews")
@@ -302,6 +336,9 @@ class StatsScreen(Screen):
 
     def _render_mastery(self, stats: Any, lang: str) -> None:
         self.query_one("#stats-mastery-title", Label).update(tr("stats.mastery", lang))
+        self.query_one("#stats-mastery-means", Static).update(
+            Content.styled(tr("stats.mastery_means", lang), "dim")
+        )
         table = self.query_one("#stats-mastery", DataTable)
         table.clear(columns=True)
         # Rich Text, not str (parsed as markup) or Content (DataTable measures it as one cell wide).
@@ -340,7 +377,10 @@ class StatsScreen(Screen):
             label = Content.assemble(
                 (leech.question_id, "bold"),
                 ("  ", ""),
-                (tr("stats.lapses", lang, n=leech.lapses), "$text-error"),
+                (
+                    tr("stats.lapses", lang, n=leech.lapses, lapses=count(leech.lapses, "lapse")),
+                    "$text-error",
+                ),
                 ("  ", ""),
                 (prompt, "$text-muted"),
             )

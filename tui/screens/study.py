@@ -36,8 +36,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
-from ..i18n import STRINGS, tr
-from ..keys import bind, localize_bindings
+from ..i18n import STRINGS, count, tr
+from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.question_view import QuestionView
@@ -57,7 +57,7 @@ STRINGS.update(
         "study.counts": ("due {due} · new {new} · done {done}", "到期 {due} · 新卡 {new} · 已完成 {done}"),
         "study.card_new": ("new card", "新卡片"),
         "study.card_info": (
-            "{state} · {reps} reviews · {lapses} lapses · recall {recall}",
+            "{state} · {reviews} · {lapses_text} · recall {recall}",
             "{state} · 已复习 {reps} 次 · 遗忘 {lapses} 次 · 记忆 {recall}",
         ),
         "study.state.1": ("learning", "学习中"),
@@ -144,7 +144,7 @@ class StudyScreen(Screen):
         bind("enter", "reveal", "study.reveal_enter", "study.key_reveal", show=False),
         *[bind(str(n), f"rate({n})", f"study.rate{n}", RATING_KEYS[n], show=False) for n in RATINGS],
         bind("u", "undo", "study.undo", "study.key_undo"),
-        bind("ctrl+z", "undo", "study.undo_anywhere", "study.key_undo", show=False, priority=True),
+        bind("ctrl+z", "undo_anywhere", "study.undo_anywhere", "study.key_undo", show=False, priority=True),
         bind("d", "demo", "study.demo", "key.demo"),
     ]
 
@@ -227,8 +227,10 @@ class StudyScreen(Screen):
 
     @property
     def view(self) -> QuestionView | None:
-        views = list(self.query(QuestionView))
-        return views[0] if views else None
+        from .drill import DrillCard
+
+        views = list(self.query(QuestionView)) or list(self.query(DrillCard))
+        return views[0] if views else None  # a DrillCard offers what Study uses of a QuestionView
 
     @property
     def revealed(self) -> bool:
@@ -239,10 +241,14 @@ class StudyScreen(Screen):
         bankset = self.app.bankset
         if bankset is None:
             return []
+        from quizbank.drills import drills
+
+        # solved drills' cards (`drill:NAME`) of the scope's topics; the worker keeps those that exist
+        cards = [f"drill:{d.name}" for d in drills() if self.topic_id in (None, d.topic)]
         if self.topic_id is None:
-            return [qid for topic in bankset.topics for qid in topic.question_ids]
+            return [qid for topic in bankset.topics for qid in topic.question_ids] + cards
         topic = next((t for t in bankset.topics if t.id == self.topic_id), None)
-        return list(topic.question_ids) if topic is not None else []
+        return list(topic.question_ids) + cards if topic is not None else []
 
     def _scope_title(self) -> str:
         bankset = self.app.bankset
@@ -286,6 +292,9 @@ class StudyScreen(Screen):
         self, store: Any, ids: list[str], now: datetime, avoid: str | None, force: str | None
     ) -> StudyPlan:
         """Runs in the worker thread: reads the store only."""
+        if any(qid.startswith("drill:") for qid in ids):  # only solved drills have a card; never new ones
+            with_cards = set(store.card_due_times())
+            ids = [qid for qid in ids if not qid.startswith("drill:") or qid in with_cards]
         queue = store.study_queue(ids, now)
         candidates = queue.ids
         if not candidates:
@@ -422,6 +431,16 @@ class StudyScreen(Screen):
         question = None
         if plan is not None and plan.question_id is not None and self.app.bankset is not None:
             question = self.app.bankset.questions.get(plan.question_id)
+        if question is None and plan is not None and (plan.question_id or "").startswith("drill:"):
+            from .drill import DrillCard
+
+            await qa.mount(DrillCard(plan.question_id, id="study-question"))
+            qa.scroll_home(animate=False)
+            self.shown_at = time.monotonic()
+            self._render_bar()
+            self._render_footer()
+            self.refresh_bindings()
+            return
         if question is None:
             await qa.mount(Static(self._done_text(), classes="study-message study-done", markup=False))
             self.query_one("#study-ratings").display = False
@@ -494,6 +513,8 @@ class StudyScreen(Screen):
                         reps=plan.reps,
                         lapses=plan.lapses,
                         recall=recall,
+                        reviews=count(plan.reps, "review"),
+                        lapses_text=count(plan.lapses, "lapse"),
                     )
                 parts += ["   ", (info, "$text-muted")]
         self.query_one("#study-bar", Static).update(Content.assemble(*parts))
@@ -552,6 +573,11 @@ class StudyScreen(Screen):
         self.refresh_bindings()
         self._show_demo()
 
+    def on_drill_card_revealed(self) -> None:
+        self.add_class("-revealed")
+        self._render_footer()
+        self.refresh_bindings()
+
     def on_question_view_answered(self, message: QuestionView.Answered) -> None:
         from quizbank.progress.scheduler import suggest_rating
 
@@ -572,24 +598,27 @@ class StudyScreen(Screen):
         return min(MAX_ANSWER_MS, int((time.monotonic() - self.shown_at) * 1000))
 
     def _show_demo(self) -> None:
-        if self.view is not None:
+        if self.view is not None and self.view.question is not None:
             self.query_one("#study-demo", DemoPanel).show_for(self.view.question)
 
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("undo", "demo") and focused_takes_text(self.app):
+            return False  # `u` / `d` would be typed into the focused field: not offered
         if action == "reveal":
-            return self.view is not None and not self.revealed
+            view = self.view
+            return view is not None and (not self.revealed or view.question is None)  # a drill re-opens
         if action == "rate":
             return self.revealed
         if action == "demo":
             view = self.view
-            return view is not None and view.question.demo is not None
+            return view is not None and view.question is not None and view.question.demo is not None
         return True
 
     def action_reveal(self) -> None:
         view = self.view
-        if view is not None and not view.revealed:
+        if view is not None and (not view.revealed or view.question is None):
             view.reveal()
 
     def action_rate(self, rating: int) -> None:
@@ -612,6 +641,10 @@ class StudyScreen(Screen):
             self.app.notify(tr("study.nothing_to_undo", self.lang), timeout=2)
             return
         self._run_store("undo")
+
+    def action_undo_anywhere(self) -> None:
+        """Ctrl+Z: undo even while typing in a field (it never types a character)."""
+        self.action_undo()
 
     def action_demo(self) -> None:
         panel = self.query_one("#study-demo", DemoPanel)

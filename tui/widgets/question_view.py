@@ -38,9 +38,11 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Label, Markdown, Static
 
+from quizbank.safetext import escape_unsafe
+
 from ..grading import Grade, grade_choices, grade_cloze, grade_numeric, grade_truefalse
 from ..i18n import tr
-from ..keys import bind, localize_bindings
+from ..keys import bind, focused_takes_text, localize_bindings
 from ..quiz_session import choice_order
 from ..richtext import inline, markdown_source, render_text
 
@@ -66,6 +68,8 @@ class ChoiceItem(Horizontal):
     ChoiceItem.-correct .choice-text { color: $text-success; }
     ChoiceItem.-wrong .choice-marker { background: $error-muted; color: $text-error; }
     ChoiceItem.-wrong .choice-text { color: $text-error; }
+    ChoiceItem.-missed .choice-marker { background: $warning-muted; color: $text-warning; }
+    ChoiceItem.-missed .choice-text { color: $text-warning; }
     """
 
     class Clicked(Message):
@@ -111,11 +115,38 @@ class AnswerInput(Input):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._handed_off = False
+        # Focused by the app (a new card), not by the user: while it is empty, a key bound to a
+        # command runs the command instead of landing here. Tab, a click or typing make it a field.
+        self.soft = False
+
+    @property
+    def takes_text(self) -> bool:
+        """True when printable keys go into the field (the footer hides commands they would run)."""
+        return not (self.soft and not self.value)
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """While soft and empty, letters stay bound to their commands (and in the footer)."""
+        return self.takes_text and super().check_consume_key(key, character)
 
     # Textual calls each class's `_on_<event>` along the MRO (until prevent_default), so these
     # handlers do not call super(): Input's own run after them.
     def _on_focus(self, event: events.Focus) -> None:
         self._handed_off = False
+
+    def _on_blur(self, event: events.Blur) -> None:
+        self.soft = False
+
+    def _on_mouse_down(self, event: events.MouseDown) -> None:
+        if self.soft:
+            self.soft = False
+            self.screen.refresh_bindings()
+
+    def _command_for(self, key: str) -> Any:
+        """The enabled binding (outside this field) that `key` runs, if any."""
+        active = self.screen.active_bindings.get(key) if self.is_attached else None
+        if active is None or not active.enabled or active.node is self:
+            return None
+        return active
 
     async def _on_key(self, event: events.Key) -> None:
         focused = self.screen.focused if self.is_attached else None
@@ -125,6 +156,15 @@ class AnswerInput(Input):
             if focused is not None:
                 focused._forward_event(events.Key(event.key, event.character))
             return
+        if self.soft and not self.value and event.is_printable:
+            command = self._command_for(event.key)
+            if command is not None:
+                event.stop()
+                event.prevent_default()
+                await self.app.run_action(command.binding.action, command.node)
+                return
+            self.soft = False  # typing: from here on keys are text
+            self.screen.refresh_bindings()
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -159,6 +199,8 @@ class QuestionView(Vertical, can_focus=True):
     QuestionView .qv-blank-label { color: $text-accent; text-style: bold; }
     QuestionView .qv-blank { max-width: 40; }
     QuestionView .qv-hint { margin-top: 1; padding: 0; }
+    QuestionView .qv-hints { margin-top: 1; padding: 0 1; border-left: outer $warning; }
+    QuestionView .qv-note { color: $text-warning; }
     QuestionView .qv-feedback { margin-top: 1; padding: 0 1; }
     QuestionView .qv-feedback.-correct { background: $success-muted; color: $text-success; }
     QuestionView .qv-feedback.-wrong { background: $error-muted; color: $text-error; }
@@ -169,6 +211,8 @@ class QuestionView(Vertical, can_focus=True):
     QuestionView .qv-explanation-title { display: none; }
     QuestionView.-revealed .qv-explanation-title { display: block; }
     QuestionView .qv-explanation { margin: 0; padding: 0; background: transparent; }
+    QuestionView .qv-drill { display: none; margin-top: 1; padding: 0 1; border-left: outer $accent; }
+    QuestionView.-revealed .qv-drill.-linked { display: block; }
     """
 
     BINDINGS = [
@@ -176,10 +220,10 @@ class QuestionView(Vertical, can_focus=True):
         bind("up", "move(-1)", "choice_up", "key.check", show=False),
         bind("down", "move(1)", "choice_down", "key.check", show=False),
         bind("enter", "pick", "choice_pick", "key.check", show=False),
-        bind("t", "truefalse(True)", "answer_true", "quiz.true", show=False),
-        bind("f", "truefalse(False)", "answer_false", "quiz.false", show=False),
         bind("y", "self_grade(True)", "self_yes", "key.got_it"),
-        bind("n", "self_grade(False)", "self_no", "key.missed"),
+        bind("x", "self_grade(False)", "self_no", "key.missed"),
+        bind("h", "hint", "hint", "key.hint"),
+        bind("c", "open_drill", "open_drill", "key.drills"),
         bind("escape", "leave_input", "leave_input", "key.leave_input"),
     ]
 
@@ -234,6 +278,9 @@ class QuestionView(Vertical, can_focus=True):
         self.selected: set[int] = set()  # bank indices
         self.tf_value: bool | None = None
         self.awaiting_self_grade = False
+        self.hints_shown = 0
+        self.flagged = False
+        self.note = ""
         self._ready = False
         self.order = self._choice_order()
         self.add_class(f"-type-{question.type}", f"-mode-{mode}")
@@ -268,6 +315,7 @@ class QuestionView(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         if self.show_meta:
             yield Static("", classes="qv-meta", markup=False)
+            yield Static("", classes="qv-note", markup=False)
         yield Static("", classes="qv-prompt", markup=False)
         qtype = self.qtype
         if qtype in ("mcq", "multi", "truefalse"):
@@ -285,6 +333,7 @@ class QuestionView(Vertical, can_focus=True):
                     yield Label(f"[{n}]", classes="qv-blank-label", markup=False)
                     yield AnswerInput(classes="qv-blank", id=f"blank-{n}", compact=True)
         if self.mode != "reference":
+            yield Static("", classes="qv-hints", markup=False)
             yield Static("", classes="qv-hint hint", markup=False)
         yield Static("", classes="qv-feedback", markup=False)
         # right under the question, so it is on screen as soon as the model answer is revealed
@@ -293,6 +342,7 @@ class QuestionView(Vertical, can_focus=True):
             yield Static("", classes="qv-answer-title", markup=False)
             yield Static("", classes="qv-answer-text", markup=False)
             yield Static("", classes="qv-key-points", markup=False)
+        yield Static("", classes="qv-drill", markup=False)  # a linked coding drill, once revealed
         yield Static("", classes="qv-explanation-title section-title", markup=False)
 
     def on_mount(self) -> None:
@@ -307,10 +357,13 @@ class QuestionView(Vertical, can_focus=True):
         else:
             self.render_texts()
 
-    def focus_input(self) -> None:
-        """Focus the first text input (numeric/cloze) or the view itself."""
+    def focus_input(self, soft: bool = True) -> None:
+        """Focus the first text input (numeric/cloze) or the view itself. `soft`: the app moved
+        focus (not the user), so command keys still run commands until the user types."""
         inputs = list(self.query(Input))
         if inputs and not self.revealed:
+            if isinstance(inputs[0], AnswerInput):
+                inputs[0].soft = soft
             inputs[0].focus()
         else:
             self.focus()
@@ -375,8 +428,16 @@ class QuestionView(Vertical, can_focus=True):
                 (tr(f"type.{q.type}", lang), "$text-accent"),
                 ("  ·  ", "dim"),
                 (STARS.get(q.difficulty, ""), "$text-warning"),
+                ("  ·  ⚑ " + tr("quiz.flagged", lang) if self.flagged else "", "bold $text-warning"),
             )
             self.query_one(".qv-meta", Static).update(meta)
+            note_widget = self.query_one(".qv-note", Static)
+            note_widget.display = bool(self.note)
+            note_widget.update(
+                Content.assemble("✎ ", (escape_unsafe(self.note, one_line=True), "italic"))
+                if self.note
+                else ""
+            )
         blank = self._blank_content if q.type == "cloze" else None
         self.query_one(".qv-prompt", Static).update(render_text(q.prompt.get(lang), blank=blank))
         if q.type in ("mcq", "multi", "truefalse"):
@@ -386,9 +447,14 @@ class QuestionView(Vertical, can_focus=True):
             for label in self.query(".qv-unit").results(Label):
                 label.update(unit)
         self._render_hint()
+        self._render_hints()
         self._render_feedback()
         self._render_answer()
         self._render_self_grade()
+        drill = self.query_one(".qv-drill", Static)
+        drill.set_class(bool(getattr(q, "drill", None)), "-linked")
+        if getattr(q, "drill", None):
+            drill.update(Content.styled(tr("quiz.drill_link", lang, name=q.drill), "$text-accent"))
         title = self.query_one(".qv-explanation-title", Static)
         title.update(tr("quiz.explanation", lang))
         if self.revealed:
@@ -420,16 +486,34 @@ class QuestionView(Vertical, can_focus=True):
                 and self.mode != "reference",
                 "-highlight",
             )
-            item.set_class(chosen, "-selected")
-            item.set_class(revealed and is_correct, "-correct")
+            answered = revealed and self.grade is not None and self.mode != "reference"
+            missed = answered and is_correct and not chosen
+            item.set_class(chosen and not revealed, "-selected")
+            item.set_class(revealed and is_correct and not missed, "-correct")
             item.set_class(revealed and chosen and not is_correct, "-wrong")
+            item.set_class(missed, "-missed")
+            tag = ""
             if revealed:
-                marker = " ✓ " if is_correct else (" ✗ " if chosen else f" {position + 1} ")
+                if missed:
+                    marker = " ○ "
+                elif is_correct:
+                    marker = " ✓ "
+                else:
+                    marker = " ✗ " if chosen else f" {position + 1} "
+                if answered and (chosen or is_correct):
+                    tag = choice_tag(chosen, is_correct, lang, multi=q.type == "multi")
             elif q.type == "multi":
                 marker = "[x]" if chosen else f"[{position + 1}]"
             else:
-                marker = f" {position + 1} "
+                marker = "(•)" if chosen else f" {position + 1} "
             item.set_marker(marker)
+            if tag:
+                style = (
+                    "bold $text-success"
+                    if (chosen and is_correct)
+                    else ("bold $text-warning" if missed else "bold $text-error")
+                )
+                text = Content.assemble((tag, style), "  ", text)
             item.set_text(text, why)
 
     def _render_hint(self) -> None:
@@ -451,7 +535,13 @@ class QuestionView(Vertical, can_focus=True):
             "cloze": "quiz.cloze_hint",
             "open": "quiz.open_hint",
         }[self.qtype]
-        hint.update(tr(key, lang, n=self._choice_count()))
+        if self.qtype in ("mcq", "truefalse") and self.instant:
+            key += "_instant"
+        text = tr(key, lang, n=self._choice_count())
+        left = len(getattr(self.question, "hints", None) or []) - self.hints_shown
+        if left > 0:
+            text += "  ·  " + tr("quiz.hints_left", lang, left=left)
+        hint.update(text)
 
     def _render_feedback(self) -> None:
         feedback = self.query_one(".qv-feedback", Static)
@@ -645,22 +735,38 @@ class QuestionView(Vertical, can_focus=True):
         self.refresh_bindings()  # the footer's y/n give way to the screen's keys (n = next)
         self.post_message(self.Answered(self, self.question_id, self.grade))
 
+    @property
+    def instant(self) -> bool:
+        """mcq/truefalse answer on the first key (study mode, or the "instant_submit" setting);
+        otherwise the candidate chooses, may change, then confirms with Space or Enter."""
+        return self.mode != "quiz" or bool(getattr(self.app, "instant_submit", False))
+
     def choose(self, position: int) -> None:
-        """Pick the choice at display `position` (0-based): mcq/truefalse answer at once, multi toggles."""
+        """Pick the choice at display `position` (0-based): mcq/truefalse select it (and answer at
+        once when `instant`), multi toggles."""
         if self.revealed or not 0 <= position < self._choice_count():
             return
         self.highlight = position
         if self.qtype == "truefalse":
             self.tf_value = position == 0
-            self.check()
+        elif self.qtype == "mcq":
+            self.selected = {self.order[position]}
+        else:
+            self.selected ^= {self.order[position]}
+            self._render_choices()
             return
-        index = self.order[position]
-        if self.qtype == "mcq":
-            self.selected = {index}
+        if self.instant:
             self.check()
-            return
-        self.selected ^= {index}
-        self._render_choices()
+        else:
+            self._render_choices()
+            self._render_hint()
+
+    def _chosen_position(self) -> int | None:
+        if self.qtype == "truefalse":
+            return None if self.tf_value is None else (0 if self.tf_value else 1)
+        if self.qtype == "mcq" and self.selected:
+            return self.order.index(next(iter(self.selected)))
+        return None
 
     # ------------------------------------------------------------------ keys
 
@@ -673,14 +779,28 @@ class QuestionView(Vertical, can_focus=True):
         if action == "move":
             return choice_type and not self.revealed and self.mode != "reference"
         if action == "pick":
-            return choice_type and not self.revealed and self.mode != "reference" and self.cursor_moved
-        if action == "truefalse":
-            return self.qtype == "truefalse" and not self.revealed
+            confirm = self.qtype in ("mcq", "truefalse") and self._has_input()
+            return (
+                choice_type
+                and not self.revealed
+                and self.mode != "reference"
+                and (self.cursor_moved or confirm)
+            )
+        if action == "hint":
+            return (
+                self.mode != "reference" and not self.revealed and bool(getattr(self.question, "hints", None))
+            )
         if action == "self_grade":
             return self.awaiting_self_grade
+        if action == "open_drill":
+            return self.revealed and bool(getattr(self.question, "drill", None))
         if action == "leave_input":
-            return isinstance(self.app.focused, Input)
+            return isinstance(self.app.focused, Input) and focused_takes_text(self.app)
         return True
+
+    def action_open_drill(self) -> None:
+        """Open the coding drill this question links (`drill:` in the bank)."""
+        self.app.open_drills(self.question.drill)
 
     def action_number(self, n: int) -> None:
         if self.awaiting_self_grade:
@@ -702,10 +822,51 @@ class QuestionView(Vertical, can_focus=True):
                 items[self.highlight].scroll_visible()
 
     def action_pick(self) -> None:
+        """Enter: on a single-answer question, confirm the choice (or pick the highlighted one
+        first when the cursor moved elsewhere); on a multi, toggle the highlighted choice."""
+        if self.qtype in ("mcq", "truefalse") and self._has_input():
+            if not self.cursor_moved or self.highlight == self._chosen_position():
+                self.check()
+                return
         self.choose(self.highlight)
 
-    def action_truefalse(self, value: bool) -> None:
-        self.choose(0 if value else 1)
+    def action_hint(self) -> None:
+        self.show_hint()
+
+    def show_hint(self) -> bool:
+        """Show the next hint (False when there are none left)."""
+        hints = list(getattr(self.question, "hints", None) or [])
+        if self.revealed or self.hints_shown >= len(hints):
+            if hints:
+                self.app.notify(tr("quiz.no_more_hints", self.lang), timeout=2)
+            return False
+        self.hints_shown += 1
+        self._render_hints()
+        self._render_hint()
+        return True
+
+    def _render_hints(self) -> None:
+        widgets = list(self.query(".qv-hints").results(Static))
+        if not widgets:
+            return
+        hints = list(getattr(self.question, "hints", None) or [])[: self.hints_shown]
+        widget = widgets[0]
+        widget.display = bool(hints)
+        if hints:
+            total = len(self.question.hints)
+            lines = [
+                Content.assemble(
+                    (tr("quiz.hint_n", self.lang, n=n, total=total) + "  ", "bold $text-warning"),
+                    inline(h.get(self.lang)),
+                )
+                for n, h in enumerate(hints, start=1)
+            ]
+            widget.update(Content("\n").join(lines))
+
+    def set_mark(self, flagged: bool, note: str) -> None:
+        """Show the user's flag and note on this question."""
+        self.flagged, self.note = flagged, note
+        self.render_texts()
 
     def action_self_grade(self, correct: bool) -> None:
         self.self_grade(correct, rating=3 if correct else 1)
@@ -747,6 +908,15 @@ class QuestionView(Vertical, can_focus=True):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.submit_from(event.input)
+
+
+def choice_tag(chosen: bool, correct: bool, lang: str, *, multi: bool = True) -> str:
+    """The words beside a revealed choice, so the verdict never rests on colour or glyph alone."""
+    if chosen and correct:
+        return tr("quiz.tag_picked_right", lang)
+    if correct:
+        return tr("quiz.tag_missed" if multi else "quiz.tag_answer", lang)
+    return tr("quiz.tag_picked_wrong", lang) if chosen else ""
 
 
 def _fmt_number(value: float) -> str:
