@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -39,7 +39,9 @@ from .validate import (
     replaces_findings,
     schema_findings,
 )
-from .yamlsafe import YamlDoc, parse_yaml_text, read_yaml_file
+
+if TYPE_CHECKING:  # yaml (~90 ms to import) loads only when a file is parsed, not from the cache
+    from .yamlsafe import YamlDoc
 
 SHIPPED = "shipped"
 USER = "user"
@@ -209,6 +211,8 @@ def _salvage(result: _FileResult, data: dict[str, Any], single: bool) -> None:
 def _load_file(file: Path, shown: str, kind: str, require_languages: tuple[str, ...]) -> _FileResult:
     # The last guard: whatever a file holds, it ends as a problem, never as a traceback.
     try:
+        from .yamlsafe import read_yaml_file
+
         doc, problems = read_yaml_file(file, shown)
     except Exception as exc:
         return _FileResult(shown, kind, problems=[Problem(shown, 0, 0, f"cannot read the file: {exc}")])
@@ -292,6 +296,8 @@ def load_bank_text(
     """`load_bank_file` for YAML text in memory; problems name `path`."""
     with gc_paused():
         try:
+            from .yamlsafe import parse_yaml_text
+
             doc, problems = parse_yaml_text(text, path)
         except Exception as exc:  # pragma: no cover - the last guard, as for files
             return None, [Problem(path, 0, 0, f"cannot read the text: {exc}")]

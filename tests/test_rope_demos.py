@@ -182,7 +182,10 @@ def test_scaling_values(results):
         ("mrope-sections", {"grid_t": 8, "tokens_per_second": 0.5, "fps": 1000.0}),
         ("mrope-sections", {"grid_t": 12, "tokens_per_second": 2.0, "fps": 3.0}),
         ("rope-scaling", {"dim": 4, "factor": 1.0, "seq_len": 1}),
-        ("rope-scaling", {"beta_fast": 1.0, "beta_slow": 1.0, "low_freq_factor": 1.0, "high_freq_factor": 1.01}),
+        (
+            "rope-scaling",
+            {"beta_fast": 1.0, "beta_slow": 1.0, "low_freq_factor": 1.0, "high_freq_factor": 1.01},
+        ),
     ],
 )
 def test_demo_passes_at_edge_parameters(name, params):

@@ -146,3 +146,27 @@ def test_a_load_with_errors_is_not_cached(fresh: object, tmp_path: Path) -> None
     broken = type(fresh)(problems=[Problem("x.yaml", 1, 1, "bad")])
     assert bank_cache.write_cache(broken, {"format": 1}, tmp_path / "c.json") is None
     assert not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "safe"),
+    [
+        ("plain \n\t 维度对 $\\theta$", True),
+        ("esc \x1b[31m", False),
+        ("bidi \u202e", False),
+        ("backspace \x08", False),
+        ("carriage \r", False),
+        ("csi \x9b", False),
+        ("isolate \u2066", False),
+        ("a literal backslash then b: \\b", True),
+        ("a literal backslash then u001b: \\u001b", True),
+    ],
+)
+def test_cache_body_scan_finds_unsafe_characters_raw_or_escaped(text, safe):
+    from quizbank.bank_cache import _body_safe
+
+    for body in (
+        json.dumps({"k": [text]}, ensure_ascii=False, separators=(",", ":")),
+        json.dumps({"k": [text]}),  # every non-ASCII character escaped
+    ):
+        assert _body_safe(body) is safe, body

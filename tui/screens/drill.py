@@ -537,8 +537,6 @@ class DrillScreen(LocalizedScreen):
             self.query_one("#drill-pick", Select).value = name
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "external_editor" and self.app.is_web:
-            return False  # `posenc serve`: no terminal to hand to $EDITOR, so the key is hidden
         focused_editor = isinstance(self.focused, TextArea)
         if action == "external_editor" and getattr(self.app, "is_web", False):
             return False  # in a browser (posenc serve) there is no terminal to hand to $EDITOR

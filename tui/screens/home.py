@@ -234,7 +234,9 @@ class HomeScreen(Screen):
         studied = sum(p.studied for p in self._summary.values())
         questions = sum(p.studied + p.new for p in self._summary.values())
         # mastery is per question (unseen ones count as 0), so topics weigh by their size
-        weighted = sum(p.mastery * (p.studied + p.new) for p in self._summary.values() if p.mastery is not None)
+        weighted = sum(
+            p.mastery * (p.studied + p.new) for p in self._summary.values() if p.mastery is not None
+        )
         from types import SimpleNamespace
 
         return SimpleNamespace(due=due, mastery=(weighted / questions) if studied else None)
@@ -253,14 +255,25 @@ class HomeScreen(Screen):
             node = tree.root.add(
                 self._topic_label(_flat(topic.title.get(lang), 60), len(topic.question_ids), topic.id),
                 data=data,
-                expand=data in expanded,
+                allow_expand=bool(topic.question_ids),
             )
-            for qid in topic.question_ids:
-                question = bankset.questions.get(qid)
-                if question is None:
-                    continue
-                node.add_leaf(self._question_label(qid, question), data=("question", qid))
+            if data in expanded:  # others get their question rows when first expanded (faster start)
+                self._add_question_rows(node)
+                node.expand()
         self._restore_cursor(tree, cursor_data)
+
+    def _add_question_rows(self, node: TreeNode) -> None:
+        bankset = self.app.bankset
+        if node.children or bankset is None or node.data is None or node.data[0] != "topic":
+            return
+        topic = next((t for t in bankset.topics if t.id == node.data[1]), None)
+        for qid in topic.question_ids if topic is not None else ():
+            question = bankset.questions.get(qid)
+            if question is not None:
+                node.add_leaf(self._question_label(qid, question), data=("question", qid))
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded) -> None:
+        self._add_question_rows(event.node)
 
     def _walk(self, node: TreeNode) -> list[TreeNode]:
         out = [node]
