@@ -265,6 +265,31 @@ def test_key_points_pretick_in_both_languages() -> None:
     assert match_key_points(points, "it rotates q and k") == [False]
 
 
+def test_chinese_paraphrase_preticks_and_silence_does_not() -> None:
+    # a paraphrase shares content pairs (深度, 插入, 长度, 检索) but few function-word pairs (一条, 在指)
+    points = [
+        Text(
+            en="inserts one fact at a chosen depth; length × depth grid",
+            zh="在指定深度插入一条事实；长度 × 深度的网格",
+        ),
+        Text(en="only tests retrieval", zh="只测检索"),
+        Text(en="misses multi-hop, aggregation, distractors", zh="漏掉多跳、汇总、干扰项和推理"),
+    ]
+    answer = "它测试模型能否在长上下文的任意深度检索出插入的一句话，结果画成长度乘以深度的热力图。"
+    assert match_key_points(points, answer) == [True, True, False]
+    for silence in ("我不知道", "不清楚，没学过", "I don't know"):
+        assert match_key_points(points, silence) == [False, False, False]
+
+
+def test_no_answer_preticks_nothing_over_the_shipped_bank() -> None:
+    bank = shipped()
+    for question in bank.questions.values():
+        points = getattr(question, "key_points", None)
+        if points:
+            assert not any(match_key_points(points, "我不知道，这个没学过")), question.id
+            assert not any(match_key_points(points, "I have no idea, sorry")), question.id
+
+
 def test_match_terms_from_the_bank(tmp_path: Path) -> None:
     text = textwrap.dedent(
         """\

@@ -268,3 +268,36 @@ def test_two_study_apps_on_one_data_dir_lose_nothing(tmp_path):
     assert confirmed >= 14 and len(in_db) == confirmed
     _assert_history_chains(tmp_path / "data")
     print(f"\ntwo study apps: {confirmed} ratings confirmed on screen, {len(in_db)} stored")
+
+
+_OPEN_AT_ONCE = """
+import sys, time
+from quizbank.progress.store import open_store
+start = float(sys.argv[2])
+while time.time() < start:
+    pass  # spin: all four open within microseconds of each other
+with open_store(sys.argv[1]) as store:
+    print(len(store.notices))
+"""
+
+
+@pytest.mark.slow
+def test_processes_creating_the_store_at_once_never_move_it_aside(tmp_path):
+    # Two browser tabs (posenc serve) open a fresh store at the same instant. Read one by one, the integrity
+    # probe could see "version 0, yet tables" mid-creation and move a good store aside, losing its reviews.
+    for trial in range(20):
+        folder = tmp_path / f"store{trial}"
+        start = time.time() + 1.0
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-I", "-c", _OPEN_AT_ONCE, str(folder), str(start)],
+                stdout=subprocess.PIPE,
+                text=True,
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
+            for _ in range(4)
+        ]
+        notices = [int(p.communicate(timeout=60)[0].strip() or -1) for p in procs]
+        assert notices == [0, 0, 0, 0], trial
+        assert sorted(p.name for p in folder.iterdir() if "corrupt" in p.name) == []

@@ -5,8 +5,9 @@ A key point counts as covered when, in either language:
 * English: at least half of its content words (stop words dropped, a light suffix stemmer, at least one word)
   appear among the answer's words. Words are runs of letters and digits after NFKC and case folding, so
   `\\theta` gives `theta` and `q_m` gives `q` and `m`; one-letter words count only inside math.
-* Chinese: at least 40% of its CJK character pairs (bigrams; a lone character counts as itself) appear in
-  the answer's CJK text.
+* Chinese: at least 30% of its CJK character pairs (bigrams; a lone character counts as itself) appear in
+  the answer's CJK text; pairs holding a function character (的, 一, 在, 是, ...) carry no meaning and are
+  dropped.
 * Or any of the point's own `match` terms (bank field, see docs/bank-format.md) appears: an English term
   matches when all its words appear, a Chinese term when it is a substring of the answer.
 
@@ -27,7 +28,9 @@ _CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(r"[^\W_]+")
 _MATH = re.compile(r"\$\$?(.+?)\$\$?", re.S)
 ENGLISH_SHARE = 0.5
-CHINESE_SHARE = 0.4
+CHINESE_SHARE = 0.3
+# Particles, measure words and the like: a pair holding one says nothing about the content.
+CHINESE_FUNCTION_CHARS = frozenset("的了是在和与及或把被将一个条种些这那其之也都就而且所以于为对")
 STOP_WORDS = frozenset(
     """
     a an the of to in on at by for with from into onto over under and or but nor not no is are was were be been
@@ -103,7 +106,7 @@ def _bigrams(text: str) -> set[str]:
         if len(run) == 1:
             grams.add(run)
         grams.update(run[i : i + 2] for i in range(len(run) - 1))
-    return grams
+    return {gram for gram in grams if not CHINESE_FUNCTION_CHARS.intersection(gram)} or grams
 
 
 def answer_terms(answer: str) -> tuple[set[str], str]:

@@ -408,9 +408,18 @@ class ProgressStore:
 
     def _check_integrity(self, conn: sqlite3.Connection) -> None:
         try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            # One read transaction, so the three reads see one snapshot: read one by one, another process
+            # creating the store could commit in between (version 0, yet tables) and a good store look foreign.
+            conn.execute("BEGIN")
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                tables = {
+                    row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                }
+                check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
         except sqlite3.OperationalError as exc:
             if _is_busy(exc):
                 raise

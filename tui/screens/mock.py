@@ -51,6 +51,7 @@ from ..i18n import STRINGS, tr
 from ..keys import bind, localize_bindings
 from ..richtext import inline, markdown_source, plain, render_text
 from ..widgets.question_view import QuestionView
+from ..widgets.toggles import GlyphCheckbox, GlyphRadioButton, GlyphSelectionList
 from .base import LocalizedScreen
 
 __all__ = [
@@ -195,17 +196,17 @@ class MockSetupScreen(LocalizedScreen):
                     yield Label(tr("mock.level", lang), id="mock-level-label", classes="field-label")
                     with RadioSet(id="mock-level"):
                         for name in LEVEL_NAMES:
-                            yield RadioButton(tr(f"mock.level.{name}", lang), value=name == "standard")
+                            yield GlyphRadioButton(tr(f"mock.level.{name}", lang), value=name == "standard")
                 with Vertical(classes="mock-field"):
                     yield Label(tr("mock.language", lang), id="mock-language-label", classes="field-label")
                     with RadioSet(id="mock-language"):
-                        yield RadioButton("English", value=lang == "en")
-                        yield RadioButton("中文", value=lang == "zh")
+                        yield GlyphRadioButton("English", value=lang == "en")
+                        yield GlyphRadioButton("中文", value=lang == "zh")
             with Horizontal(id="mock-setup-go"):
                 yield Button(tr("mock.start", lang), id="mock-start", variant="primary")
                 yield Static(tr("mock.setup_hint", lang), id="mock-setup-hint", classes="hint", markup=False)
             yield Label(tr("mock.topics", lang), id="mock-topics-label", classes="field-label")
-            yield SelectionList[str](*self._selections(), id="mock-topics")
+            yield GlyphSelectionList(*self._selections(), id="mock-topics")
         yield Footer()
 
     def _selections(self, selected: set[str] | None = None) -> list[Selection[str]]:
@@ -331,7 +332,7 @@ class OpenItem(Vertical):
             yield Static("", classes="mock-points-title", markup=False)
             for n, _point in enumerate(self.question.key_points):
                 with Horizontal(classes="mock-point-row"):
-                    yield Checkbox("", id=f"mock-point-{n}", classes="mock-point", compact=True)
+                    yield GlyphCheckbox("", id=f"mock-point-{n}", classes="mock-point", compact=True)
                     yield Static("", classes="mock-point-text", markup=False)
             yield Static("", classes="mock-points-score", markup=False)
             yield Static("", classes="mock-model-title", markup=False)
