@@ -510,3 +510,13 @@ def test_every_demo_parameter_has_chinese_help() -> None:
     assert not missing, f"add Chinese for these to tui/screens/demo_lab.py PARAM_HELP_ZH: {missing}"
     beta = get_demo("rope-scaling").param("beta_fast")
     assert param_help(beta, "zh") == "YaRN：插值停止处的旋转圈数" and param_help(beta, "en") == beta.help
+
+
+def test_cjk_soft_break_join_keeps_list_items_quotes_and_table_rows_apart():
+    from tui.richtext import join_cjk_soft_breaks
+
+    assert join_cjk_soft_breaks("要点如下：\n- 第一条\n- 第二条") == "要点如下：\n- 第一条\n- 第二条"
+    assert join_cjk_soft_breaks("步骤：\n1. 旋转 q\n2. 旋转 k") == "步骤：\n1. 旋转 q\n2. 旋转 k"
+    assert join_cjk_soft_breaks("见下表：\n| 布局 | 配对 |") == "见下表：\n| 布局 | 配对 |"
+    assert join_cjk_soft_breaks("引用：\n> 原文") == "引用：\n> 原文"
+    assert join_cjk_soft_breaks("第一行中文\n第二行中文") == "第一行中文第二行中文"

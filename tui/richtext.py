@@ -145,6 +145,10 @@ _HARD_BREAK_RE = re.compile(r"(  |\\)$")
 _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
 
 
+# A line that starts a new block (list item, quote, heading, table row) even without a blank line before it.
+_BLOCK_START_RE = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:\s|$)|>|#{1,6}(?:\s|$)|\|")
+
+
 def join_cjk_soft_breaks(text: str) -> str:
     """Remove the line breaks inside Markdown paragraphs that would render as a stray space in
     CJK text (see `_soft_break_is_space`); fenced and indented code and hard breaks (two
@@ -172,6 +176,7 @@ def join_cjk_soft_breaks(text: str) -> str:
             and not out[-1].startswith(("    ", "\t"))
             and not _HEADING_RE.match(out[-1])
             and out[-1].strip()
+            and not _BLOCK_START_RE.match(stripped)
             and not _soft_break_is_space(out[-1].rstrip(), stripped)
         ):
             out[-1] = out[-1].rstrip() + line.lstrip()
