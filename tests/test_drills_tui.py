@@ -3,15 +3,14 @@ re-grading when the file changes on disk, and the attempt and Study card in the 
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import os
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _pilot import pilot_test, settle
 from textual.widgets import Markdown, Static, TextArea
 
 from quizbank.drills import get_drill
@@ -19,29 +18,6 @@ from tui.screens.drill import ConfirmSolutionScreen, DrillScreen
 from tui.testing import make_app, screen_text
 
 SIZE = (120, 40)
-
-
-def pilot_test(coro_fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    @functools.wraps(coro_fn)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(coro_fn(*args, **kwargs))
-
-    return run
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
-    monkeypatch.setenv("POSENC_LANG", "en")
-    return tmp_path
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def wait_for(pilot: Any, condition: Callable[[], bool], timeout: float = 30.0) -> None:

@@ -5,13 +5,13 @@ export, both languages; and snapshots of the interview and report screens at 100
 from __future__ import annotations
 
 import asyncio
-import functools
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _pilot import pilot_test, settle
 from textual.widgets import Checkbox, TextArea
 
 from quizbank.drills import get_drill
@@ -33,26 +33,12 @@ SIZE = (100, 30)
 STARTED = datetime(2026, 5, 4, 9, 30, tzinfo=UTC)
 
 
-def pilot_test(coro_fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    @functools.wraps(coro_fn)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(coro_fn(*args, **kwargs))
-
-    return run
-
-
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
     monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
     return tmp_path
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def item(

@@ -5,15 +5,13 @@ Logic tests first (pure Python), then Pilot flows on the fixture bank (tui/testi
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import re
-from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _pilot import pilot_test, settle
 from textual.widgets import Checkbox, Input
 
 from quizbank.progress.store import open_store, parse_setting_text, validate_setting
@@ -37,29 +35,6 @@ from tui.widgets.question_view import QuestionView, choice_tag
 SIZE = (100, 30)
 SMALL = (80, 24)
 NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
-
-
-def pilot_test(coro_fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    @functools.wraps(coro_fn)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(coro_fn(*args, **kwargs))
-
-    return run
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
-    monkeypatch.setenv("POSENC_LANG", "en")
-    return tmp_path
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def start_quiz(pilot: Any, question_ids: list[str]) -> QuizScreen:

@@ -5,15 +5,13 @@ Every test points POSENC_DATA_DIR and POSENC_BANK_DIR at tmp dirs, so no real us
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import threading
 import time
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _pilot import pilot_test, settle
 from rich.cells import cell_len
 from textual.widgets import Input, Markdown, OptionList, Static, Tree
 from textual_plotext import PlotextPlot
@@ -29,31 +27,6 @@ from tui.widgets.heatmap import Heatmap
 from tui.widgets.question_view import QuestionView
 
 SIZE = (100, 30)
-
-
-def pilot_test(coro_fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async Pilot test with asyncio.run (the project does not use pytest-asyncio)."""
-
-    @functools.wraps(coro_fn)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(coro_fn(*args, **kwargs))
-
-    return run
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
-    monkeypatch.setenv("POSENC_LANG", "en")
-    return tmp_path
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def start_quiz(pilot: Any, question_ids: list[str]) -> QuizScreen:

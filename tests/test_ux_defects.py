@@ -3,16 +3,14 @@ the palette. Each test here failed before its fix."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import re
-from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from _pilot import pilot_test, settle
 from markdown_it import MarkdownIt
 from rich.cells import cell_len
 
@@ -27,29 +25,6 @@ from tui.widgets.demo_panel import DemoPanel, DemoTable
 
 SHIPPED = Path(__file__).resolve().parents[1] / "quizbank" / "data"
 RAW_LATEX = re.compile(r"\^\{|_\{|\\[A-Za-z]+|\$")
-
-
-def pilot_test(coro_fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    @functools.wraps(coro_fn)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(coro_fn(*args, **kwargs))
-
-    return run
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
-    monkeypatch.setenv("POSENC_LANG", "en")
-    return tmp_path
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def _strings(node: Any) -> Any:
