@@ -32,18 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from startup import ROOT, Terminal, base_env, read_events, wait_for  # noqa: E402
 
+from tui.testing import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 COLS, ROWS = 120, 40
-CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ANSI = re.compile(
     r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b."
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,3 +16,18 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
     monkeypatch.setenv("POSENC_LANG", "en")
     return tmp_path
+
+
+@pytest.fixture
+def app_factory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """For snapshots: `app_factory(lang, **make_app_options)` builds an app on the fixture bank, no store."""
+    from tui.testing import make_app
+
+    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
+
+    def factory(lang: str, **options: Any) -> Any:
+        return make_app(tmp_path, language=lang, open_store=False, **options)
+
+    return factory

@@ -6,15 +6,14 @@ Update with `pytest tests/test_quiz_snapshots.py --snapshot-update` after an int
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
+from _pilot import settle
 
 from tui.grading import Grade
 from tui.quiz_session import QuizConfig, QuizSession
 from tui.screens.quiz import QuizScreen, QuizSummaryScreen
-from tui.testing import make_app
 
 SIZES = [(100, 30), (80, 24)]
 LANGS = ["en", "zh"]
@@ -22,29 +21,11 @@ CASES = [(size, lang) for size in SIZES for lang in LANGS]
 IDS = [f"{w}x{h}-{lang}" for (w, h), lang in CASES]
 
 
-@pytest.fixture
-def app_factory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
-
-    def factory(lang: str) -> Any:
-        return make_app(tmp_path, language=lang, open_store=False)
-
-    return factory
-
-
-async def _settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 async def _quiz(pilot: Any, question_ids: list[str]) -> QuizScreen:
-    await _settle(pilot)
+    await settle(pilot)
     screen = QuizScreen(QuizSession(QuizConfig(seed=1), question_ids))
     await pilot.app.push_screen(screen)
-    await _settle(pilot)
+    await settle(pilot)
     return screen
 
 
@@ -57,7 +38,7 @@ def test_question_with_a_choice_made(
     async def run_before(pilot: Any) -> None:
         await _quiz(pilot, ["fx.mcq", "fx.multi"])
         await pilot.press("2")
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app_factory(lang), terminal_size=size, run_before=run_before)
 
@@ -72,7 +53,7 @@ def test_multi_feedback(snap_compare: Any, app_factory: Any, size: tuple[int, in
         right = [view.order.index(i) + 1 for i, c in enumerate(view.question.choices) if c.correct]
         wrong = [view.order.index(i) + 1 for i, c in enumerate(view.question.choices) if not c.correct]
         await pilot.press(str(right[0]), str(wrong[0]), "space")
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app_factory(lang), terminal_size=size, run_before=run_before)
 
@@ -82,7 +63,7 @@ def test_summary(snap_compare: Any, app_factory: Any, size: tuple[int, int], lan
     """2 of 6 answered (1 right), 1 skipped, 3 never reached, 83 s from start to end."""
 
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await settle(pilot)
         ids = ["fx.mcq", "fx.multi", "fx.truefalse", "fx.numeric", "fx.cloze", "fx.literal"]
         session = QuizSession(QuizConfig(seed=1), ids)
         session.record("fx.mcq", Grade(True, "1"))
@@ -92,7 +73,7 @@ def test_summary(snap_compare: Any, app_factory: Any, size: tuple[int, int], lan
         session.end()
         session.started_at, session.ended_at = 1000.0, 1083.0
         await pilot.app.push_screen(QuizSummaryScreen(session))
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app_factory(lang), terminal_size=size, run_before=run_before)
 
@@ -102,11 +83,11 @@ def test_setup(snap_compare: Any, app_factory: Any, size: tuple[int, int], lang:
     """Quiz setup with its type and status filters; focus on the first type check box."""
 
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await settle(pilot)
         pilot.app.open_quiz_setup()
-        await _settle(pilot)
+        await settle(pilot)
         pilot.app.screen.query_one("#type-multi").value = False
         pilot.app.screen.query_one("#type-mcq").focus()
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app_factory(lang), terminal_size=size, run_before=run_before)

@@ -15,18 +15,9 @@ from pathlib import Path
 import pytest
 from test_serve import shipped_topic_titles, start_server, stop_server
 
+from tui.testing import CHROMIUM, CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 VIEWPORT = {"width": 1280, "height": 800}
 
 pytestmark = [

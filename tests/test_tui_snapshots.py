@@ -7,54 +7,35 @@ Update with `pytest tests/test_tui_snapshots.py --snapshot-update` after an inte
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
+from _pilot import settle
 
 from tui.quiz_session import QuizConfig, QuizSession
 from tui.screens.quiz import QuizScreen
-from tui.testing import make_app
 
 SIZE = (100, 30)
 LANGS = ["en", "zh"]
 
 
-@pytest.fixture
-def app_factory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
-
-    def factory(lang: str) -> Any:
-        return make_app(tmp_path, language=lang, open_store=False)
-
-    return factory
-
-
-async def _settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 async def _quiz(pilot: Any, answer: bool) -> None:
-    await _settle(pilot)
+    await settle(pilot)
     screen = QuizScreen(QuizSession(QuizConfig(seed=1), ["fx.mcq"]))
     await pilot.app.push_screen(screen)
-    await _settle(pilot)
+    await settle(pilot)
     if answer:
         view = screen.view
         right = [view.order.index(i) for i, c in enumerate(view.question.choices) if c.correct][0]
         await pilot.press(str(right + 1), "space")  # choose, then confirm
-        await _settle(pilot)
+        await settle(pilot)
     screen.query_one("#quiz-qa").scroll_home(animate=False)
-    await _settle(pilot)
+    await settle(pilot)
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_home(snap_compare: Any, app_factory: Any, lang: str) -> None:
-    assert snap_compare(app_factory(lang), terminal_size=SIZE, run_before=_settle)
+    assert snap_compare(app_factory(lang), terminal_size=SIZE, run_before=settle)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -76,9 +57,9 @@ def test_answered_with_demo_panel(snap_compare: Any, app_factory: Any, lang: str
 @pytest.mark.parametrize("lang", LANGS)
 def test_demo_lab(snap_compare: Any, app_factory: Any, lang: str) -> None:
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await settle(pilot)
         pilot.app.open_demo("alibi-bias")
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app_factory(lang), terminal_size=SIZE, run_before=run_before)
 
@@ -86,8 +67,8 @@ def test_demo_lab(snap_compare: Any, app_factory: Any, lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_help(snap_compare: Any, app_factory: Any, lang: str) -> None:
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await settle(pilot)
         await pilot.press("question_mark")
-        await _settle(pilot)
+        await settle(pilot)
 
     assert snap_compare(app_factory(lang), terminal_size=SIZE, run_before=run_before)

@@ -8,13 +8,13 @@ The app runs on the fixture bank with a fixed fake demo runner and no progress s
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
+from _pilot import settle
 
 from posenc_ref.demos.base import Check, Table
-from tui.testing import fake_demo_runner, make_app
+from tui.testing import fake_demo_runner
 
 SIZES = [(100, 30), (80, 24)]
 LANGS = ["en", "zh"]
@@ -53,35 +53,17 @@ def wide_runner(name: str, params: dict | None = None, device: str = "auto") -> 
     return result
 
 
-@pytest.fixture
-def app_factory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
-
-    def factory(lang: str) -> Any:
-        return make_app(tmp_path, language=lang, open_store=False, demo_runner=wide_runner)
-
-    return factory
-
-
-async def _settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 async def _lab(pilot: Any) -> None:
-    await _settle(pilot)
+    await settle(pilot)
     pilot.app.open_demo("alibi-bias")
-    await _settle(pilot)
-    await _settle(pilot)
+    await settle(pilot)
+    await settle(pilot)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("lang", LANGS)
 def test_home(snap_compare: Any, app_factory: Any, lang: str, size: tuple[int, int]) -> None:
-    assert snap_compare(app_factory(lang), terminal_size=size, run_before=_settle)
+    assert snap_compare(app_factory(lang, demo_runner=wide_runner), terminal_size=size, run_before=settle)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -90,13 +72,13 @@ def test_search_ranked_and_highlighted(
     snap_compare: Any, app_factory: Any, lang: str, size: tuple[int, int]
 ) -> None:
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await settle(pilot)
         await pilot.press("slash")
-        await _settle(pilot)
+        await settle(pilot)
         await pilot.press(*"rotat")
-        await _settle(pilot)
+        await settle(pilot)
 
-    assert snap_compare(app_factory(lang), terminal_size=size, run_before=run_before)
+    assert snap_compare(app_factory(lang, demo_runner=wide_runner), terminal_size=size, run_before=run_before)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -108,9 +90,9 @@ def test_demo_lab_with_a_wide_table(
         await _lab(pilot)
         panel = pilot.app.screen.query_one("#lab-panel")
         panel.scroll_to_widget(panel.query_one(".demo-checks"), top=True, animate=False)
-        await _settle(pilot)
+        await settle(pilot)
 
-    assert snap_compare(app_factory(lang), terminal_size=size, run_before=run_before)
+    assert snap_compare(app_factory(lang, demo_runner=wide_runner), terminal_size=size, run_before=run_before)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -119,13 +101,13 @@ def test_demo_panel_after_a_refused_run(
     snap_compare: Any, app_factory: Any, lang: str, size: tuple[int, int]
 ) -> None:
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await settle(pilot)
         pilot.app.open_demo("rope-scaling")
-        await _settle(pilot)
+        await settle(pilot)
         screen = pilot.app.screen
         screen.query_one("#param-low_freq_factor").value = "8"
-        await _settle(pilot)
+        await settle(pilot)
         screen.action_run()
-        await _settle(pilot)
+        await settle(pilot)
 
-    assert snap_compare(app_factory(lang), terminal_size=size, run_before=run_before)
+    assert snap_compare(app_factory(lang, demo_runner=wide_runner), terminal_size=size, run_before=run_before)

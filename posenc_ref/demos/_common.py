@@ -69,3 +69,20 @@ def to_numpy(t: Any):
     if hasattr(t, "detach"):
         return t.detach().cpu().double().numpy()
     return np.asarray(t, dtype=np.float64)
+
+
+def score_term_matrices(
+    ctx: Any, names: list[str], names_zh: list[str], terms: list[Any], seq_len: int
+) -> None:
+    """One query × key heatmap per attention-score term (the first MAX_MATRIX_SIDE positions)."""
+    side = min(seq_len, MAX_MATRIX_SIDE)
+    for name, name_zh, term in zip(names, names_zh, terms):
+        ctx.matrix(
+            name,
+            term[:side, :side].cpu(),
+            "query i",
+            "key j",
+            title_zh=name_zh,
+            row_label_zh="查询 i",
+            col_label_zh="键 j",
+        )

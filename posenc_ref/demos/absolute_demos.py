@@ -12,6 +12,7 @@ from ._common import (
     max_abs_diff,
     randn,
     sample_indices,
+    score_term_matrices,
     to_numpy,
     tol_for,
     torch_dtype,
@@ -704,17 +705,7 @@ def _run_attention_expansion(ctx: DemoContext, seq_len: int, dim: int, seed: int
             zh="中间隔着 W_Q、W_K 后，位置·位置项不再只是 i − j 的函数"
             f"（对角线离散度 / 最大值 = {p2p_relative_error:.3f} > 0.01）",
         )
-    side = min(seq_len, MAX_MATRIX_SIDE)
-    for name, name_zh, term in zip(names, names_zh, terms[:4]):
-        ctx.matrix(
-            name,
-            term[:side, :side].cpu(),
-            "query i",
-            "key j",
-            title_zh=name_zh,
-            row_label_zh="查询 i",
-            col_label_zh="键 j",
-        )
+    score_term_matrices(ctx, names, names_zh, terms[:4], seq_len)
     ctx.note(
         "RoPE does not fit this additive pattern: it rotates q and k, so the position enters multiplicatively.",
         zh="RoPE 不符合这种相加的模式：它旋转 q 和 k，所以位置是以相乘的方式进入的。",

@@ -19,6 +19,7 @@ from ._common import (
     max_abs_diff,
     randn,
     sample_indices,
+    score_term_matrices,
     to_numpy,
     tol_for,
     torch_dtype,
@@ -389,17 +390,7 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
         title_zh="Transformer-XL 分数的各项",
         columns_zh=["项", "公式", "依赖于", "平均 |项|"],
     )
-    side = min(seq_len, MAX_MATRIX_SIDE)
-    for name, name_zh, term in zip(names, names_zh, terms[:4]):
-        ctx.matrix(
-            name,
-            term[:side, :side].cpu(),
-            "query i",
-            "key j",
-            title_zh=name_zh,
-            row_label_zh="查询 i",
-            col_label_zh="键 j",
-        )
+    score_term_matrices(ctx, names, names_zh, terms[:4], seq_len)
     ctx.note(
         "position_only_rank: numerical rank of the (d) matrix over a min(2d + 8, 1024)-position grid. It stays ≤ d however "
         "long the grid, so a sinusoid-driven position bias is low-rank (ALiBi's −m·|i − j| is full rank).",
