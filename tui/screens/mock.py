@@ -1,4 +1,4 @@
-"""Mock interview: setup, the timed interview, and the report.
+"""Mock interview: setup and the timed interview (item widgets in `mock_items`, the report in `mock_report`).
 
 * `MockSetupScreen` (`m` on Home, or the palette): minutes, topics, level and language; Enter (in the minutes
   field) or `s` plans in a thread worker ("mock-plan") and starts.
@@ -17,7 +17,6 @@ Bank text and candidate text are data: rendered through `tui.richtext` or escape
 
 from __future__ import annotations
 
-import io
 import secrets
 import time
 from collections.abc import Callable
@@ -33,12 +32,10 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
-    Checkbox,
     Footer,
     Header,
     Input,
     Label,
-    Markdown,
     RadioButton,
     RadioSet,
     SelectionList,
@@ -47,12 +44,14 @@ from textual.widgets import (
 )
 from textual.widgets.selection_list import Selection
 
-from ..i18n import STRINGS, tr
+from ..i18n import tr
 from ..keys import bind, localize_bindings
-from ..richtext import inline, markdown_source, plain, render_text
+from ..richtext import plain
 from ..widgets.question_view import QuestionView
-from ..widgets.toggles import GlyphCheckbox, GlyphRadioButton, GlyphSelectionList
+from ..widgets.toggles import GlyphRadioButton, GlyphSelectionList
 from .base import LocalizedScreen
+from .mock_items import DrillItem, OpenItem
+from .mock_report import MockReportScreen, render_mock_scores
 
 __all__ = [
     "ConfirmEndScreen",
@@ -64,91 +63,6 @@ __all__ = [
 
 LEVEL_NAMES = ("basic", "standard", "deep")
 DEFAULT_MINUTES = 30
-
-STRINGS.update(
-    {
-        "mock.setup_title": ("Mock interview", "模拟面试"),
-        "mock.minutes": ("Minutes", "时长（分钟）"),
-        "mock.topics": ("Topics", "主题"),
-        "mock.level": ("Level", "难度"),
-        "mock.language": ("Language", "语言"),
-        "mock.level.basic": ("basic", "基础"),
-        "mock.level.standard": ("standard", "标准"),
-        "mock.level.deep": ("deep", "深入"),
-        "mock.start": ("Start", "开始"),
-        "mock.setup_hint": (
-            "5 to 180 minutes; Enter in the minutes field (or s) starts. Open questions: type, then Ctrl+R shows the key points. "
-            "Drills: write the function, Ctrl+R grades it. n moves on, q ends.",
-            "时长 5 到 180 分钟；在时长输入框按回车（或 s）开始。开放题：先作答，再按 Ctrl+R 显示要点。编程题：写好函数后按 Ctrl+R 评分。"
-            "n 下一题，q 结束。",
-        ),
-        "mock.planning": ("Planning the interview…", "正在规划面试…"),
-        "mock.no_topics": ("Choose at least one topic.", "请至少选择一个主题。"),
-        "mock.minutes_bad": (
-            "Minutes must be a whole number from {low} to {high}.",
-            "时长必须是 {low} 到 {high} 之间的整数（分钟）。",
-        ),
-        "mock.too_small": (
-            "Not enough questions for {minutes} minutes with these topics and level; at most {most} minutes.",
-            "所选主题和难度的题目不够 {minutes} 分钟；最多 {most} 分钟。",
-        ),
-        "mock.none_match": (
-            "No questions match these topics at this level; choose more topics or another level.",
-            "所选主题在这个难度下没有题目；请多选几个主题或换个难度。",
-        ),
-        "mock.bar": ("Item {n}/{total}", "第 {n}/{total} 题"),
-        "mock.clock": ("interview {used} / {total}", "面试 {used} / {total}"),
-        "mock.item_clock": ("this item {used} / {budget}", "本题 {used} / {budget}"),
-        "mock.over": ("over budget", "超时"),
-        "mock.follow_up": ("Follow-up to your last answer", "针对上一题的追问"),
-        "mock.skill.concept": ("concept", "概念"),
-        "mock.skill.derivation": ("derivation", "推导"),
-        "mock.skill.computation": ("computation", "计算"),
-        "mock.skill.coding": ("coding", "编程"),
-        "mock.answer_hint": (
-            "Type your answer, then Ctrl+R to see the key points (Esc leaves the box).",
-            "输入你的回答，然后按 Ctrl+R 查看要点（Esc 离开输入框）。",
-        ),
-        "mock.points_title": (
-            "Key points: tick each one you covered (pre-ticked from your answer)",
-            "要点：勾选你答到的每一条（已按你的回答预先勾选）",
-        ),
-        "mock.points_score": ("covered {done}/{total}", "答到 {done}/{total}"),
-        "mock.model_answer": ("Model answer", "参考答案"),
-        "mock.drill_hint": (
-            "Write `{function}` in the editor; Ctrl+R grades it (you may grade again). Esc leaves the editor.",
-            "在编辑器里实现 `{function}`；Ctrl+R 评分（可以多次评分）。Esc 离开编辑器。",
-        ),
-        "mock.grading": ("Grading in an isolated process…", "正在隔离进程中评分…"),
-        "mock.graded": ("{passed}/{total} cases passed", "通过 {passed}/{total} 个用例"),
-        "mock.grade_failed": ("Could not grade: {error}", "无法评分：{error}"),
-        "mock.next_hint": ("n: next item", "n：下一题"),
-        "mock.end_question": ("End the interview?", "结束面试？"),
-        "mock.end_detail": (
-            "y ends now and writes the report (marked as ended early); n or Esc goes on.",
-            "y 立即结束并生成报告（标记为提前结束）；n 或 Esc 继续面试。",
-        ),
-        "mock.yes": ("Yes, end it", "是，结束"),
-        "mock.no": ("No, go on", "否，继续"),
-        "mock.saved": ("Interview saved: {id}", "面试已保存：{id}"),
-        "mock.save_failed": ("Could not save the interview: {error}", "无法保存面试：{error}"),
-        "mock.no_store": ("The interview is not saved: {error}", "面试未保存：{error}"),
-        "mock.added": ("{n} missed items are due in Study now", "{n} 道未答好的题目已加入学习（今天到期）"),
-        "mock.nothing_missed": ("Nothing was missed.", "没有未答好的题目。"),
-        "mock.exported": ("Report written to {path}", "报告已写入 {path}"),
-        "mock.export_failed": ("Could not write the report: {error}", "无法写入报告：{error}"),
-        "mock.delivered": ("Report sent to your browser as {name}", "报告已发送到浏览器：{name}"),
-        "mock.scores_chart": ("Mock interview scores (%)", "模拟面试得分（%）"),
-        "mock.key_submit": ("Reveal / grade", "显示要点/评分"),
-        "mock.key_next": ("Next item", "下一题"),
-        "mock.key_end": ("End interview", "结束面试"),
-        "mock.key_add": ("Add missed to Study", "错题加入学习"),
-        "mock.key_export": ("Export Markdown", "导出 Markdown"),
-        "mock.key_leave": ("Leave editor", "离开编辑框"),
-        "mock.key_yes": ("End", "结束"),
-        "mock.key_no": ("Go on", "继续"),
-    }
-)
 
 
 def _clock(seconds: float) -> str:
@@ -311,162 +225,6 @@ class MockSetupScreen(LocalizedScreen):
             self.app.notify(message.error or "?", severity="error")
             return
         self.app.switch_screen(MockInterviewScreen(message.plan))
-
-
-# ---------------------------------------------------------------------------------------------------- items
-
-
-class OpenItem(Vertical):
-    """An open question: a typed answer, then the key points as checkboxes (pre-ticked) and the model answer."""
-
-    def __init__(self, question: Any) -> None:
-        super().__init__(classes="mock-item mock-open")
-        self.question = question
-        self.revealed = False
-
-    def compose(self) -> ComposeResult:
-        yield Static("", classes="mock-prompt", markup=False)
-        yield TextArea("", id="mock-answer", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
-        yield Static("", classes="mock-hint hint", markup=False)
-        with Vertical(id="mock-points"):
-            yield Static("", classes="mock-points-title", markup=False)
-            for n, _point in enumerate(self.question.key_points):
-                with Horizontal(classes="mock-point-row"):
-                    yield GlyphCheckbox("", id=f"mock-point-{n}", classes="mock-point", compact=True)
-                    yield Static("", classes="mock-point-text", markup=False)
-            yield Static("", classes="mock-points-score", markup=False)
-            yield Static("", classes="mock-model-title", markup=False)
-            yield Static("", classes="mock-model", markup=False)
-
-    def on_mount(self) -> None:
-        self.query_one("#mock-points").display = False
-        self.render_texts()
-
-    @property
-    def answer(self) -> str:
-        return self.query_one("#mock-answer", TextArea).text
-
-    def ticks(self) -> list[bool]:
-        return [box.value for box in self.query(".mock-point").results(Checkbox)]
-
-    def score(self) -> float:
-        ticks = self.ticks()
-        return sum(ticks) / len(ticks) if ticks else 0.0
-
-    def reveal(self) -> None:
-        from quizbank.mock.keypoints import match_key_points
-
-        if self.revealed:
-            return
-        self.revealed = True
-        for box, ticked in zip(
-            self.query(".mock-point").results(Checkbox), match_key_points(self.question.key_points, self.answer),
-            strict=True,
-        ):  # fmt: skip
-            box.value = ticked
-        area = self.query_one("#mock-answer", TextArea)
-        area.read_only = True
-        self.query_one("#mock-points").display = True
-        self.render_texts()
-        boxes = list(self.query(".mock-point").results(Checkbox))
-        if boxes:
-            boxes[0].focus()
-
-    def render_texts(self) -> None:
-        lang = self.app.language
-        q = self.question
-        self.query_one(".mock-prompt", Static).update(render_text(q.prompt.get(lang)))
-        self.query_one(".mock-hint", Static).update(tr("mock.answer_hint", lang))
-        self.query_one(".mock-hint", Static).display = not self.revealed
-        for text, point in zip(self.query(".mock-point-text").results(Static), q.key_points, strict=True):
-            text.update(inline(point.get(lang)))
-        self.query_one(".mock-points-title", Static).update(
-            Content.styled(tr("mock.points_title", lang), "bold $text-accent")
-        )
-        self.query_one(".mock-model-title", Static).update(
-            Content.styled(tr("mock.model_answer", lang), "bold $text-accent")
-        )
-        self.query_one(".mock-model", Static).update(render_text(q.answer.get(lang)))
-        self.update_score()
-
-    def update_score(self) -> None:
-        ticks = self.ticks()
-        self.query_one(".mock-points-score", Static).update(
-            Content.styled(
-                tr("mock.points_score", self.app.language, done=sum(ticks), total=len(ticks)), "bold"
-            )
-        )
-
-    @on(Checkbox.Changed)
-    def _ticked(self) -> None:
-        self.update_score()
-
-
-class DrillItem(Vertical):
-    """A coding drill: its statement, an editor with the starter code, and the last grade."""
-
-    def __init__(self, drill: Any) -> None:
-        super().__init__(classes="mock-item mock-drill")
-        self.drill = drill
-        self.report: Any = None
-        self.grading = False
-        self.error: str | None = None
-
-    def compose(self) -> ComposeResult:
-        yield Static("", classes="mock-drill-title", markup=False)
-        yield Markdown("", classes="mock-statement", open_links=False)
-        yield Static("", classes="mock-hint hint", markup=False)
-        yield TextArea(self.drill.starter, id="mock-code", show_line_numbers=True, tab_behavior="indent")
-        yield Static("", classes="mock-drill-result", markup=False)
-
-    def on_mount(self) -> None:
-        self.render_texts()
-
-    @property
-    def source(self) -> str:
-        return self.query_one("#mock-code", TextArea).text
-
-    def score(self) -> float | None:
-        if self.report is None or not self.report.cases:
-            return None
-        return (
-            1.0 if self.report.passed else sum(c.passed for c in self.report.cases) / len(self.report.cases)
-        )
-
-    def render_texts(self) -> None:
-        lang = self.app.language
-        self.query_one(".mock-drill-title", Static).update(
-            Content.styled(self.drill.text("title", lang), "bold $text-accent")
-        )
-        statement = self.query_one(".mock-statement", Markdown)
-        source = markdown_source(self.drill.text("statement", lang))
-        if statement.source != source:
-            statement.update(source)
-        self.query_one(".mock-hint", Static).update(tr("mock.drill_hint", lang, function=self.drill.function))
-        result = self.query_one(".mock-drill-result", Static)
-        if self.grading:
-            result.update(Content.styled(tr("mock.grading", lang), "$text-warning"))
-        elif self.error is not None:
-            result.update(Content.styled(tr("mock.grade_failed", lang, error=self.error), "$text-error"))
-        elif self.report is not None:
-            passed = sum(c.passed for c in self.report.cases)
-            head = Content.styled(
-                ("✓ " if self.report.passed else "✗ ")
-                + tr("mock.graded", lang, passed=passed, total=len(self.report.cases)),
-                "bold $text-success" if self.report.passed else "bold $text-error",
-            )
-            from quizbank.safetext import escape_unsafe
-
-            lines = [head] + [
-                Content(
-                    f"  ✗ {escape_unsafe(c.name, one_line=True)}: {escape_unsafe(c.message, one_line=True)}"
-                )
-                for c in self.report.cases
-                if not c.passed
-            ][:6]
-            result.update(Content("\n").join(lines))
-        else:
-            result.update("")
 
 
 # ---------------------------------------------------------------------------------------------------- interview
@@ -839,158 +597,3 @@ class MockInterviewScreen(LocalizedScreen):
             elapsed_seconds=self.clock() - self.started,
         )
         self.app.switch_screen(MockReportScreen(report, save=True))
-
-
-# ---------------------------------------------------------------------------------------------------- report
-
-
-class MockReportScreen(LocalizedScreen):
-    """The report (Markdown from `quizbank.mock.report.render_markdown`); `a` adds missed items to Study, `e`
-    exports it."""
-
-    CSS_PATH = Path(__file__).with_name("mock.tcss")
-    BINDINGS = [
-        bind("a", "add_missed", "mock.add_missed", "mock.key_add"),
-        bind("e", "export", "mock.export", "mock.key_export"),
-    ]
-
-    class Done(Message):
-        def __init__(self, text: str, severity: str = "information") -> None:
-            super().__init__()
-            self.text = text
-            self.severity = severity
-
-    def __init__(self, report: dict[str, Any], *, save: bool = False) -> None:
-        super().__init__()
-        self.report = report
-        self.save = save
-        self.exported_to: Path | None = None
-        self.added = 0
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with VerticalScroll(id="mock-report-body"):
-            yield Markdown("", id="mock-report", open_links=False)
-        yield Footer()
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.relabel()
-        self.query_one("#mock-report-body").focus()
-        if self.save:
-            self._save()
-
-    def markdown(self, lang: str | None = None) -> str:
-        from quizbank.mock.report import render_markdown
-
-        return render_markdown(self.report, lang or self.app.language)
-
-    def relabel(self) -> None:
-        self.query_one("#mock-report", Markdown).update(markdown_source(self.markdown()))
-
-    def _fail_line(self, exc: BaseException) -> str:
-        text = str(exc).strip().splitlines()
-        return text[0] if text else type(exc).__name__
-
-    @work(thread=True, name="mock-save", group="mock-store", exit_on_error=False)
-    def _save(self) -> None:
-        lang = self.app.language
-        store = self.app.store
-        report = self.report
-        if store is None:
-            error = getattr(self.app, "store_error", None) or "no progress store"
-            self.post_message(self.Done(tr("mock.no_store", lang, error=error), "warning"))
-            return
-        try:
-            store.save_mock_session(
-                report["id"],
-                datetime.fromisoformat(report["started_at"]),
-                report["minutes"],
-                report["level"],
-                report["language"],
-                report["ended_early"],
-                report["score"],
-                report,
-            )
-        except Exception as exc:
-            self.post_message(self.Done(tr("mock.save_failed", lang, error=self._fail_line(exc)), "error"))
-            return
-        self.post_message(self.Done(tr("mock.saved", lang, id=report["id"])))
-
-    def on_mock_report_screen_done(self, message: Done) -> None:
-        self.app.notify(message.text, severity=message.severity, timeout=6)  # type: ignore[arg-type]
-
-    def missed_ids(self) -> list[str]:
-        return [
-            (f"drill:{item['id']}" if item["kind"] == "drill" else item["id"])
-            for item in self.report["items"]
-            if item["missed"]
-        ]
-
-    def action_add_missed(self) -> None:
-        ids = self.missed_ids()
-        if not ids:
-            self.app.notify(tr("mock.nothing_missed", self.app.language), timeout=3)
-            return
-        self._add_missed(ids)
-
-    @work(thread=True, name="mock-add-missed", group="mock-store", exit_on_error=False)
-    def _add_missed(self, ids: list[str]) -> None:
-        lang = self.app.language
-        store = self.app.store
-        if store is None:
-            error = getattr(self.app, "store_error", None) or "no progress store"
-            self.post_message(self.Done(tr("mock.no_store", lang, error=error), "warning"))
-            return
-        try:
-            store.make_due_now(ids)
-        except Exception as exc:
-            self.post_message(self.Done(tr("mock.save_failed", lang, error=self._fail_line(exc)), "error"))
-            return
-        self.added = len(ids)
-        self.post_message(self.Done(tr("mock.added", lang, n=len(ids))))
-
-    def action_export(self) -> None:
-        lang = self.app.language
-        text = self.markdown()
-        name = f"mock-{self.report['id']}.md"
-        if getattr(self.app, "is_web", False):
-            self.app.deliver_text(io.StringIO(text), save_filename=name)
-            self.app.notify(tr("mock.delivered", lang, name=name), timeout=5)
-            return
-        from quizbank.atomicio import write_text_atomic
-        from quizbank.progress.store import default_data_dir
-
-        store = self.app.store
-        folder = (Path(store.path).parent if store is not None else default_data_dir()) / "mock-reports"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path = write_text_atomic(folder / name, text)
-        except OSError as exc:
-            self.app.notify(tr("mock.export_failed", lang, error=exc.strerror or exc), severity="error")
-            return
-        self.exported_to = path
-        self.app.notify(tr("mock.exported", lang, path=str(path)), timeout=8)
-
-
-# ---------------------------------------------------------------------------------------------------- stats
-
-
-def render_mock_scores(plot: Any, reports: list[dict[str, Any]], lang: str) -> None:
-    """Draw the score of every saved interview (oldest first) into a PlotextPlot."""
-    plt = plot.plt
-    plt.clear_data()
-    plt.clear_figure()
-    scored = [r for r in reports if r.get("score") is not None]
-    xs = list(range(1, len(scored) + 1))
-    ys = [round(100 * float(r["score"])) for r in scored]
-    if xs:
-        plt.plot(xs, ys, marker="braille", color="green")
-        plt.scatter(xs, ys, color="green")
-        step = max(1, len(xs) // 6)
-        ticks = xs[::step]
-        plt.xticks(ticks, [str(r["started_at"])[5:10] for r in scored[::step]])
-    plt.ylim(0, 100)
-    plt.yticks([0, 25, 50, 75, 100], ["0", "25", "50", "75", "100"])
-    plt.title(tr("mock.scores_chart", lang))
-    plot.refresh()

@@ -1,0 +1,179 @@
+"""The mock interview's item widgets: an open question (typed answer, then pre-ticked key points) and a
+coding drill (statement, editor, grade)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import (
+    Checkbox,
+    Markdown,
+    Static,
+    TextArea,
+)
+
+from ..i18n import tr
+from ..richtext import inline, markdown_source, render_text
+from ..widgets.toggles import GlyphCheckbox
+
+__all__ = ["DrillItem", "OpenItem"]
+
+
+# ---------------------------------------------------------------------------------------------------- items
+
+
+class OpenItem(Vertical):
+    """An open question: a typed answer, then the key points as checkboxes (pre-ticked) and the model answer."""
+
+    def __init__(self, question: Any) -> None:
+        super().__init__(classes="mock-item mock-open")
+        self.question = question
+        self.revealed = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="mock-prompt", markup=False)
+        yield TextArea("", id="mock-answer", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        yield Static("", classes="mock-hint hint", markup=False)
+        with Vertical(id="mock-points"):
+            yield Static("", classes="mock-points-title", markup=False)
+            for n, _point in enumerate(self.question.key_points):
+                with Horizontal(classes="mock-point-row"):
+                    yield GlyphCheckbox("", id=f"mock-point-{n}", classes="mock-point", compact=True)
+                    yield Static("", classes="mock-point-text", markup=False)
+            yield Static("", classes="mock-points-score", markup=False)
+            yield Static("", classes="mock-model-title", markup=False)
+            yield Static("", classes="mock-model", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#mock-points").display = False
+        self.render_texts()
+
+    @property
+    def answer(self) -> str:
+        return self.query_one("#mock-answer", TextArea).text
+
+    def ticks(self) -> list[bool]:
+        return [box.value for box in self.query(".mock-point").results(Checkbox)]
+
+    def score(self) -> float:
+        ticks = self.ticks()
+        return sum(ticks) / len(ticks) if ticks else 0.0
+
+    def reveal(self) -> None:
+        from quizbank.mock.keypoints import match_key_points
+
+        if self.revealed:
+            return
+        self.revealed = True
+        for box, ticked in zip(
+            self.query(".mock-point").results(Checkbox), match_key_points(self.question.key_points, self.answer),
+            strict=True,
+        ):  # fmt: skip
+            box.value = ticked
+        area = self.query_one("#mock-answer", TextArea)
+        area.read_only = True
+        self.query_one("#mock-points").display = True
+        self.render_texts()
+        boxes = list(self.query(".mock-point").results(Checkbox))
+        if boxes:
+            boxes[0].focus()
+
+    def render_texts(self) -> None:
+        lang = self.app.language
+        q = self.question
+        self.query_one(".mock-prompt", Static).update(render_text(q.prompt.get(lang)))
+        self.query_one(".mock-hint", Static).update(tr("mock.answer_hint", lang))
+        self.query_one(".mock-hint", Static).display = not self.revealed
+        for text, point in zip(self.query(".mock-point-text").results(Static), q.key_points, strict=True):
+            text.update(inline(point.get(lang)))
+        self.query_one(".mock-points-title", Static).update(
+            Content.styled(tr("mock.points_title", lang), "bold $text-accent")
+        )
+        self.query_one(".mock-model-title", Static).update(
+            Content.styled(tr("mock.model_answer", lang), "bold $text-accent")
+        )
+        self.query_one(".mock-model", Static).update(render_text(q.answer.get(lang)))
+        self.update_score()
+
+    def update_score(self) -> None:
+        ticks = self.ticks()
+        self.query_one(".mock-points-score", Static).update(
+            Content.styled(
+                tr("mock.points_score", self.app.language, done=sum(ticks), total=len(ticks)), "bold"
+            )
+        )
+
+    @on(Checkbox.Changed)
+    def _ticked(self) -> None:
+        self.update_score()
+
+
+class DrillItem(Vertical):
+    """A coding drill: its statement, an editor with the starter code, and the last grade."""
+
+    def __init__(self, drill: Any) -> None:
+        super().__init__(classes="mock-item mock-drill")
+        self.drill = drill
+        self.report: Any = None
+        self.grading = False
+        self.error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="mock-drill-title", markup=False)
+        yield Markdown("", classes="mock-statement", open_links=False)
+        yield Static("", classes="mock-hint hint", markup=False)
+        yield TextArea(self.drill.starter, id="mock-code", show_line_numbers=True, tab_behavior="indent")
+        yield Static("", classes="mock-drill-result", markup=False)
+
+    def on_mount(self) -> None:
+        self.render_texts()
+
+    @property
+    def source(self) -> str:
+        return self.query_one("#mock-code", TextArea).text
+
+    def score(self) -> float | None:
+        if self.report is None or not self.report.cases:
+            return None
+        return (
+            1.0 if self.report.passed else sum(c.passed for c in self.report.cases) / len(self.report.cases)
+        )
+
+    def render_texts(self) -> None:
+        lang = self.app.language
+        self.query_one(".mock-drill-title", Static).update(
+            Content.styled(self.drill.text("title", lang), "bold $text-accent")
+        )
+        statement = self.query_one(".mock-statement", Markdown)
+        source = markdown_source(self.drill.text("statement", lang))
+        if statement.source != source:
+            statement.update(source)
+        self.query_one(".mock-hint", Static).update(tr("mock.drill_hint", lang, function=self.drill.function))
+        result = self.query_one(".mock-drill-result", Static)
+        if self.grading:
+            result.update(Content.styled(tr("mock.grading", lang), "$text-warning"))
+        elif self.error is not None:
+            result.update(Content.styled(tr("mock.grade_failed", lang, error=self.error), "$text-error"))
+        elif self.report is not None:
+            passed = sum(c.passed for c in self.report.cases)
+            head = Content.styled(
+                ("✓ " if self.report.passed else "✗ ")
+                + tr("mock.graded", lang, passed=passed, total=len(self.report.cases)),
+                "bold $text-success" if self.report.passed else "bold $text-error",
+            )
+            from quizbank.safetext import escape_unsafe
+
+            lines = [head] + [
+                Content(
+                    f"  ✗ {escape_unsafe(c.name, one_line=True)}: {escape_unsafe(c.message, one_line=True)}"
+                )
+                for c in self.report.cases
+                if not c.passed
+            ][:6]
+            result.update(Content("\n").join(lines))
+        else:
+            result.update("")
