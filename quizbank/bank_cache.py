@@ -30,7 +30,15 @@ from typing import Any
 from .atomicio import write_text_atomic
 from .safetext import UNSAFE_RE
 
-__all__ = ["CACHE_ENV", "cache_file", "fingerprint", "read_cache", "write_cache"]
+__all__ = [
+    "CACHE_ENV",
+    "cache_file",
+    "fingerprint",
+    "read_cache",
+    "read_payload",
+    "shipped_key",
+    "write_cache",
+]
 
 FORMAT = 1
 CACHE_ENV = "POSENC_CACHE_DIR"
@@ -39,6 +47,8 @@ MAX_CACHE_BYTES = 64 * 1024 * 1024
 # the code that decides what a loaded bank is: a change to any of these invalidates the cache
 _CODE = (
     "bank_cache.py",
+    "bank_preview.py",
+    "bankfiles.py",
     "loader.py",
     "schema.py",
     "validate.py",
@@ -76,6 +86,19 @@ def fingerprint(files: list[Path], languages: tuple[str, ...]) -> dict[str, Any]
         "languages": list(languages),
         "files": [[str(f), _sha256(f)] for f in files],
     }
+
+
+def shipped_key(languages: tuple[str, ...]) -> dict[str, Any] | None:
+    """The key of the shipped bank as it is on disk now (None when a file cannot be read)."""
+    from .bankfiles import display_path, shipped_bank_files
+
+    files = shipped_bank_files()
+    try:
+        key = fingerprint(files, languages)
+    except OSError:
+        return None
+    key["shown"] = [display_path(f) for f in files]  # messages name files relative to the cwd
+    return key
 
 
 # ----------------------------------------------------------------------------- writing
@@ -136,6 +159,19 @@ def write_cache(bankset: Any, key: dict[str, Any], path: Path | None = None) -> 
 def read_cache(key: dict[str, Any], path: Path | None = None) -> Any | None:
     """The BankSet stored under `key`, rebuilt and validated; None when there is no cache or it
     does not match, is damaged, or fails validation."""
+    payload = read_payload(key, path)
+    if payload is None:
+        return None
+    try:
+        return _rebuild(payload)
+    except Exception:  # any shape or validation problem: not a cache we can trust
+        return None
+
+
+def read_payload(key: dict[str, Any], path: Path | None = None) -> dict[str, Any] | None:
+    """The cache's plain JSON payload when it is stored under `key`, whole (its digest matches) and free of
+    unsafe characters; None otherwise. Its shape is not checked here: `read_cache` validates it with the
+    schema, `quizbank.bank_preview` field by field."""
     source = path or cache_file()
     try:
         if source.stat().st_size > MAX_CACHE_BYTES:
@@ -151,10 +187,7 @@ def read_cache(key: dict[str, Any], path: Path | None = None) -> Any | None:
         return None
     if not isinstance(payload, dict) or not _body_safe(body.decode("utf-8")):
         return None  # the loader rejects control and bidi characters: so does the cache
-    try:
-        return _rebuild(payload)
-    except Exception:  # any shape or validation problem: not a cache we can trust
-        return None
+    return payload
 
 
 # An unsafe character written as a JSON escape (once escaped backslashes are gone): \b \f \r, or \uXXXX for
@@ -216,6 +249,7 @@ def _rebuild(payload: dict[str, Any]) -> Any:
     }
     bankset.replaced_by = {str(k): str(v) for k, v in payload["replaced_by"].items()}
     bankset.skipped_bank = BankSet()
+    bankset.from_cache = True
     if set(bankset.topic_of) != set(bankset.questions):
         raise ValueError("the cache's topics and questions disagree")
     return bankset

@@ -27,6 +27,16 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from .bankfiles import (  # noqa: F401  (re-exported: the loader's public path helpers)
+    BANK_SUFFIXES,
+    ENV_BANK_DIR,
+    bank_files_in,
+    display_path,
+    shipped_alone,
+    shipped_bank_dir,
+    shipped_bank_files,
+    user_bank_dir,
+)
 from .problems import ERROR, WARNING, Location, Problem, has_errors
 from .schema import LANGS, BankFile, Question, Text, Topic
 from .validate import (
@@ -45,36 +55,7 @@ if TYPE_CHECKING:  # yaml (~90 ms to import) loads only when a file is parsed, n
 
 SHIPPED = "shipped"
 USER = "user"
-ENV_BANK_DIR = "POSENC_BANK_DIR"
-BANK_SUFFIXES = (".yaml", ".yml")
 SHIPPED_LANGUAGES: tuple[str, ...] = LANGS
-
-
-def shipped_bank_dir() -> Path:
-    """The folder of the shipped bank files (inside the installed package)."""
-    return Path(__file__).resolve().parent / "data"
-
-
-def user_bank_dir() -> Path:
-    """The user's bank folder: $POSENC_BANK_DIR, else <platform config dir>/posenc/banks."""
-    env = os.environ.get(ENV_BANK_DIR)
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("posenc")) / "banks"
-
-
-def display_path(path: Path) -> str:
-    """How a file is named in messages: relative to the current folder when inside it."""
-    try:
-        resolved = path.resolve()
-    except OSError:
-        return str(path)
-    try:
-        return str(resolved.relative_to(Path.cwd().resolve()))
-    except (ValueError, OSError):
-        return str(resolved)
 
 
 @contextmanager
@@ -327,18 +308,6 @@ def load_bank_file(
 
 
 # -- many files ----------------------------------------------------------------------------------------------
-def _bank_files_in(folder: Path) -> list[Path]:
-    found = []
-    for suffix in BANK_SUFFIXES:
-        for file in folder.rglob(f"*{suffix}"):
-            relative = file.relative_to(folder)
-            if any(part.startswith(".") for part in relative.parts):
-                continue
-            if file.is_file():
-                found.append(file)
-    return sorted(set(found))
-
-
 def expand_bank_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Problem]]:
     """Files named by `--bank` style paths (files as given, folders searched), plus problems."""
     files: list[Path] = []
@@ -346,7 +315,7 @@ def expand_bank_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Pat
     for raw in paths:
         path = Path(raw).expanduser()
         if path.is_dir():
-            inside = _bank_files_in(path)
+            inside = bank_files_in(path)
             if not inside:
                 problems.append(
                     Problem(str(raw), 0, 0, "folder holds no *.yaml or *.yml bank files", WARNING)
@@ -389,6 +358,7 @@ class BankSet:
     # `posenc bank validate` runs their checks too, so that one run reports every problem
     skipped_bank: BankSet | None = None
     replaced_by: dict[str, str] = field(default_factory=dict)  # merged-away id -> the question replacing it
+    from_cache: bool = False  # read back from quizbank.bank_cache (the texts its preview showed)
 
     @property
     def errors(self) -> list[Problem]:
@@ -437,11 +407,14 @@ def load_banks(
     """Load every bank (see the module docstring) and apply the cross-file rules. With `use_cache`,
     a load of the shipped bank alone comes from (and refreshes) quizbank.bank_cache."""
     extra = list(extra_paths)
-    use_cache = use_cache and os.environ.get("POSENC_BANK_CACHE", "1") != "0"  # 0: always parse the YAML
-    if use_cache and include_shipped and not extra and shipped_dir is None:
-        folder = Path(user_dir) if user_dir is not None else user_bank_dir()
-        if not include_user or not folder.is_dir() or not _bank_files_in(folder):
-            return _load_shipped_cached(tuple(shipped_languages))
+    if (
+        use_cache
+        and shipped_dir is None
+        and shipped_alone(
+            extra, include_shipped=include_shipped, include_user=include_user, user_dir=user_dir
+        )
+    ):
+        return _load_shipped_cached(tuple(shipped_languages))
     with gc_paused():
         return _load_banks(
             extra,
@@ -454,15 +427,9 @@ def load_banks(
 
 
 def _load_shipped_cached(languages: tuple[str, ...]) -> BankSet:
-    from .bank_cache import fingerprint, read_cache, write_cache
+    from .bank_cache import read_cache, shipped_key, write_cache
 
-    folder = shipped_bank_dir()
-    files = sorted(f for f in folder.glob("*.yaml") if f.is_file()) if folder.is_dir() else []
-    try:
-        key = fingerprint(files, languages)
-        key["shown"] = [display_path(f) for f in files]  # messages name files relative to the cwd
-    except OSError:
-        key = None
+    key = shipped_key(languages)
     cached = read_cache(key) if key is not None else None
     if cached is not None:
         return cached
@@ -504,7 +471,7 @@ def _load_banks(
     if include_user:
         folder = user_dir if user_dir is not None else user_bank_dir()
         if folder.is_dir():
-            sources.extend((f, USER) for f in _bank_files_in(folder))
+            sources.extend((f, USER) for f in bank_files_in(folder))
 
     results: list[_FileResult] = []
     seen_files: set[Path] = set()

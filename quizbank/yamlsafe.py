@@ -596,6 +596,8 @@ def _yaml_error(exc: yaml.YAMLError, data: bytes) -> tuple[Mark, str]:
     context = getattr(exc, "context", None)
     context_mark = getattr(exc, "context_mark", None)
     mark = (problem_mark.line + 1, problem_mark.column + 1) if problem_mark is not None else (1, 1)
+    if "maximum nesting depth" in problem:  # PyYAML >= 6.0.3 stops deep flow nesting before the composer does
+        return mark, f"nesting is deeper than {MAX_DEPTH} levels; a bank file never needs that"
     message = f"YAML syntax error: {problem}"
     if context:
         message += f" ({context}"

@@ -10,6 +10,11 @@ API used by other screens (Study, Stats) and widgets:
 
 * `app.bankset` - the loaded `quizbank.loader.BankSet` (None while loading or if loading failed);
   `app.banks_version` (reactive int) increments on every (re)load: watch it to refresh.
+* `app.bank_view` - the bankset, or before it is in, the cached shipped bank's plain preview
+  (`quizbank.bank_preview`: topics, prompts, answers) that Home and Search show meanwhile;
+  `app.bank_preview` (reactive) is set when that preview arrives.
+* `app.require_banks(retry)` - False while the banks load or after they failed; `retry` then runs
+  once they are in, so a key pressed during the first second is not lost.
 * `app.store` - the `ProgressStore`, or None when it could not open (`app.store_error` says why).
 * `app.language` - reactive "en" / "zh"; `l` toggles it everywhere and the choice is saved.
 * `app.open_question(question_id)`, `app.open_topic(topic_id)`, `app.open_demo(name)` - jump.
@@ -21,8 +26,10 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +44,7 @@ from .commands import PosencCommands
 from .demo_host import DemoHost
 from .i18n import count, default_language, tr
 from .keys import bind, focused_takes_text, keymap_errors, localize_bindings
-from .messages import BanksLoaded, StoreOpened, TorchWarmed
+from .messages import BankPreviewReady, BanksLoaded, StoreOpened, TorchWarmed
 
 if TYPE_CHECKING:
     from .grading import Grade
@@ -49,6 +56,7 @@ cjkwrap.install()  # Chinese wraps between characters, not only at spaces
 BENCH_LOG_ENV = "POSENC_BENCH_LOG"  # append JSON events (first paint, demo results, key latency)
 BENCH_EXIT_ENV = "POSENC_BENCH_EXIT"  # "paint": exit right after the first paint
 INPROCESS_ENV = "POSENC_DEMO_INPROCESS"  # "1": run demos (and torch) in the UI process
+PREVIEW_PAINT_WAIT_S = 0.5  # the longest the bank loader waits for Home to paint the preview
 
 
 def _one_line(exc: BaseException) -> str:
@@ -87,6 +95,7 @@ class PosencApp(App[int], inherit_bindings=False):
 
     language: reactive[str] = reactive("en", init=False)
     banks_version: reactive[int] = reactive(0, init=False)
+    bank_preview: reactive[Any] = reactive(None, init=False, always_update=True)
 
     def __init__(
         self,
@@ -127,6 +136,10 @@ class PosencApp(App[int], inherit_bindings=False):
         self.cursor_blink = cursor_blink
         self.bankset: Any = None
         self.banks_error: str | None = None
+        self._after_banks: Callable[[], None] | None = None  # see require_banks
+        # set once Home shows the preview's topics (or there is none): the loader and the store worker
+        # wait for it, so the UI thread has the GIL to itself for that paint
+        self._preview_shown = threading.Event()
         self.store: Any = None
         self.store_error: str | None = None
         self.store_notices: list[str] = []
@@ -203,8 +216,14 @@ class PosencApp(App[int], inherit_bindings=False):
 
     @work(thread=True, name="load-banks", group="banks", exclusive=True, exit_on_error=False)
     def load_banks(self, reload: bool = False) -> None:
-        """Thread worker: load every bank, then post BanksLoaded."""
+        """Thread worker: load every bank, then post BanksLoaded. At startup, when the shipped bank's
+        cache applies, its plain preview is posted first (BankPreviewReady, ~50 ms, no pydantic): Home
+        lists the topics from it while the rest (~0.4 s, mostly pydantic) loads here."""
         start = time.perf_counter()
+        if not reload and self.include_shipped and self._post_preview():
+            # the UI thread paints the topics first: this thread would otherwise hold the GIL for it
+            self._preview_shown.wait(PREVIEW_PAINT_WAIT_S)
+        self._preview_shown.set()  # (no preview) the store worker need not wait
         try:
             from quizbank.loader import load_banks
 
@@ -220,9 +239,28 @@ class PosencApp(App[int], inherit_bindings=False):
         elapsed = (time.perf_counter() - start) * 1000
         self.post_message(BanksLoaded(bankset, None, reload=reload, elapsed_ms=elapsed))
 
+    def _post_preview(self) -> bool:
+        """Post the shipped bank's preview, if its cache answers this load. Returns whether it did."""
+        try:
+            from quizbank.bank_preview import read_preview
+
+            preview = read_preview(self.bank_paths, include_user=self.include_user)
+        except Exception:  # the preview is an optimisation: the full load decides
+            return False
+        if preview is None:
+            return False
+        self.post_message(BankPreviewReady(preview))
+        return True
+
+    def preview_painted(self) -> None:
+        """Home calls this once the preview's topics are on screen: the loader goes on."""
+        self._preview_shown.set()
+
     @work(thread=True, name="open-store", group="store", exclusive=True, exit_on_error=False)
     def open_progress_store(self) -> None:
-        """Thread worker: open the progress store (thread-safe), then post StoreOpened."""
+        """Thread worker: open the progress store (thread-safe), then post StoreOpened. It starts once
+        Home shows the topics (or the banks are in): the progress columns can follow a moment later."""
+        self._preview_shown.wait(PREVIEW_PAINT_WAIT_S)
         try:
             from quizbank.progress.store import StoreError, open_store
         except Exception as exc:
@@ -275,14 +313,30 @@ class PosencApp(App[int], inherit_bindings=False):
     def _progress_migrated(self) -> None:
         self.banks_version += 1  # screens showing progress refresh with the moved history
 
+    def on_bank_preview_ready(self, message: BankPreviewReady) -> None:
+        if self.bankset is None:
+            self.bank_preview = message.preview
+        else:
+            self._preview_shown.set()
+
+    @property
+    def bank_view(self) -> Any:
+        """What Home and Search list: the loaded bankset, else the preview (or None)."""
+        return self.bankset if self.bankset is not None else self.bank_preview
+
     def on_banks_loaded(self, message: BanksLoaded) -> None:
+        self._preview_shown.set()
+        pending, self._after_banks = self._after_banks, None
         if message.bankset is None:
             self.banks_error = message.error
             if message.reload:
                 self.notify(tr("reload.failed", self.language, error=message.error), severity="error")
+            elif pending is not None:
+                self.notify(tr("banks.failed", self.language, error=message.error), severity="error")
             self.banks_version += 1
             return
         self.bankset = message.bankset
+        self.bank_preview = None
         self.banks_error = None
         self.bench_event("banks_loaded", ms=message.elapsed_ms)
         self.migrate_replaced_ids()
@@ -299,6 +353,8 @@ class PosencApp(App[int], inherit_bindings=False):
                 timeout=3,
             )
         self.banks_version += 1
+        if pending is not None:
+            pending()  # what was asked for while the banks loaded
 
     def on_store_opened(self, message: StoreOpened) -> None:
         self.store = message.store
@@ -412,16 +468,22 @@ class PosencApp(App[int], inherit_bindings=False):
     def action_reload(self) -> None:
         self.load_banks(reload=True)
 
-    def require_banks(self) -> bool:
-        """True if banks are loaded; otherwise tell the user and return False."""
-        if self.bankset is None:
+    def require_banks(self, retry: Callable[[], None] | None = None) -> bool:
+        """True if banks are loaded. Otherwise False: after a failed load the user is told why; while they
+        load, `retry` (the action asked for) runs once they are in, or the user is told to wait."""
+        if self.bankset is not None:
+            return True
+        if self.banks_error or retry is None:
             self.notify(self.banks_error or tr("not.ready", self.language), severity="warning")
-            return False
-        return True
+        else:
+            self._after_banks = retry  # the latest request wins
+            if self.bank_preview is None:
+                self.notify(tr("not.ready", self.language), timeout=2)
+        return False
 
     def open_question(self, question_id: str) -> None:
         """Show one question in Browse (its topic, scrolled to it, with its demo beside it)."""
-        if not self.require_banks():
+        if not self.require_banks(partial(self.open_question, question_id)):
             return
         if question_id not in self.bankset.questions:
             self.notify(tr("question.missing", self.language, id=question_id), severity="warning")
@@ -436,7 +498,7 @@ class PosencApp(App[int], inherit_bindings=False):
 
     def try_question(self, question_id: str) -> None:
         """Try it: one question in quiz mode (`o` there reads it in Browse instead)."""
-        if not self.require_banks():
+        if not self.require_banks(partial(self.try_question, question_id)):
             return
         if question_id not in self.bankset.questions:
             self.notify(tr("question.missing", self.language, id=question_id), severity="warning")
@@ -449,7 +511,7 @@ class PosencApp(App[int], inherit_bindings=False):
 
     def open_topic(self, topic_id: str) -> None:
         """Browse a topic from its first question."""
-        if not self.require_banks():
+        if not self.require_banks(partial(self.open_topic, topic_id)):
             return
         from .screens.browse import BrowseScreen
 
@@ -479,14 +541,14 @@ class PosencApp(App[int], inherit_bindings=False):
         self.push_screen(DrillScreen(name))
 
     def open_quiz_setup(self, topics: Sequence[str] = ()) -> None:
-        if not self.require_banks():
+        if not self.require_banks(partial(self.open_quiz_setup, topics)):
             return
         from .screens.quiz import QuizSetupScreen
 
         self.push_screen(QuizSetupScreen(tuple(topics)))
 
     def open_study(self, topic_id: str | None = None) -> None:
-        if not self.require_banks():
+        if not self.require_banks(partial(self.open_study, topic_id)):
             return
         try:
             from .screens.study import StudyScreen
@@ -498,7 +560,7 @@ class PosencApp(App[int], inherit_bindings=False):
         self.push_screen(StudyScreen(topic_id))
 
     def open_stats(self) -> None:
-        if not self.require_banks():
+        if not self.require_banks(self.open_stats):
             return
         try:
             from .screens.stats import StatsScreen

@@ -6,7 +6,16 @@ from typing import Any
 
 from textual.message import Message
 
-__all__ = ["BanksLoaded", "StoreOpened", "TorchWarmed"]
+__all__ = ["BankPreviewReady", "BanksLoaded", "StoreOpened", "TorchWarmed"]
+
+
+class BankPreviewReady(Message):
+    """The bank loader read the shipped bank's preview (`quizbank.bank_preview.BankPreview`) from its
+    cache: Home and Search can show it while the full bank loads."""
+
+    def __init__(self, preview: Any):
+        super().__init__()
+        self.preview = preview
 
 
 class BanksLoaded(Message):

@@ -1,7 +1,8 @@
 """Home: the topic tree (question counts, due and mastery), entry points, and load problems.
 
-This is the first screen, so it imports only Textual: it mounts in a "loading banks" state and
-fills in when the app posts `banks_version` changes.
+This is the first screen, so it imports only Textual: it mounts in a "loading banks" state, lists the
+topics from the shipped bank's cached preview as soon as the app has it (`app.bank_preview`), and
+fills in the rest when the app posts `banks_version` changes.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Label, LoadingIndicator, OptionList, Static, Tree
+from textual.widgets import Footer, Header, Label, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
@@ -98,8 +99,7 @@ class HomeScreen(Screen):
         # The first paint shows only this light "loading" state; the body (tree, menu, status)
         # is mounted once the banks are in (see `_ensure_body`).
         yield Header()
-        with Vertical(id="home-splash"):
-            yield LoadingIndicator(id="home-loading")
+        with Vertical(id="home-splash"):  # static: an animation would take the UI thread from the loader
             yield Static(tr("loading.banks", self.app.language), id="splash-status", markup=False)
         yield Footer()
 
@@ -148,9 +148,10 @@ class HomeScreen(Screen):
     async def on_mount(self) -> None:
         localize_bindings(self, self.app.language)
         self.watch(self.app, "banks_version", self._banks_changed, init=False)
+        self.watch(self.app, "bank_preview", self._preview_arrived, init=False)
         self.watch(self.app, "language", self._language_changed, init=False)
         self.call_after_refresh(self._painted)
-        if self.app.bankset is not None or self.app.banks_error:
+        if self.app.bank_view is not None or self.app.banks_error:
             await self._rebuild()
 
     def _painted(self) -> None:
@@ -159,13 +160,18 @@ class HomeScreen(Screen):
             first_paint()
 
     def on_screen_resume(self) -> None:
-        if self.app.bankset is not None:
+        if self.app.bank_view is not None:
             self._refresh_progress()
 
     # ------------------------------------------------------------------ data
 
     async def _banks_changed(self) -> None:
         await self._rebuild()
+
+    async def _preview_arrived(self) -> None:
+        if self.app.bankset is None and self.app.bank_preview is not None:
+            await self._rebuild()
+            self.call_after_refresh(self.app.preview_painted)  # the bank loader goes on after this paint
 
     async def _language_changed(self) -> None:
         lang = self.app.language
@@ -183,7 +189,7 @@ class HomeScreen(Screen):
     async def _rebuild(self) -> None:
         app = self.app
         lang = app.language
-        bankset = app.bankset
+        bankset = app.bank_view
         if bankset is None and not app.banks_error:
             return
         await self._ensure_body()
@@ -196,7 +202,7 @@ class HomeScreen(Screen):
         status.remove_class("error")
         self._fill_tree(tree, bankset)
         self._update_status()
-        self._refresh_progress()
+        self.call_after_refresh(self._refresh_progress)  # after the topics are painted
         self.call_after_refresh(self._refresh_info)  # the type counts of the new banks
         if not self._topics_logged:  # bench/startup.py: time to the topics on screen
             self._topics_logged = True
@@ -263,7 +269,7 @@ class HomeScreen(Screen):
         self._restore_cursor(tree, cursor_data)
 
     def _add_question_rows(self, node: TreeNode) -> None:
-        bankset = self.app.bankset
+        bankset = self.app.bank_view
         if node.children or bankset is None or node.data is None or node.data[0] != "topic":
             return
         topic = next((t for t in bankset.topics if t.id == node.data[1]), None)
@@ -296,7 +302,7 @@ class HomeScreen(Screen):
     def _update_status(self) -> None:
         app = self.app
         lang = app.language
-        bankset = app.bankset
+        bankset = app.bank_view
         n_topics, n_questions = len(bankset.topics), len(bankset.questions)
         lines = [
             tr(
@@ -327,7 +333,7 @@ class HomeScreen(Screen):
     def _problem_text(self) -> Text:
         app = self.app
         lang = app.language
-        bankset = app.bankset
+        bankset = app.bank_view
         from quizbank.safetext import escape_unsafe  # file names and notices come from disk
 
         text = Text()
@@ -360,7 +366,7 @@ class HomeScreen(Screen):
 
     def _refresh_progress(self) -> None:
         store = self.app.store
-        bankset = self.app.bankset
+        bankset = self.app.bank_view
         if store is None or bankset is None:
             return
         topics = {t.id: list(t.question_ids) for t in bankset.topics}
@@ -402,7 +408,7 @@ class HomeScreen(Screen):
             return
         self.query_one("#topics-title", Label).update(self._columns_title())
         tree = self.query_one("#topic-tree", Tree)
-        bankset = self.app.bankset
+        bankset = self.app.bank_view
         if bankset is None:
             return
         titles = {t.id: t for t in bankset.topics}
@@ -431,7 +437,8 @@ class HomeScreen(Screen):
             return ("all", None)
         kind, value = node.data
         if kind == "question":
-            return ("topic", self.app.bankset.topic_of.get(value)) if self.app.bankset else ("all", None)
+            view = self.app.bank_view
+            return ("topic", view.topic_of.get(value)) if view is not None else ("all", None)
         return kind, value
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
@@ -440,7 +447,7 @@ class HomeScreen(Screen):
     def _show_info(self, data: Any) -> None:
         """Describe the highlighted topic (description, mix of types) or question (its prompt)."""
         infos = list(self.query("#topic-info").results(Static))
-        bankset = self.app.bankset
+        bankset = self.app.bank_view
         if not infos or bankset is None or data is None:
             return
         lang = self.app.language
@@ -503,7 +510,7 @@ class HomeScreen(Screen):
         self.app.open_quiz_setup((topic_id,) if kind == "topic" and topic_id else ())
 
     def action_browse(self) -> None:
-        if not self.app.require_banks():
+        if not self.app.require_banks(self.action_browse):
             return
         trees = list(self.query("#topic-tree").results(Tree))
         node = trees[0].cursor_node if trees else None
@@ -529,7 +536,7 @@ class HomeScreen(Screen):
 
     def action_mock(self) -> None:
         """The mock interview setup, on the highlighted topic if one is highlighted."""
-        if not self.app.require_banks():
+        if not self.app.require_banks(self.action_mock):
             return
         from .mock import MockSetupScreen
 

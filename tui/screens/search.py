@@ -86,12 +86,26 @@ class _QuestionIndex:
 _INDEX: dict[int, tuple[Any, _QuestionIndex]] = {}
 
 
+def _adopt_preview_index(bankset: Any) -> None:
+    """The full bank read back from the same verified cache as the startup preview holds the same texts:
+    keep the preview's index rather than build it again."""
+    from quizbank.bank_preview import BankPreview
+
+    for held, index in list(_INDEX.values()):
+        if isinstance(held, BankPreview) and getattr(bankset, "from_cache", False):
+            if [q.id for q, _ in index.entries] == [q.id for q in bankset.ordered_questions()]:
+                _INDEX.clear()
+                _INDEX[id(bankset)] = (bankset, index)
+
+
 def _index_ready(bankset: Any) -> bool:
+    _adopt_preview_index(bankset)
     cached = _INDEX.get(id(bankset))
     return cached is not None and cached[0] is bankset
 
 
 def _index(bankset: Any) -> _QuestionIndex:
+    _adopt_preview_index(bankset)
     cached = _INDEX.get(id(bankset))
     if cached is None or cached[0] is not bankset:
         _INDEX.clear()  # one bank at a time: a reload replaces it
@@ -126,7 +140,7 @@ def rank(app: Any, query: str) -> list[Hit]:
         elsewhere = any(pattern.search(t) for other, t in texts.items() if other != lang)
         return here, elsewhere and not here
 
-    bankset = app.bankset
+    bankset = app.bank_view  # the full bank, or its preview during the first second
     if bankset is not None:
         for order, topic in enumerate(bankset.topics):
             here, other = found(_texts(topic.title))
@@ -290,7 +304,7 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
         field = self.query_one("#search-input", Input)
         field.cursor_blink = getattr(self.app, "cursor_blink", True)
         field.focus()
-        bankset = self.app.bankset
+        bankset = self.app.bank_view
         if bankset is not None and not _index_ready(bankset):
             self._build_index(bankset)  # math in every text is converted off the UI thread
         self._update(field.value)

@@ -1,0 +1,83 @@
+"""The first second: Home lists the topics, and Search finds questions, from the cached shipped bank's
+preview while the full bank is still loading; a key pressed meanwhile runs once it is in."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from _pilot import pilot_test
+from textual.widgets import Tree
+
+from quizbank import bank_cache
+
+
+@pytest.fixture
+def slow_full_load(env: Path, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """A valid shipped-bank cache, and a full load that waits until the returned event is set."""
+    import quizbank.loader as loader
+
+    monkeypatch.setenv(bank_cache.CACHE_ENV, str(env / "cache"))
+    monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
+    loader.load_banks(use_cache=True)  # writes the cache
+    release = threading.Event()
+    real = loader.load_banks
+
+    def held(*args, **kwargs):
+        assert release.wait(30), "the test never released the full load"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loader, "load_banks", held)
+    return release
+
+
+async def _wait_for(pilot, condition, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out")
+
+
+@pilot_test
+async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.Event, env: Path) -> None:
+    from tui.app import PosencApp
+    from tui.screens.quiz import QuizSetupScreen
+    from tui.screens.search import SearchScreen
+    from tui.testing import fake_demo_runner, screen_text
+
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait_for(
+            pilot,
+            lambda: bool(app.screen.query("#topic-tree")) and bool(app.screen.query_one(Tree).root.children),
+        )
+        await pilot.pause()
+        assert app.bankset is None and app.bank_preview is not None  # the full load is held
+        tree = app.screen.query_one("#topic-tree", Tree)
+        topics = [n for n in tree.root.children if n.data[0] == "topic"]
+        assert [n.data[1] for n in topics] == [t.id for t in app.bank_preview.topics]
+        assert len(topics) >= 10
+        text = screen_text(app)
+        assert "Rotary" in text or "RoPE" in text
+        assert f"{len(app.bank_preview.questions)} questions" in text
+
+        await pilot.press("slash")
+        await pilot.press(*"yarn")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, SearchScreen)
+        found = screen_text(app)
+        assert "context-extension.yarn" in found
+        await pilot.press("escape")
+
+        await pilot.press("z")  # the quiz needs the full bank: asked now, opened when it is in
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, QuizSetupScreen)
+        slow_full_load.set()
+        await _wait_for(
+            pilot, lambda: isinstance(app.screen, QuizSetupScreen) and app.screen.query("#setup-topics")
+        )
+        await pilot.pause()
+        assert app.bankset is not None and app.bank_preview is None
+        assert len(app.bankset.questions) == len(app.bankset.topic_of)
