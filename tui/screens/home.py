@@ -139,7 +139,8 @@ class HomeScreen(Screen):
             return True
         await self.mount(self._body(), before=self.query_one(Footer))
         await self.query_one("#home-splash").remove()
-        self.query_one("#topic-tree", Tree).focus()
+        # focus (which re-lays out the footer's keys) after the topics are painted
+        self.call_after_refresh(self.query_one("#topic-tree", Tree).focus)
         return True
 
     def _menu_label(self, key: str, hint: str) -> Content:
