@@ -81,3 +81,52 @@ async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.
         await pilot.pause()
         assert app.bankset is not None and app.bank_preview is None
         assert len(app.bankset.questions) == len(app.bankset.topic_of)
+
+
+@pilot_test
+async def test_the_preview_speaks_the_saved_language(slow_full_load: threading.Event, env: Path) -> None:
+    """The store opens after the topics are painted; the saved language is peeked so they are not shown
+    in the wrong one first."""
+    from quizbank.progress.store import open_store
+    from tui.app import PosencApp
+    from tui.testing import fake_demo_runner, screen_text
+
+    store = open_store(env / "data")
+    store.set_setting("language", "zh")
+    store.close()
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _wait_for(
+            pilot,
+            lambda: bool(app.screen.query("#topic-tree")) and bool(app.screen.query_one(Tree).root.children),
+        )
+        await pilot.pause()
+        assert app.bankset is None and app.language == "zh"
+        text = screen_text(app)
+        assert "旋转位置编码" in text and "测验" in text
+        assert "Rotary" not in text and "Quiz" not in text
+        slow_full_load.set()
+        await _wait_for(pilot, lambda: app.bankset is not None and app.store is not None)
+        await pilot.pause()
+        assert "测验" in screen_text(app)
+
+
+def test_peek_setting_reads_a_saved_value_and_nothing_else(tmp_path: Path) -> None:
+    from quizbank.progress.paths import DB_NAME, peek_setting
+    from quizbank.progress.store import open_store
+
+    assert peek_setting(tmp_path / "none", "language") is None  # no store: nothing is created
+    assert not (tmp_path / "none").exists()
+    store = open_store(tmp_path / "data")
+    assert peek_setting(tmp_path / "data", "language") is None  # never set
+    store.set_setting("language", "zh")
+    store.set_setting("new_per_day", 35)
+    assert peek_setting(tmp_path / "data", "language") == "zh"
+    assert peek_setting(tmp_path / "data", "new_per_day") == 35
+    store.close()
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / DB_NAME).write_bytes(b"not a database" * 100)
+    assert peek_setting(tmp_path / "junk", "language") is None
+    assert (
+        tmp_path / "junk" / DB_NAME
+    ).read_bytes() == b"not a database" * 100  # left for the store to judge

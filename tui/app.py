@@ -255,7 +255,14 @@ class PosencApp(App[int], inherit_bindings=False):
             return False
         from . import richtext  # noqa: F401  (Home's labels need it: imported here, off the UI thread)
 
-        self.post_message(BankPreviewReady(preview))
+        language = None
+        if self.forced_language is None and self.should_open_store:
+            # the store opens after this paint: list the topics in the language the user chose last time
+            from quizbank.progress.paths import peek_setting
+
+            saved = peek_setting(self.data_dir, "language")
+            language = saved if saved in ("en", "zh") else None
+        self.post_message(BankPreviewReady(preview, language))
         return True
 
     def preview_painted(self) -> None:
@@ -321,6 +328,9 @@ class PosencApp(App[int], inherit_bindings=False):
 
     def on_bank_preview_ready(self, message: BankPreviewReady) -> None:
         if self.bankset is None:
+            if message.language is not None and message.language != self.language and self.store is None:
+                self.set_reactive(PosencApp.language, message.language)
+                self._language_changed()
             self.bank_preview = message.preview
         else:
             self._preview_shown.set()
@@ -375,8 +385,7 @@ class PosencApp(App[int], inherit_bindings=False):
                 # built-in "en" and override the locale's choice on a fresh store
                 saved = self._setting("language", "")
                 if saved in ("en", "zh") and saved != self.language:
-                    self.set_reactive(PosencApp.language, saved)
-                    self._language_changed()
+                    self.language = saved  # every screen's watcher re-labels (Home may be listing topics)
             self.apply_keymap(self._setting("keymap", {}) or {})
             self.instant_submit = bool(self._setting("instant_submit", False))
             self.migrate_replaced_ids()

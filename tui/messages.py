@@ -13,9 +13,10 @@ class BankPreviewReady(Message):
     """The bank loader read the shipped bank's preview (`quizbank.bank_preview.BankPreview`) from its
     cache: Home and Search can show it while the full bank loads."""
 
-    def __init__(self, preview: Any):
+    def __init__(self, preview: Any, language: str | None = None):
         super().__init__()
         self.preview = preview
+        self.language = language  # the saved UI language, peeked from the store ("en", "zh" or None)
 
 
 class BanksLoaded(Message):

@@ -31,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+from quizbank.progress.paths import DB_NAME, default_data_dir
 from quizbank.progress.scheduler import (
     Card,
     Preview,
@@ -67,8 +68,6 @@ __all__ = [
     "validate_setting",
 ]
 
-DB_NAME = "progress.db"
-ENV_DATA_DIR = "POSENC_DATA_DIR"
 BUSY_TIMEOUT_MS = 5000
 LOCK_DEADLINE_S = 120.0
 
@@ -299,16 +298,6 @@ class Orphan:
 
 
 # ---------------------------------------------------------------------------------------------------- opening
-
-
-def default_data_dir() -> Path:
-    """$POSENC_DATA_DIR if set, else the platform's user data folder for 'posenc' (platformdirs)."""
-    env = os.environ.get(ENV_DATA_DIR)
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("posenc"))
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:
