@@ -6,7 +6,7 @@
    `call_after_refresh`) and exit; the time is counted from just before the process starts.
    The app's own first paint is also measured without the CLI dispatcher (`run_app` directly).
    Time to topics: the same launch, timed until Home lists the topics (tree painted, from the
-   shipped bank's cached preview: every topic, prompt, answer and explanation, so the whole bank is
+   cached banks' preview: every topic, prompt, answer and explanation, so the whole bank is
    searchable from then), at 120x40 against the bare app's first paint at 120x40 (target <= 2.0).
    Also printed: when the full bank (pydantic models: quiz, study, browse) is in, and both without
    the cache.
@@ -148,7 +148,7 @@ def base_env(workdir: Path, log: Path, size: tuple[int, int] | None = None) -> d
             "POSENC_BENCH_LOG": str(log),
             "POSENC_DATA_DIR": str(workdir / "data"),
             "POSENC_BANK_DIR": str(workdir / "user-banks"),
-            "POSENC_CACHE_DIR": str(workdir / "cache"),  # the shipped-bank cache (built by the warm-up run)
+            "POSENC_CACHE_DIR": str(workdir / "cache"),  # the loaded-bank cache (built by the warm-up run)
             "POSENC_LANG": "en",
         }
     )
@@ -175,7 +175,7 @@ def topics_seconds(
     argv: list[str], workdir: Path, size: tuple[int, int], *, cache: bool = True
 ) -> tuple[float | None, float | None]:
     """Launch to the Home topics on screen (`topics_listed`) and to the full bank loaded
-    (`banks_loaded`); `cache=False` parses the YAML banks instead of reading the shipped-bank cache."""
+    (`banks_loaded`); `cache=False` parses the YAML banks instead of reading the bank cache."""
     log = workdir / f"topics-{time.monotonic_ns()}.jsonl"
     env = base_env(workdir, log, size)
     if not cache:

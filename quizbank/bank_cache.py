@@ -1,14 +1,15 @@
-"""A cache of the loaded shipped bank, so the app lists its topics without parsing YAML.
+"""A cache of the last clean bank load, so the app lists its topics without parsing YAML.
 
-`load_banks(..., use_cache=True)` uses it when the load is the shipped bank alone (no user or extra
-bank files): the first load writes the result; later loads read it back when it still matches.
+`load_banks(..., use_cache=True)` reads it back when it was written for the same bank files (the shipped
+bank, `--bank` paths and the user's bank folder, each unchanged); otherwise the load parses the YAML and,
+when nothing was skipped and nothing is an error, writes the result.
 
 What is stored, and how it is trusted (the file sits in the user cache folder, which other
 programs may write):
 
 * plain JSON (never pickle, nothing that runs code when read), written atomically;
 * a key: the cache format, a hash of the loader's own source files (a code change invalidates
-  it) and the SHA-256 of every shipped bank file (an edited, added or removed file invalidates
+  it) and the SHA-256 of every bank file in the load (an edited, added or removed file invalidates
   it), checked against the files on disk at every load;
 * a digest (SHA-256) of the payload, so a truncated or altered file is refused;
 * the questions, topics and texts are rebuilt with the schema's full validation (pydantic's
@@ -24,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +38,15 @@ __all__ = [
     "fingerprint",
     "read_cache",
     "read_payload",
-    "shipped_key",
+    "load_key",
     "write_cache",
 ]
 
 FORMAT = 1
 CACHE_ENV = "POSENC_CACHE_DIR"
-CACHE_NAME = "shipped-bank.json"
+CACHE_NAME = "loaded-banks.json"
 MAX_CACHE_BYTES = 64 * 1024 * 1024
+MAX_BANK_FILE_BYTES = 5 * 1024 * 1024  # quizbank.yamlsafe.MAX_FILE_BYTES (not imported: it loads yaml)
 # the code that decides what a loaded bank is: a change to any of these invalidates the cache
 _CODE = (
     "bank_cache.py",
@@ -59,7 +62,7 @@ _CODE = (
 
 
 def cache_file() -> Path:
-    """$POSENC_CACHE_DIR/shipped-bank.json, else the user cache folder's."""
+    """$POSENC_CACHE_DIR/loaded-banks.json, else the user cache folder's."""
     folder = os.environ.get(CACHE_ENV)
     if folder:
         return Path(folder).expanduser() / CACHE_NAME
@@ -69,7 +72,17 @@ def cache_file() -> Path:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The content hash of a regular bank file; OSError for anything the loader would refuse unread (a FIFO
+    or device, a file over the loader's size limit), so keying a load never blocks or reads without end."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BANK_FILE_BYTES:
+            raise OSError(f"{path}: not a regular bank file within the size limit")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return hashlib.sha256(fh.read(MAX_BANK_FILE_BYTES + 1)).hexdigest()
+    finally:
+        os.close(fd)
 
 
 def fingerprint(files: list[Path], languages: tuple[str, ...]) -> dict[str, Any]:
@@ -88,16 +101,22 @@ def fingerprint(files: list[Path], languages: tuple[str, ...]) -> dict[str, Any]
     }
 
 
-def shipped_key(languages: tuple[str, ...]) -> dict[str, Any] | None:
-    """The key of the shipped bank as it is on disk now (None when a file cannot be read)."""
-    from .bankfiles import display_path, shipped_bank_files
+def load_key(
+    sources: list[tuple[Path, str]], extra_paths: list[Any], languages: tuple[str, ...]
+) -> dict[str, Any] | None:
+    """The key of a load of these bank files (`quizbank.bankfiles.bank_sources`) as they are on disk now:
+    their names, kinds and content hashes, the `--bank` paths as given, how each file is named in
+    messages (relative to the current folder). None when a file cannot be keyed (the load then parses)."""
+    from .bankfiles import display_path
 
-    files = shipped_bank_files()
+    files = [f for f, _kind in sources]
     try:
         key = fingerprint(files, languages)
     except OSError:
         return None
-    key["shown"] = [display_path(f) for f in files]  # messages name files relative to the cwd
+    key["kinds"] = [kind for _f, kind in sources]
+    key["paths"] = [str(p) for p in extra_paths]
+    key["shown"] = [display_path(f) for f in files]
     return key
 
 

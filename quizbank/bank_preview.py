@@ -1,8 +1,8 @@
-"""A preview of the shipped bank, read from its cache without pydantic, for the app's first second.
+"""A preview of the loaded banks, read from their cache without pydantic, for the app's first second.
 
 Importing pydantic and building the schema takes about 0.3 s, longer than the app's whole first paint.
 The preview is plain data from the same verified cache (`quizbank.bank_cache`: keyed by the content
-hash of every shipped file and of the loader's code, its digest matching, no control or bidi
+hash of every bank file in the load and of the loader's code, its digest matching, no control or bidi
 character anywhere), with every field's type checked here by hand. It holds what Home and Search
 read: topics with their titles, descriptions and question ids; questions with their type, prompt,
 answers, choices and explanation. The app shows it until the full `BankSet` (every field validated
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bank_cache import read_payload, shipped_key
-from .bankfiles import SHIPPED_LANGUAGES, shipped_alone
+from .bank_cache import load_key, read_payload
+from .bankfiles import SHIPPED_LANGUAGES, bank_sources, cache_enabled
 
 __all__ = [
     "BankPreview",
@@ -82,7 +82,7 @@ class BankPreview:
     topics: list[PreviewTopic] = field(default_factory=list)
     questions: dict[str, PreviewQuestion] = field(default_factory=dict)
     topic_of: dict[str, str] = field(default_factory=dict)
-    problems: list[Any] = field(default_factory=list)  # a cached bank loaded clean
+    problems: list[Any] = field(default_factory=list)  # warnings show once the full bank is in
     skipped: list[Any] = field(default_factory=list)
 
     def topic(self, topic_id: str) -> PreviewTopic | None:
@@ -105,16 +105,16 @@ def _int(value: Any) -> int:
     return value
 
 
-def _text(value: Any, languages: tuple[str, ...]) -> PreviewText:
+def _text(value: Any) -> PreviewText:
     if not isinstance(value, dict) or not set(value) <= set(SHIPPED_LANGUAGES):
         raise _Shape("expected a text with en/zh")
     texts = {lang: _str(value[lang]) for lang in SHIPPED_LANGUAGES if value.get(lang) is not None}
-    if any(not texts.get(lang) for lang in languages):
-        raise _Shape("a text lacks a required language")
+    if not any(texts.values()):
+        raise _Shape("a text in no language")
     return PreviewText(**texts)
 
 
-def _question(raw: Any, languages: tuple[str, ...]) -> PreviewQuestion:
+def _question(raw: Any) -> PreviewQuestion:
     if not isinstance(raw, dict):
         raise _Shape("expected a question")
     kind = _str(raw.get("type"))
@@ -131,23 +131,21 @@ def _question(raw: Any, languages: tuple[str, ...]) -> PreviewQuestion:
         id=_str(raw.get("id")),
         type=kind,
         difficulty=difficulty,
-        prompt=_text(raw.get("prompt"), languages),
-        explanation=_text(raw.get("explanation"), languages),
-        answer=None if answer is None else _text(answer, languages),
-        choices=tuple(PreviewChoice(_text(c.get("text"), languages)) for c in choices),
+        prompt=_text(raw.get("prompt")),
+        explanation=_text(raw.get("explanation")),
+        answer=None if answer is None else _text(answer),
+        choices=tuple(PreviewChoice(_text(c.get("text"))) for c in choices),
     )
 
 
-def preview_from_payload(
-    payload: dict[str, Any], languages: tuple[str, ...] = SHIPPED_LANGUAGES
-) -> BankPreview:
+def preview_from_payload(payload: dict[str, Any]) -> BankPreview:
     """The preview of a cache payload (`quizbank.bank_cache.read_payload`); raises ValueError on a bad shape."""
     preview = BankPreview()
     raw_questions, raw_topics = payload.get("questions"), payload.get("topics")
     if not isinstance(raw_questions, list) or not isinstance(raw_topics, list):
         raise _Shape("expected lists of questions and topics")
     for raw in raw_questions:
-        question = _question(raw, languages)
+        question = _question(raw)
         if question.id in preview.questions:
             raise _Shape(f"question {question.id!r} twice")
         preview.questions[question.id] = question
@@ -157,8 +155,8 @@ def preview_from_payload(
         description = raw.get("description")
         topic = PreviewTopic(
             id=_str(raw.get("id")),
-            title=_text(raw.get("title"), languages),
-            description=None if description is None else _text(description, languages),
+            title=_text(raw.get("title")),
+            description=None if description is None else _text(description),
             order=_int(raw.get("order")),
             question_ids=tuple(_str(q) for q in raw["question_ids"]),
         )
@@ -179,15 +177,17 @@ def read_preview(
     languages: tuple[str, ...] = SHIPPED_LANGUAGES,
     path: Path | None = None,
 ) -> BankPreview | None:
-    """The preview of what `load_banks(extra_paths, include_user=..., use_cache=True)` will load, when that
-    load is the shipped bank alone and its cache is valid; None otherwise (the full load then decides)."""
-    if not shipped_alone(extra_paths, include_user=include_user):
+    """The preview of what `load_banks(extra_paths, include_user=..., use_cache=True)` will load, when the
+    cache holds that load (the same unchanged files); None otherwise (the full load then decides)."""
+    if not cache_enabled():
         return None
-    key = shipped_key(languages)
+    extra = list(extra_paths)
+    sources, _problems = bank_sources(extra, include_user=include_user)
+    key = load_key(sources, extra, languages)
     payload = read_payload(key, path) if key is not None else None
     if payload is None:
         return None
     try:
-        return preview_from_payload(payload, languages)
+        return preview_from_payload(payload)
     except ValueError:
         return None

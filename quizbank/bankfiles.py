@@ -1,27 +1,35 @@
-"""Where bank files are found: the shipped folder, the user's folder, `--bank` folders.
+"""Where bank files are found: the shipped folder, `--bank` paths, the user's folder.
 
-Light on purpose (no pydantic, no YAML): the app's first second uses it to decide whether the
-shipped-bank cache applies before anything heavy is imported.
+Light on purpose (no pydantic, no YAML): the app's first second uses it to key the loaded-bank cache
+before anything heavy is imported.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
+
+from .problems import WARNING, Problem
 
 __all__ = [
     "BANK_SUFFIXES",
     "ENV_BANK_DIR",
+    "SHIPPED",
+    "USER",
     "SHIPPED_LANGUAGES",
     "bank_files_in",
     "display_path",
-    "shipped_alone",
+    "bank_sources",
+    "cache_enabled",
+    "expand_bank_paths",
     "shipped_bank_dir",
-    "shipped_bank_files",
     "user_bank_dir",
 ]
 
 ENV_BANK_DIR = "POSENC_BANK_DIR"
+SHIPPED = "shipped"
+USER = "user"
 BANK_SUFFIXES = (".yaml", ".yml")
 SHIPPED_LANGUAGES: tuple[str, ...] = ("en", "zh")  # every shipped text has both
 
@@ -29,12 +37,6 @@ SHIPPED_LANGUAGES: tuple[str, ...] = ("en", "zh")  # every shipped text has both
 def shipped_bank_dir() -> Path:
     """The folder of the shipped bank files (inside the installed package)."""
     return Path(__file__).resolve().parent / "data"
-
-
-def shipped_bank_files() -> list[Path]:
-    """The shipped bank files, in load order."""
-    folder = shipped_bank_dir()
-    return sorted(f for f in folder.glob("*.yaml") if f.is_file()) if folder.is_dir() else []
 
 
 def user_bank_dir() -> Path:
@@ -60,21 +62,53 @@ def bank_files_in(folder: Path) -> list[Path]:
     return sorted(set(found))
 
 
-def shipped_alone(
-    extra_paths: list[str | os.PathLike[str]] | tuple[str, ...] = (),
+def bank_sources(
+    extra_paths: Iterable[str | os.PathLike[str]] = (),
     *,
     include_shipped: bool = True,
     include_user: bool = True,
     user_dir: str | os.PathLike[str] | None = None,
-) -> bool:
-    """Whether a load is the shipped bank and nothing else (no `--bank` paths, no user bank files), so the
-    shipped-bank cache may answer it. POSENC_BANK_CACHE=0 turns the cache off."""
-    if os.environ.get("POSENC_BANK_CACHE", "1") == "0" or not include_shipped or extra_paths:
-        return False
-    if not include_user:
-        return True
-    folder = Path(user_dir) if user_dir is not None else user_bank_dir()
-    return not folder.is_dir() or not bank_files_in(folder)
+    shipped_dir: str | os.PathLike[str] | None = None,
+) -> tuple[list[tuple[Path, str]], list[Problem]]:
+    """Every bank file a load reads, in load order, as (path, "shipped" | "user"), and the problems of the
+    `--bank` paths (a missing path, a folder without bank files)."""
+    sources: list[tuple[Path, str]] = []
+    if include_shipped:
+        folder = Path(shipped_dir) if shipped_dir is not None else shipped_bank_dir()
+        if folder.is_dir():
+            sources.extend((f, SHIPPED) for f in sorted(folder.glob("*.yaml")) if f.is_file())
+    files, problems = expand_bank_paths(extra_paths)
+    sources.extend((f, USER) for f in files)
+    if include_user:
+        folder = Path(user_dir) if user_dir is not None else user_bank_dir()
+        if folder.is_dir():
+            sources.extend((f, USER) for f in bank_files_in(folder))
+    return sources, problems
+
+
+def expand_bank_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Problem]]:
+    """Files named by `--bank` style paths (files as given, folders searched), plus problems."""
+    files: list[Path] = []
+    problems: list[Problem] = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            inside = bank_files_in(path)
+            if not inside:
+                problems.append(
+                    Problem(str(raw), 0, 0, "folder holds no *.yaml or *.yml bank files", WARNING)
+                )
+            files.extend(inside)
+        elif path.exists():
+            files.append(path)
+        else:
+            problems.append(Problem(str(raw), 0, 0, "no such file or folder"))
+    return files, problems
+
+
+def cache_enabled() -> bool:
+    """The loaded-bank cache is on unless POSENC_BANK_CACHE=0."""
+    return os.environ.get("POSENC_BANK_CACHE", "1") != "0"
 
 
 def display_path(path: Path) -> str:

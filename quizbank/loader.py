@@ -30,14 +30,17 @@ from pydantic import TypeAdapter, ValidationError
 from .bankfiles import (  # noqa: F401  (re-exported: the loader's public path helpers)
     BANK_SUFFIXES,
     ENV_BANK_DIR,
+    SHIPPED,
+    USER,
     bank_files_in,
+    bank_sources,
+    cache_enabled,
     display_path,
-    shipped_alone,
+    expand_bank_paths,
     shipped_bank_dir,
-    shipped_bank_files,
     user_bank_dir,
 )
-from .problems import ERROR, WARNING, Location, Problem, has_errors
+from .problems import ERROR, Location, Problem, has_errors
 from .schema import LANGS, BankFile, Question, Text, Topic
 from .validate import (
     Finding,
@@ -53,8 +56,6 @@ from .validate import (
 if TYPE_CHECKING:  # yaml (~90 ms to import) loads only when a file is parsed, not from the cache
     from .yamlsafe import YamlDoc
 
-SHIPPED = "shipped"
-USER = "user"
 SHIPPED_LANGUAGES: tuple[str, ...] = LANGS
 
 
@@ -308,26 +309,6 @@ def load_bank_file(
 
 
 # -- many files ----------------------------------------------------------------------------------------------
-def expand_bank_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Problem]]:
-    """Files named by `--bank` style paths (files as given, folders searched), plus problems."""
-    files: list[Path] = []
-    problems: list[Problem] = []
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if path.is_dir():
-            inside = bank_files_in(path)
-            if not inside:
-                problems.append(
-                    Problem(str(raw), 0, 0, "folder holds no *.yaml or *.yml bank files", WARNING)
-                )
-            files.extend(inside)
-        elif path.exists():
-            files.append(path)
-        else:
-            problems.append(Problem(str(raw), 0, 0, "no such file or folder"))
-    return files, problems
-
-
 @dataclass
 class TopicEntry:
     """One topic, merged over every file that adds questions to it."""
@@ -404,74 +385,42 @@ def load_banks(
     shipped_languages: tuple[str, ...] = SHIPPED_LANGUAGES,
     use_cache: bool = False,
 ) -> BankSet:
-    """Load every bank (see the module docstring) and apply the cross-file rules. With `use_cache`,
-    a load of the shipped bank alone comes from (and refreshes) quizbank.bank_cache."""
+    """Load every bank (see the module docstring) and apply the cross-file rules. With `use_cache`, a
+    load of the same unchanged files as the last clean one comes from quizbank.bank_cache (and a clean
+    load refreshes it)."""
     extra = list(extra_paths)
-    if (
-        use_cache
-        and shipped_dir is None
-        and shipped_alone(
-            extra, include_shipped=include_shipped, include_user=include_user, user_dir=user_dir
-        )
-    ):
-        return _load_shipped_cached(tuple(shipped_languages))
+    sources, path_problems = bank_sources(
+        extra,
+        include_shipped=include_shipped,
+        include_user=include_user,
+        user_dir=user_dir,
+        shipped_dir=shipped_dir,
+    )
+    key = None
+    if use_cache and cache_enabled():
+        from .bank_cache import load_key, read_cache
+
+        key = load_key(sources, extra, tuple(shipped_languages))
+        cached = read_cache(key) if key is not None else None
+        if cached is not None:
+            return cached
     with gc_paused():
-        return _load_banks(
-            extra,
-            include_shipped=include_shipped,
-            include_user=include_user,
-            user_dir=Path(user_dir) if user_dir is not None else None,
-            shipped_dir=Path(shipped_dir) if shipped_dir is not None else None,
-            shipped_languages=tuple(shipped_languages),
-        )
-
-
-def _load_shipped_cached(languages: tuple[str, ...]) -> BankSet:
-    from .bank_cache import read_cache, shipped_key, write_cache
-
-    key = shipped_key(languages)
-    cached = read_cache(key) if key is not None else None
-    if cached is not None:
-        return cached
-    with gc_paused():
-        bankset = _load_banks(
-            [],
-            include_shipped=True,
-            include_user=False,
-            user_dir=None,
-            shipped_dir=None,
-            shipped_languages=languages,
-        )
+        bankset = _load_banks(sources, path_problems, shipped_languages=tuple(shipped_languages))
     if key is not None:
+        from .bank_cache import write_cache
+
         write_cache(bankset, key)
     return bankset
 
 
 def _load_banks(
-    extra_paths: list[str | os.PathLike[str]],
-    *,
-    include_shipped: bool,
-    include_user: bool,
-    user_dir: Path | None,
-    shipped_dir: Path | None,
-    shipped_languages: tuple[str, ...],
+    sources: list[tuple[Path, str]], path_problems: list[Problem], *, shipped_languages: tuple[str, ...]
 ) -> BankSet:
     bankset = BankSet()
-    sources: list[tuple[Path, str]] = []
-    if include_shipped:
-        folder = shipped_dir if shipped_dir is not None else shipped_bank_dir()
-        if folder.is_dir():
-            sources.extend((f, SHIPPED) for f in sorted(folder.glob("*.yaml")) if f.is_file())
-    files, path_problems = expand_bank_paths(extra_paths)
     for problem in path_problems:
         bankset.problems.append(problem)
         if problem.is_error:
             bankset.skipped.append((problem.path, [problem]))
-    sources.extend((f, USER) for f in files)
-    if include_user:
-        folder = user_dir if user_dir is not None else user_bank_dir()
-        if folder.is_dir():
-            sources.extend((f, USER) for f in bank_files_in(folder))
 
     results: list[_FileResult] = []
     seen_files: set[Path] = set()

@@ -170,3 +170,63 @@ def test_cache_body_scan_finds_unsafe_characters_raw_or_escaped(text, safe):
         json.dumps({"k": [text]}),  # every non-ASCII character escaped
     ):
         assert _body_safe(body) is safe, body
+
+
+MINE = (
+    "topic: mine\ntitle: {en: Mine}\nquestions:\n  - id: mine.tf\n    type: truefalse\n"
+    "    prompt: {en: Is RoPE relative?}\n    correct: true\n    explanation: {en: Yes.}\n"
+)
+
+
+def test_a_clean_load_with_user_banks_is_cached_and_follows_their_edits(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    from quizbank.bank_preview import read_preview
+
+    user = tmp_path / "user-banks"
+    user.mkdir()
+    (user / "mine.yaml").write_text(MINE, encoding="utf-8")
+    first = load_banks(user_dir=user, use_cache=True)
+    assert not first.from_cache and "mine.tf" in first.questions
+    second = load_banks(user_dir=user, use_cache=True)
+    assert second.from_cache
+    _same(second, first)
+    assert second.file_kind == first.file_kind and "user" in second.file_kind.values()
+    # the app's preview reads the same entry (its user folder comes from POSENC_BANK_DIR)
+    import os
+
+    os.environ["POSENC_BANK_DIR"] = str(user)
+    try:
+        preview = read_preview()
+    finally:
+        del os.environ["POSENC_BANK_DIR"]
+    assert preview is not None and preview.questions["mine.tf"].prompt.get("zh") == "Is RoPE relative?"
+
+    (user / "mine.yaml").write_text(MINE.replace("Is RoPE relative?", "Is ALiBi relative?"), encoding="utf-8")
+    edited = load_banks(user_dir=user, use_cache=True)
+    assert not edited.from_cache
+    assert edited.questions["mine.tf"].prompt.en == "Is ALiBi relative?"
+    assert load_banks(user_dir=user, use_cache=True).from_cache
+
+    (user / "broken.yaml").write_text("topic: broken\nquestions: [\n", encoding="utf-8")
+    for _ in range(2):  # a load that skips a file is never cached: each start reports it again
+        broken = load_banks(user_dir=user, use_cache=True)
+        assert not broken.from_cache
+        assert [Path(path).name for path, _ in broken.skipped] == ["broken.yaml"]
+        assert "mine.tf" in broken.questions
+
+
+def test_keying_a_load_never_reads_a_fifo(cache_dir: Path, tmp_path: Path) -> None:
+    import os
+    import threading
+
+    fifo = tmp_path / "bank.yaml"
+    os.mkfifo(fifo)
+    done: list[object] = []
+    worker = threading.Thread(
+        target=lambda: done.append(load_banks([str(fifo)], use_cache=True)), daemon=True
+    )
+    worker.start()
+    worker.join(10)
+    assert done, "load_banks blocked on a FIFO"
+    assert any("not a regular file" in p.message for _, ps in done[0].skipped for p in ps)

@@ -10,7 +10,7 @@ API used by other screens (Study, Stats) and widgets:
 
 * `app.bankset` - the loaded `quizbank.loader.BankSet` (None while loading or if loading failed);
   `app.banks_version` (reactive int) increments on every (re)load: watch it to refresh.
-* `app.bank_view` - the bankset, or before it is in, the cached shipped bank's plain preview
+* `app.bank_view` - the bankset, or before it is in, the cached banks' plain preview
   (`quizbank.bank_preview`: topics, prompts, answers) that Home and Search show meanwhile;
   `app.bank_preview` (reactive) is set when that preview arrives.
 * `app.require_banks(retry)` - False while the banks load or after they failed; `retry` then runs
@@ -220,7 +220,7 @@ class PosencApp(App[int], inherit_bindings=False):
 
     @work(thread=True, name="load-banks", group="banks", exclusive=True, exit_on_error=False)
     def load_banks(self, reload: bool = False) -> None:
-        """Thread worker: load every bank, then post BanksLoaded. At startup, when the shipped bank's
+        """Thread worker: load every bank, then post BanksLoaded. At startup, when the bank
         cache applies, its plain preview is posted first (BankPreviewReady, ~50 ms, no pydantic): Home
         lists the topics from it while the rest (~0.4 s, mostly pydantic) loads here."""
         start = time.perf_counter()
@@ -235,7 +235,7 @@ class PosencApp(App[int], inherit_bindings=False):
                 self.bank_paths,
                 include_shipped=self.include_shipped,
                 include_user=self.include_user,
-                use_cache=True,  # the shipped bank alone loads from quizbank.bank_cache
+                use_cache=True,  # unchanged files load from quizbank.bank_cache
             )
         except Exception as exc:  # the loader reports file problems itself; this is the unexpected
             self.post_message(BanksLoaded(None, _one_line(exc), reload=reload))
@@ -244,7 +244,7 @@ class PosencApp(App[int], inherit_bindings=False):
         self.post_message(BanksLoaded(bankset, None, reload=reload, elapsed_ms=elapsed))
 
     def _post_preview(self) -> bool:
-        """Post the shipped bank's preview, if its cache answers this load. Returns whether it did."""
+        """Post the banks' preview, if the bank cache answers this load. Returns whether it did."""
         try:
             from quizbank.bank_preview import read_preview
 

@@ -1,7 +1,7 @@
 """Home: the topic tree (question counts, due and mastery), entry points, and load problems.
 
 This is the first screen, so it imports only Textual: it mounts in a "loading banks" state, lists the
-topics from the shipped bank's cached preview as soon as the app has it (`app.bank_preview`), and
+topics from the cached banks' preview as soon as the app has it (`app.bank_preview`), and
 fills in the rest when the app posts `banks_version` changes.
 """
 
