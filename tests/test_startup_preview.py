@@ -130,3 +130,30 @@ def test_peek_setting_reads_a_saved_value_and_nothing_else(tmp_path: Path) -> No
     assert (
         tmp_path / "junk" / DB_NAME
     ).read_bytes() == b"not a database" * 100  # left for the store to judge
+
+
+@pilot_test
+async def test_a_failed_full_load_is_not_hidden_by_the_preview(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import quizbank.loader as loader
+    from tui.app import PosencApp
+    from tui.testing import fake_demo_runner, screen_text
+
+    monkeypatch.setenv(bank_cache.CACHE_ENV, str(env / "cache"))
+    monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
+    loader.load_banks(use_cache=True)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(loader, "load_banks", broken)
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait_for(pilot, lambda: app.banks_error is not None)
+        await pilot.pause()
+        assert app.bank_preview is None and app.bankset is None
+        assert not app.screen.query_one(Tree).root.children
+        text = " ".join(screen_text(app).replace("▕", " ").split())
+        assert "Could not load the question banks: RuntimeError: disk on fire" in text
+        assert "mcq" not in text  # no type counts from the preview either

@@ -345,6 +345,7 @@ class PosencApp(App[int], inherit_bindings=False):
         pending, self._after_banks = self._after_banks, None
         if message.bankset is None:
             self.banks_error = message.error
+            self.bank_preview = None  # the preview must not hide that the load failed
             if message.reload:
                 self.notify(tr("reload.failed", self.language, error=message.error), severity="error")
             elif pending is not None:

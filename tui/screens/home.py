@@ -197,6 +197,8 @@ class HomeScreen(Screen):
         tree = self.query_one("#topic-tree", Tree)
         status = self.query_one("#status", Static)
         if bankset is None:
+            tree.clear()  # nothing loaded: no topics (a preview shown before the failure included)
+            self.query_one("#topic-info", Static).update("")
             status.update(tr("banks.failed", lang, error=app.banks_error))
             status.add_class("error")
             return
