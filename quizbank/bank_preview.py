@@ -173,16 +173,18 @@ def preview_from_payload(payload: dict[str, Any]) -> BankPreview:
 def read_preview(
     extra_paths: list[str] | tuple[str, ...] = (),
     *,
+    include_shipped: bool = True,
     include_user: bool = True,
     languages: tuple[str, ...] = SHIPPED_LANGUAGES,
     path: Path | None = None,
 ) -> BankPreview | None:
-    """The preview of what `load_banks(extra_paths, include_user=..., use_cache=True)` will load, when the
-    cache holds that load (the same unchanged files); None otherwise (the full load then decides)."""
+    """The preview of what `load_banks(extra_paths, include_shipped=..., include_user=..., use_cache=True)`
+    will load, when the cache holds that load (the same unchanged files); None otherwise (the full load
+    then decides)."""
     if not cache_enabled():
         return None
     extra = list(extra_paths)
-    sources, _problems = bank_sources(extra, include_user=include_user)
+    sources, _problems = bank_sources(extra, include_shipped=include_shipped, include_user=include_user)
     key = load_key(sources, extra, languages)
     payload = read_payload(key, path) if key is not None else None
     if payload is None:

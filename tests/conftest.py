@@ -8,6 +8,14 @@ from typing import Any
 import pytest
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _bank_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The loaded-bank cache of the whole run lives in a temporary folder, never the user's cache folder."""
+    import os
+
+    os.environ.setdefault("POSENC_CACHE_DIR", str(tmp_path_factory.mktemp("bank-cache")))
+
+
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private data folder and user-bank folder, English UI, no benchmark log."""

@@ -224,7 +224,7 @@ class PosencApp(App[int], inherit_bindings=False):
         cache applies, its plain preview is posted first (BankPreviewReady, ~50 ms, no pydantic): Home
         lists the topics from it while the rest (~0.4 s, mostly pydantic) loads here."""
         start = time.perf_counter()
-        if not reload and self.include_shipped and self._post_preview():
+        if not reload and self._post_preview():
             # the UI thread paints the topics first: this thread would otherwise hold the GIL for it
             self._preview_shown.wait(PREVIEW_PAINT_WAIT_S)
         self._preview_shown.set()  # (no preview) the store worker need not wait
@@ -248,7 +248,9 @@ class PosencApp(App[int], inherit_bindings=False):
         try:
             from quizbank.bank_preview import read_preview
 
-            preview = read_preview(self.bank_paths, include_user=self.include_user)
+            preview = read_preview(
+                self.bank_paths, include_shipped=self.include_shipped, include_user=self.include_user
+            )
         except Exception:  # the preview is an optimisation: the full load decides
             return False
         if preview is None:
