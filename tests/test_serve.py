@@ -2,11 +2,14 @@
 
 The page (textual-serve's) opens `ws://HOST:PORT/ws?width=W&height=H`, sends JSON text frames
 (`["resize", {...}]`, `["stdin", keys]`) and receives the app's terminal output as binary frames.
+The server keeps one app process (the spare) started before any tab; its events ("serve_tab": which tab
+took the spare) and the apps' ("banks_loaded", ...) go to POSENC_BENCH_LOG, here tmp_path/events.jsonl.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shlex
@@ -20,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.serve import app_command, is_loopback
+from tui.serve import SPARE_SIZE, app_command, is_loopback
 from tui.testing import write_fixture_bank
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,14 +49,17 @@ def serve_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def start_server(tmp_path: Path, *extra: str, port: int | None = None) -> tuple[subprocess.Popen[str], int]:
-    """`posenc serve` on a free port with its data in tmp_path/data; returns once the page answers."""
+def start_server(
+    tmp_path: Path, *extra: str, port: int | None = None, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], int]:
+    """`posenc serve` on a free port with its data in tmp_path/data and its events in tmp_path/events.jsonl;
+    returns once the page answers."""
     port = port or free_port()
     argv = [sys.executable, "-m", "tui", "serve", "--port", str(port), "--data-dir", str(tmp_path / "data")]
     server = subprocess.Popen(
         [*argv, *extra],
         cwd=ROOT,
-        env=serve_env(tmp_path),
+        env={**serve_env(tmp_path), "POSENC_BENCH_LOG": str(tmp_path / "events.jsonl"), **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -93,11 +99,20 @@ class Tab:
         self.mark = 0
 
     @classmethod
-    async def open(cls, session: object, port: int, url: str | None = None) -> Tab:
-        """The socket of `url` (from a page, see `page_socket_url`), or a plain `/ws` one."""
+    async def open(
+        cls,
+        session: object,
+        port: int,
+        url: str | None = None,
+        size: tuple[int, int] = (COLS, ROWS),
+        resize: bool = True,
+    ) -> Tab:
+        """The socket of `url` (from a page, see `page_socket_url`), or a plain `/ws` one, asking for `size`
+        in the URL and, like the page, in a resize message (unless `resize` is False)."""
         url = url or f"ws://127.0.0.1:{port}/ws"
-        ws = await session.ws_connect(f"{url}?width={COLS}&height={ROWS}")
-        await ws.send_json(["resize", {"width": COLS, "height": ROWS}])
+        ws = await session.ws_connect(f"{url}?width={size[0]}&height={size[1]}")
+        if resize:
+            await ws.send_json(["resize", {"width": size[0], "height": size[1]}])
         return cls(ws)
 
     def text(self, since_mark: bool = True) -> str:
@@ -126,6 +141,87 @@ class Tab:
     async def press(self, keys: str) -> None:
         self.mark = len(self.raw)
         await self.ws.send_json(["stdin", keys])
+
+    async def settle(self, quiet: float = 0.5, timeout: float = 30) -> None:
+        """Read frames until none came for `quiet` seconds (a frame may span several messages)."""
+        import aiohttp
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                message = await self.ws.receive(timeout=quiet)
+            except TimeoutError:
+                return
+            if message.type == aiohttp.WSMsgType.BINARY:
+                self.raw += message.data
+        raise AssertionError("the app never went quiet")
+
+    async def resize(self, width: int, height: int) -> None:
+        self.mark = len(self.raw)
+        await self.ws.send_json(["resize", {"width": width, "height": height}])
+
+    def frames(self) -> list[dict[int, str]]:
+        """The whole-screen frames since the last mark, as {row: text}. Textual writes one (a LayoutUpdate)
+        as every row from column 1, each after a cursor move (`ESC[row;1H`) and all but the last ending in a
+        newline; a partial update moves to each changed piece and writes no newline."""
+        frames: list[dict[int, str]] = []
+        frame: dict[int, str] | None = None
+        parts = re.split(rb"\x1b\[(\d+);(\d+)H", bytes(self.raw[self.mark :]))
+        for row, col, raw in zip(parts[1::3], parts[2::3], parts[3::3], strict=True):
+            row, col, text = int(row), int(col), ANSI.sub("", raw.decode("utf-8", "replace"))
+            if (row, col) == (1, 1):
+                frame = {}
+            elif frame is None or col != 1 or row != len(frame) + 1:
+                frame = None  # a partial update
+                continue
+            frame[row] = text.removesuffix("\n")
+            if not text.endswith("\n"):  # the last row (a lone row at (1, 1) is a partial update)
+                if len(frame) > 1:
+                    frames.append(frame)
+                frame = None
+        return frames
+
+
+def frame_size(frame: dict[int, str]) -> tuple[int, int]:
+    """(width, height) of a whole-screen frame: rows 1..height, each `width` cells wide."""
+    from rich.cells import cell_len
+
+    assert sorted(frame) == list(range(1, len(frame) + 1)), sorted(frame)
+    widths = {cell_len(text) for text in frame.values()}
+    assert len(widths) == 1, {row: cell_len(text) for row, text in frame.items()}
+    return widths.pop(), len(frame)
+
+
+def events(tmp_path: Path, name: str) -> list[dict]:
+    """The events called `name` in the server's and its apps' log (see `start_server`)."""
+    log = tmp_path / "events.jsonl"
+    found = []
+    for line in log.read_text(encoding="utf-8").splitlines() if log.exists() else []:
+        try:
+            event = json.loads(line)
+        except ValueError:  # a line still being written
+            continue
+        if event.get("event") == name:
+            found.append(event)
+    return found
+
+
+def wait_until(condition, what: str, timeout: float = 60):
+    deadline = time.monotonic() + timeout
+    while not (result := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+    return result
+
+
+def ready_spare(server: subprocess.Popen[str], tmp_path: Path, apps_loaded: int = 1) -> int:
+    """Wait until the server's only idle app process (the spare) has Home with its topics (its
+    `banks_loaded` event is the `apps_loaded`th); returns its pid."""
+    wait_until(lambda: len(events(tmp_path, "banks_loaded")) >= apps_loaded, "the spare's banks")
+    taken = {event["pid"] for event in events(tmp_path, "serve_tab")}
+    (spare,) = app_processes(server.pid) - taken
+    return spare
 
 
 def get_page(port: int, host: str = "127.0.0.1") -> str:
@@ -261,9 +357,16 @@ def test_page_and_home_over_the_websocket(tmp_path: Path) -> None:
                 # the shipped topics, and the --bank topic: the option reached the app process
                 return await tab.wait_for("posenc", "Fixture ALiBi", *shipped_topic_titles())
 
+        spare = ready_spare(server, tmp_path)
         screen = asyncio.run(home())
         assert "Fixture RoPE" in screen
-        assert len(app_processes(server.pid)) == 1
+        # the tab took the spare, started with the same command (the --bank topics above)...
+        assert [(e["spare"], e["pid"]) for e in events(tmp_path, "serve_tab")] == [(True, spare)]
+        # ...and a new spare started behind it (the closed tab's app ended)
+        (new,) = wait_until(
+            lambda: spare not in (found := app_processes(server.pid)) and found, "a new spare"
+        )
+        assert new != spare
     finally:
         assert stop_server(server) == 0
 
@@ -289,8 +392,12 @@ def test_two_sessions_write_progress_into_one_store(tmp_path: Path) -> None:
                 urls = [page_socket_url(get_page(port)) for _ in range(2)]
                 first, second = await asyncio.gather(*(Tab.open(session, port, url) for url in urls))
                 await asyncio.gather(study(first, "3", "Good"), study(second, "2", "Hard"))
-                assert len(app_processes(server.pid)) == 2  # one app process per tab
+                # one app process per tab: at most one of them the spare, the other its own
+                tabs = events(tmp_path, "serve_tab")
+                assert len({e["pid"] for e in tabs}) == 2 and sum(e["spare"] for e in tabs) <= 1, tabs
+                assert {e["pid"] for e in tabs} <= app_processes(server.pid)
 
+        ready_spare(server, tmp_path)
         asyncio.run(both())
     finally:
         assert stop_server(server) == 0
@@ -312,15 +419,19 @@ def test_sigterm_leaves_no_process_behind(tmp_path: Path) -> None:
         async with aiohttp.ClientSession() as session:
             tabs = await asyncio.gather(Tab.open(session, port), Tab.open(session, port))
             await asyncio.gather(*(tab.wait_for(*titles[:3]) for tab in tabs))
-            # both apps and both demo hosts (they start right after the first paint, and import torch)
+            # both tabs' apps, the spare started after the first tab took the first one, and each app's
+            # demo host (it starts right after the first paint, and imports torch)
             deadline = time.monotonic() + 30
             while True:
                 tree = descendants(server.pid)
                 hosts = [pid for pid, row in tree.items() if "tui.demo_host" in row[3]]
-                if len(hosts) >= 2 or time.monotonic() > deadline:
+                apps = app_processes(server.pid)
+                if len(hosts) >= 3 and len(apps) >= 3 or time.monotonic() > deadline:
                     break
                 await asyncio.sleep(0.1)
-            assert len(hosts) == 2 and len(app_processes(server.pid)) == 2, tree
+            assert len(hosts) == 3 and len(apps) == 3, tree
+            tab_pids = {event["pid"] for event in events(tmp_path, "serve_tab")}
+            assert len(tab_pids) == 2 and len(apps - tab_pids) == 1  # the spare
             server.send_signal(signal.SIGTERM)
             code = await asyncio.to_thread(server.wait, 30)
             assert code == 0
@@ -330,7 +441,7 @@ def test_sigterm_leaves_no_process_behind(tmp_path: Path) -> None:
         pids, pgids = asyncio.run(run())
     finally:
         stop_server(server)
-    assert len(pids) >= 4
+    assert len(pids) >= 6
     deadline = time.monotonic() + 5  # a SIGKILLed leftover may need a moment to go
     while (left := live(pids, pgids)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -338,6 +449,91 @@ def test_sigterm_leaves_no_process_behind(tmp_path: Path) -> None:
     stderr = server.stderr.read()
     warnings = [line for line in stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "0.0.0.0" in warnings[0] and "same progress data" in warnings[0], stderr
+
+
+# ---------------------------------------------------------------- the spare
+
+
+def test_the_spare_takes_the_tabs_size_and_repaints_it(tmp_path: Path) -> None:
+    """A tab that asks for 100x30 in its URL alone (no resize message) gets the spare, started before it,
+    painting whole 100x30 frames at once; a later resize is a whole new frame at the new size."""
+    titles = [title for title in shipped_topic_titles() if len(title) <= 25]  # 90 columns cut the others
+    server, port = start_server(tmp_path)
+    try:
+        spare = ready_spare(server, tmp_path)
+
+        async def tab() -> tuple[float, list[tuple[int, int]], list[tuple[int, int]]]:
+            import aiohttp
+
+            async with aiohttp.ClientSession() as session:
+                started = time.monotonic()
+                tab = await Tab.open(session, port, size=(100, 30), resize=False)
+                await tab.wait_for(
+                    *[title for title in titles if len(title) < 40]
+                )  # 100 columns cut the rest
+                shown = time.monotonic() - started
+                assert tab.raw.startswith(b"\x1b[?1049h")  # the spare's terminal modes came first
+                await tab.settle()
+                first = [frame_size(frame) for frame in tab.frames()]
+                await tab.resize(90, 26)
+                await tab.wait_for(*titles)
+                await tab.settle()
+                later = [frame_size(frame) for frame in tab.frames()]
+                return shown, first, later
+
+        shown, first, later = asyncio.run(tab())
+        assert [(e["spare"], e["pid"]) for e in events(tmp_path, "serve_tab")] == [(True, spare)]
+        # frames the spare wrote before the resize reached it may come first, at its own size; then the tab's
+        assert (100, 30) in first and set(first[first.index((100, 30)) :]) == {(100, 30)}, first
+        assert set(first) <= {SPARE_SIZE, (100, 30)}, first
+        assert later and set(later) == {(90, 26)}, later
+        assert shown < 1.0, f"Home took {shown:.2f} s from a ready spare"
+        # the tab closed: its app (the old spare) ends with it; the new spare stays
+        wait_until(lambda: spare not in app_processes(server.pid), "the closed tab's app to end")
+        (new,) = wait_until(lambda: app_processes(server.pid), "the new spare")
+        assert new != spare
+    finally:
+        assert stop_server(server) == 0
+
+
+def test_a_dead_spare_is_never_handed_out(tmp_path: Path) -> None:
+    titles = shipped_topic_titles()
+    server, port = start_server(tmp_path)
+    try:
+        spare = ready_spare(server, tmp_path)
+        os.killpg(spare, signal.SIGKILL)
+        wait_until(lambda: process_table().get(spare, (0, 0, "Z"))[2] == "Z", "the spare to die")
+
+        async def home() -> None:
+            import aiohttp
+
+            async with aiohttp.ClientSession() as session:
+                tab = await Tab.open(session, port)
+                await tab.wait_for(*titles)
+
+        asyncio.run(home())
+        ((taken,),) = [[(e["spare"], e["pid"])] for e in events(tmp_path, "serve_tab")]
+        assert taken[0] is False and taken[1] != spare  # the tab started its own app
+    finally:
+        assert stop_server(server) == 0
+
+
+def test_an_idle_spare_is_recycled_and_writes_no_progress(tmp_path: Path) -> None:
+    server, _ = start_server(tmp_path, env={"POSENC_SERVE_SPARE_MAX_AGE_S": "4"})
+    try:
+        first = ready_spare(server, tmp_path)
+        group = {pid for pid, row in process_table().items() if row[1] == first}
+        second = ready_spare(server, tmp_path, apps_loaded=2)  # its replacement, with Home ready
+        assert second != first
+        wait_until(lambda: live(group, {first}) == [], "the old spare's group to end")
+    finally:
+        assert stop_server(server) == 0
+    assert not events(tmp_path, "serve_tab")
+
+    from quizbank.progress.store import open_store
+
+    with open_store(tmp_path / "data") as store:
+        assert store.review_rows() == []
 
 
 # ---------------------------------------------------------------- terminal-only features in the browser

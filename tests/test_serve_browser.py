@@ -4,6 +4,7 @@ Never `playwright install`: the test uses the system browser through `executable
 saying so, when it is absent (`.ci/run` installs it as root). The page's xterm.js terminal draws on a
 canvas, so the screen is read from xterm's own buffer: an init script keeps the Terminal object that
 textual-serve's script creates. POSENC_UPDATE_DOCS=1 also saves the Home screenshot as docs/serve.png.
+The page gets the server's spare app (started at another size): every cell of xterm must be painted.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_serve import shipped_topic_titles, start_server, stop_server
+from test_serve import events, ready_spare, shipped_topic_titles, start_server, stop_server
 
 from tui.testing import CHROMIUM, CHROMIUM_ARGS
 
@@ -52,6 +53,36 @@ SCREEN_TEXT = """() => {
 }"""
 
 
+# xterm's size, its last row, and the cells of its first and last columns that the app left unpainted
+# (Textual paints every cell with its theme's background; a blank xterm cell has the default one).
+PAINTED = """() => {
+  const term = window.posencTerm;
+  if (!term) return null;
+  const buffer = term.buffer.active, bare = [];
+  for (let y = 0; y < term.rows; y++) {
+    const line = buffer.getLine(buffer.viewportY + y);
+    for (const x of [0, term.cols - 1]) {
+      const cell = line && line.getCell(x);
+      if (!cell || cell.isBgDefault()) bare.push([x, y]);
+    }
+  }
+  const last = buffer.getLine(buffer.viewportY + term.rows - 1);
+  return {cols: term.cols, rows: term.rows, bare, last: last ? last.translateToString(true) : ""};
+}"""
+
+
+def painted(page, changed_from: tuple[int, int] | None = None, timeout_ms: float = 30_000) -> dict:
+    """Wait until the app fills xterm (at a size other than `changed_from`) with its footer on the last row."""
+    page.wait_for_function(
+        f"""old => {{ const p = ({PAINTED})();
+          return p && p.bare.length === 0 && p.last.includes("Help") && !(old && p.cols === old[0] && p.rows === old[1]); }}""",
+        arg=changed_from,
+        timeout=timeout_ms,
+        polling=50,
+    )
+    return page.evaluate(PAINTED)
+
+
 def open_page(playwright, tmp_path: Path):
     context = playwright.chromium.launch_persistent_context(
         str(tmp_path / "chromium-profile"),  # a fresh profile every run
@@ -80,6 +111,7 @@ def test_home_and_help_in_headless_chromium(tmp_path: Path) -> None:
     titles = shipped_topic_titles()
     server, port = start_server(tmp_path)
     try:
+        spare = ready_spare(server, tmp_path)
         with sync_api.sync_playwright() as playwright:
             context, page = open_page(playwright, tmp_path)
             try:
@@ -89,10 +121,19 @@ def test_home_and_help_in_headless_chromium(tmp_path: Path) -> None:
                 # a click would reach the app as a mouse event: focus the terminal the quiet way
                 page.evaluate("() => window.posencTerm.focus()")
                 home = wait_for_text(page, ["? Help", "/ Search"])  # the footer shows once focused
+                # the spare took the page's size: the whole of xterm is the app, footer on the last row
+                assert [(e["spare"], e["pid"]) for e in events(tmp_path, "serve_tab")] == [(True, spare)]
+                size = painted(page)
+                assert size["cols"] > 100 and size["rows"] > 30, size
                 page.wait_for_timeout(400)  # the terminal fades in (0.3 s)
                 page.screenshot(path=str(tmp_path / "home.png"))
                 if os.environ.get("POSENC_UPDATE_DOCS") == "1":
                     shutil.copyfile(tmp_path / "home.png", ROOT / "docs" / "serve.png")
+
+                # a bigger window: xterm grows, and the app repaints all of it (new cells start blank)
+                page.set_viewport_size({"width": VIEWPORT["width"] + 240, "height": VIEWPORT["height"] + 160})
+                bigger = painted(page, changed_from=(size["cols"], size["rows"]))
+                assert bigger["cols"] > size["cols"] and bigger["rows"] > size["rows"], (size, bigger)
 
                 page.keyboard.type("?")
                 shown = wait_for_text(page, ["Everywhere", "posenc.search", "posenc.language"], 30_000)

@@ -4,8 +4,9 @@
 
 Every browser tab (websocket) gets its own app process, `python -I -m tui [--bank ...] [--data-dir ...]`,
 started in a session of its own, so one signal to its process group reaches the app and its demo-host
-child. Closing a tab ends its group; Ctrl+C or SIGTERM closes every tab the same way, and a last sweep ends
-any group still alive, so no process outlives the server.
+child. One such process, the spare, is started before any tab asks (see `SpareApp`): the next tab takes it,
+and a new spare starts behind it. Closing a tab ends its group; Ctrl+C or SIGTERM closes every tab and the
+spare the same way, and a last sweep ends any group still alive, so no process outlives the server.
 
 Binding to anything but a loopback address needs `--public`: everyone who can reach the port can use
 the app and writes into the same progress data. Exit status: 0 stopped, 1 could not listen, 2 bad usage.
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import json
 import os
+import re
 import shlex
 import signal
 import sys
@@ -29,6 +32,17 @@ EXIT_LISTEN = 1
 EXIT_USAGE = 2
 QUIT_GRACE_S = 3.0  # the longest a closing tab waits for its app's output to end
 TERM_GRACE_S = 3.0  # how long a process group gets after SIGTERM before SIGKILL
+# The spare runs at a size no page asks for: xterm.js's fit never proposes fewer than 2 columns.
+SPARE_SIZE = (1, 24)
+SPARE_MAX_AGE_S = 600.0  # an idle spare is replaced after this long (so edited banks are seen)
+SPARE_REFILL_DELAY_S = 1.0  # after a hand-over: the tab's app repaints first, then the next spare starts
+SPARE_RETRY_S = 10.0  # after a spare exited on its own, before the next try
+SPARE_MAX_AGE_ENV = "POSENC_SERVE_SPARE_MAX_AGE_S"  # tests shorten SPARE_MAX_AGE_S
+BENCH_LOG_ENV = "POSENC_BENCH_LOG"  # the apps' event log (tui/app.py); the server adds its "serve_tab" events
+# Terminal modes an app sets (DECSET/DECRST such as the alternate screen, mouse, cursor, paste) and its
+# DECRQM query (synchronized output): what a spare's dropped output leaves a new xterm without.
+TERMINAL_MODE = re.compile(rb"\x1b\[\?([0-9;]+)(h|l|\$p)")
+CURSOR_MOVE = re.compile(rb"\x1b\[[0-9]+;[0-9]+H")  # Textual writes a frame as lines, each after a move
 
 
 def _error(message: str) -> None:
@@ -100,6 +114,25 @@ def end_process_group(pgid: int, grace: float = TERM_GRACE_S) -> bool:
     return True
 
 
+def _bench_event(event: str, **fields: Any) -> None:
+    """Append one JSON line to $POSENC_BENCH_LOG (bench/serve.py reads which tab took the spare)."""
+    if path := os.environ.get(BENCH_LOG_ENV):
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"event": event, "t": time.time(), **fields}) + "\n")
+
+
+async def _any_event(*events: Any, timeout: float) -> None:
+    """Return once one of the asyncio events is set, or after `timeout` seconds."""
+    import asyncio  # not at the top: every `posenc` start imports this module for its parser
+
+    waits = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+
+
 def _page_template() -> str:
     """textual-serve's page with a <title> and without the web-font link (the page loads nothing from
     other hosts, so it works offline)."""
@@ -160,11 +193,80 @@ def _make_server(command: str, host: str, port: int) -> Any:
                 await ending
                 self._groups.discard(process.pid)
 
+    class SpareApp(TabApp):
+        """A tab's app started before its tab exists. A cold tab waits one whole process start (interpreter,
+        imports, banks: ~0.4 s) after its websocket connects; the spare has done that while the server was idle.
+
+        It runs at SPARE_SIZE, which no page asks for, so the resize to the tab's size at hand-over is a real
+        change: Textual lays out and repaints the whole screen into the tab's new, empty xterm (a resize to the
+        size an app already has repaints nothing). Until then its output is read (so the pipe never fills) and
+        dropped, except the terminal modes it set, which go to the tab first. After the hand-over it is a
+        TabApp: AppService.run, reading since the start, forwards every frame to the tab. Beyond TabApp's hooks
+        it uses AppService's `_task` (that reader) and swaps the remote_* callbacks the reader calls."""
+
+        def __init__(self, command: str, *, download_manager: Any, groups: set[int]) -> None:
+            super().__init__(
+                command,
+                write_bytes=self._write_bytes,
+                write_str=self._drop,
+                close=self._drop,
+                download_manager=download_manager,
+                groups=groups,
+            )
+            self.painted = False  # it wrote a frame: it has its size, the tab's resize comes after
+            self.taken = asyncio.Event()
+            self.exited = asyncio.Event()  # its output ended
+            self._modes: dict[tuple[bytes, bytes], bytes] = {}  # (mode, h/l or query) -> the sequence
+            self._websocket: web.WebSocketResponse | None = None
+            self._replay = b""
+
+        @staticmethod
+        async def _drop(*_: Any) -> None:
+            pass
+
+        async def start(self, width: int, height: int) -> None:
+            await super().start(width, height)
+            assert self._task is not None
+            self._task.add_done_callback(lambda _: self.exited.set())
+
+        async def _write_bytes(self, data: bytes) -> None:
+            if self._websocket is None:
+                for match in TERMINAL_MODE.finditer(data):
+                    kind = b"hl" if match[2] in (b"h", b"l") else match[2]
+                    self._modes.pop((match[1], kind), None)  # the latest setting of a mode comes last
+                    self._modes[(match[1], kind)] = match[0]
+                self.painted = self.painted or CURSOR_MOVE.search(data) is not None
+                return
+            # the modes go out in front of the first frame, in the same websocket message
+            data, self._replay = self._replay + data, b""
+            await self._websocket.send_bytes(data)
+
+        def can_serve(self, width: int, height: int) -> bool:
+            alive = (
+                self._process is not None and self._process.returncode is None and not self.exited.is_set()
+            )
+            return alive and self.painted and (width, height) != SPARE_SIZE
+
+        async def hand_over(self, websocket: web.WebSocketResponse, width: int, height: int) -> bool:
+            """From now on the app is the tab's: its next frame (the repaint at the tab's size) and all after.
+            False when the app is gone (it exited just now): the tab then starts its own."""
+            self.taken.set()
+            self._replay = b"".join(self._modes.values())
+            self._websocket = websocket
+            self.remote_write_str = websocket.send_str
+            self.remote_close = websocket.close
+            # what textual-serve's set_terminal_size sends (the web driver's "resize" meta), with its result
+            return True
+
     class PosencServer(Server):
         def __init__(self) -> None:
             super().__init__(command, host=host, port=port, title="posenc")
             self.groups: set[int] = set()
             self.sockets: set[web.WebSocketResponse] = set()
+            self.spare: SpareApp | None = None
+            self.spare_keeper: asyncio.Task[None] | None = None
+            self.closing = asyncio.Event()
+            self.spare_max_age = float(os.environ.get(SPARE_MAX_AGE_ENV) or SPARE_MAX_AGE_S)
 
         def initialize_logging(self) -> None:
             import logging
@@ -182,10 +284,49 @@ def _make_server(command: str, host: str, port: int) -> Any:
         def announce(self, *_: Any, **__: Any) -> None:
             url_host = f"[{self.host}]" if ":" in self.host else self.host
             print(f"posenc serve: http://{url_host}:{self.port}/  (Ctrl+C stops)", flush=True)
+            # the port is bound (aiohttp prints after listening): a server that cannot listen starts nothing
+            self.spare_keeper = asyncio.get_running_loop().create_task(self.keep_spare())
+
+        async def keep_spare(self) -> None:
+            """Keep one SpareApp started until the server stops: a new one once a tab takes it, or once it
+            exits or is too old; at shutdown, stop the idle one."""
+            while not self.closing.is_set():
+                spare = SpareApp(self.command, download_manager=self.download_manager, groups=self.groups)
+                try:
+                    await spare.start(*SPARE_SIZE)
+                except OSError as error:
+                    _error(f"cannot start the spare app process: {error}")
+                    await _any_event(self.closing, timeout=SPARE_RETRY_S)
+                    continue
+                self.spare = spare
+                await _any_event(spare.taken, spare.exited, self.closing, timeout=self.spare_max_age)
+                if spare.taken.is_set():  # the tab's now: it stops with the tab
+                    await _any_event(self.closing, timeout=SPARE_REFILL_DELAY_S)
+                    continue
+                self.spare = None
+                exited = spare.exited.is_set()
+                await spare.stop()
+                if exited and not self.closing.is_set():
+                    _error(f"the spare app process exited; the next one starts in {SPARE_RETRY_S:.0f} s")
+                    await _any_event(self.closing, timeout=SPARE_RETRY_S)
+
+        def take_spare(self, width: int, height: int) -> SpareApp | None:
+            spare = self.spare
+            if spare is None or not spare.can_serve(width, height):
+                return None
+            self.spare = None
+            return spare
 
         async def on_shutdown(self, app: web.Application) -> None:
+            import logging
+
+            # every app stops now: a spare stopped before its first line is no "Application failed to start"
+            logging.getLogger("textual-serve").setLevel(logging.CRITICAL)
+            self.closing.set()  # the spare keeper stops the spare and returns
             closing = [s.close(code=WSCloseCode.GOING_AWAY, message=b"server stopping") for s in self.sockets]
-            await asyncio.gather(*closing)
+            if self.spare_keeper is not None:
+                closing.append(self.spare_keeper)
+            await asyncio.gather(*closing, return_exceptions=True)
 
         @aiohttp_jinja2.template("app_index.html")
         async def handle_index(self, request: web.Request) -> dict[str, Any]:
@@ -206,15 +347,22 @@ def _make_server(command: str, host: str, port: int) -> Any:
             self.sockets.add(websocket)
             try:
                 await websocket.prepare(request)
-                tab = TabApp(
-                    self.command,
-                    write_bytes=websocket.send_bytes,
-                    write_str=websocket.send_str,
-                    close=websocket.close,
-                    download_manager=self.download_manager,
-                    groups=self.groups,
-                )
-                await tab.start(width, height)
+                tab = spare = self.take_spare(width, height)
+                if spare is not None and not await spare.hand_over(websocket, width, height):
+                    await spare.stop()
+                    tab = spare = None
+                if tab is None:
+                    tab = TabApp(
+                        self.command,
+                        write_bytes=websocket.send_bytes,
+                        write_str=websocket.send_str,
+                        close=websocket.close,
+                        download_manager=self.download_manager,
+                        groups=self.groups,
+                    )
+                    await tab.start(width, height)
+                assert tab._process is not None
+                _bench_event("serve_tab", spare=spare is not None, pid=tab._process.pid)
                 await self._process_messages(websocket, tab)
             except asyncio.CancelledError:
                 await websocket.close()
