@@ -129,7 +129,8 @@ class Tab:
             if left <= 0:
                 raise AssertionError(f"never saw {needles!r}; last screen text:\n{self.text()[-3000:]}")
             try:
-                message = await self.ws.receive(timeout=left)
+                # short waits: a ping from the server (every 15 s) starts receive's timeout over
+                message = await self.ws.receive(timeout=min(left, 1.0))
             except TimeoutError:
                 continue
             if message.type == aiohttp.WSMsgType.BINARY:

@@ -125,6 +125,12 @@ def test_home_and_help_in_headless_chromium(tmp_path: Path) -> None:
                 assert [(e["spare"], e["pid"]) for e in events(tmp_path, "serve_tab")] == [(True, spare)]
                 size = painted(page)
                 assert size["cols"] > 100 and size["rows"] > 30, size
+                # the terminal modes the spare set before the page existed reached this xterm
+                modes = page.evaluate(
+                    "() => { const t = window.posencTerm; return [t.buffer.active.type, t.modes.mouseTrackingMode,"
+                    " t.modes.bracketedPasteMode]; }"
+                )
+                assert modes == ["alternate", "any", True], modes
                 page.wait_for_timeout(400)  # the terminal fades in (0.3 s)
                 page.screenshot(path=str(tmp_path / "home.png"))
                 if os.environ.get("POSENC_UPDATE_DOCS") == "1":

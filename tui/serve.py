@@ -256,7 +256,7 @@ def _make_server(command: str, host: str, port: int) -> Any:
             self.remote_write_str = websocket.send_str
             self.remote_close = websocket.close
             # what textual-serve's set_terminal_size sends (the web driver's "resize" meta), with its result
-            return True
+            return await self.send_meta({"type": "resize", "width": width, "height": height})
 
     class PosencServer(Server):
         def __init__(self) -> None:
