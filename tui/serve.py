@@ -256,7 +256,12 @@ def _make_server(command: str, host: str, port: int) -> Any:
             self.remote_write_str = websocket.send_str
             self.remote_close = websocket.close
             # what textual-serve's set_terminal_size sends (the web driver's "resize" meta), with its result
-            return await self.send_meta({"type": "resize", "width": width, "height": height})
+            if await self.send_meta({"type": "resize", "width": width, "height": height}):
+                return True
+            # gone: let go of the tab before it is stopped, so its end can never close the tab's socket
+            self._websocket = None
+            self.remote_write_str = self.remote_close = self._drop
+            return False
 
     class PosencServer(Server):
         def __init__(self) -> None:
