@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomicio import write_text_atomic
+from .bankfiles import MAX_FILE_BYTES
 from .safetext import UNSAFE_RE
 
 __all__ = [
@@ -46,7 +47,6 @@ FORMAT = 1
 CACHE_ENV = "POSENC_CACHE_DIR"
 CACHE_NAME = "loaded-banks.json"
 MAX_CACHE_BYTES = 64 * 1024 * 1024
-MAX_BANK_FILE_BYTES = 5 * 1024 * 1024  # quizbank.yamlsafe.MAX_FILE_BYTES (not imported: it loads yaml)
 # the code that decides what a loaded bank is: a change to any of these invalidates the cache
 _CODE = (
     "bank_cache.py",
@@ -77,10 +77,10 @@ def _sha256(path: Path) -> str:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BANK_FILE_BYTES:
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
             raise OSError(f"{path}: not a regular bank file within the size limit")
         with os.fdopen(os.dup(fd), "rb") as fh:
-            return hashlib.sha256(fh.read(MAX_BANK_FILE_BYTES + 1)).hexdigest()
+            return hashlib.sha256(fh.read(MAX_FILE_BYTES + 1)).hexdigest()
     finally:
         os.close(fd)
 

@@ -15,6 +15,7 @@ from .problems import WARNING, Problem
 __all__ = [
     "BANK_SUFFIXES",
     "ENV_BANK_DIR",
+    "MAX_FILE_BYTES",
     "SHIPPED",
     "USER",
     "SHIPPED_LANGUAGES",
@@ -32,6 +33,7 @@ SHIPPED = "shipped"
 USER = "user"
 BANK_SUFFIXES = (".yaml", ".yml")
 SHIPPED_LANGUAGES: tuple[str, ...] = ("en", "zh")  # every shipped text has both
+MAX_FILE_BYTES = 5 * 1024 * 1024  # the largest bank file read (quizbank.yamlsafe refuses larger ones)
 
 
 def shipped_bank_dir() -> Path:

@@ -51,6 +51,7 @@ from yaml.events import (
     StreamEndEvent,
 )
 
+from .bankfiles import MAX_FILE_BYTES  # one limit for the loader and the cache key
 from .problems import Problem
 from .safetext import UNSAFE_RE, describe_unsafe, escape_unsafe
 
@@ -63,7 +64,6 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 
     LIBYAML = False
 
-MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_ALIAS_NODES = 10_000
 MAX_ALIAS_BYTES = 5 * 1024 * 1024
 MAX_NUMBER_CHARS = 100

@@ -40,6 +40,16 @@ async def _wait_for(pilot, condition, timeout: float = 10.0) -> None:
     raise AssertionError("timed out")
 
 
+async def _topics_listed(pilot) -> None:
+    """Until Home's tree lists topics (from the preview, while the full load is held), then one more frame."""
+    app = pilot.app
+    await _wait_for(
+        pilot,
+        lambda: bool(app.screen.query("#topic-tree")) and bool(app.screen.query_one(Tree).root.children),
+    )
+    await pilot.pause()
+
+
 @pilot_test
 async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.Event, env: Path) -> None:
     from tui.app import PosencApp
@@ -49,11 +59,7 @@ async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.
 
     app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _wait_for(
-            pilot,
-            lambda: bool(app.screen.query("#topic-tree")) and bool(app.screen.query_one(Tree).root.children),
-        )
-        await pilot.pause()
+        await _topics_listed(pilot)
         assert app.bankset is None and app.bank_preview is not None  # the full load is held
         tree = app.screen.query_one("#topic-tree", Tree)
         topics = [n for n in tree.root.children if n.data[0] == "topic"]
@@ -96,11 +102,7 @@ async def test_the_preview_speaks_the_saved_language(slow_full_load: threading.E
     store.close()
     app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await _wait_for(
-            pilot,
-            lambda: bool(app.screen.query("#topic-tree")) and bool(app.screen.query_one(Tree).root.children),
-        )
-        await pilot.pause()
+        await _topics_listed(pilot)
         assert app.bankset is None and app.language == "zh"
         text = screen_text(app)
         assert "旋转位置编码" in text and "测验" in text
