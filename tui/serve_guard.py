@@ -69,7 +69,7 @@ def check_token(token: str) -> str | None:
 def host_name(value: str) -> str | None:
     """The name in a Host header or --host/--allow-host value, lowercased and without its port: `example.org`,
     `127.0.0.1`, `[::1]` (IPv6 in brackets, as a browser writes it); None when it is not one."""
-    value = value.strip().lower().rstrip(".")
+    value = value.strip().lower()
     if value.startswith("["):
         end = value.find("]")
         if end == -1 or (value[end + 1 :] and not re.fullmatch(r":[0-9]{1,5}", value[end + 1 :])):
@@ -79,6 +79,7 @@ def host_name(value: str) -> str | None:
         address = value
     else:
         name, _, port = value.partition(":")
+        name = name.rstrip(".")  # the root's dot: `localhost.` is `localhost`
         if port and not port.isdigit():
             return None
         try:
@@ -208,10 +209,18 @@ def capped_runner(app: Any, max_connections: int, **kwargs: Any) -> Any:
             transport.close()
 
     class CappedServer(web.Server):
+        # counted when the socket is accepted (a handler's connection_made comes a loop turn later)
+        sockets = 0
+
         def __call__(self) -> Any:
-            if len(self.connections) >= max_connections:
+            if self.sockets >= max_connections:
                 return Busy()
+            self.sockets += 1
             return super().__call__()
+
+        def connection_lost(self, handler: Any, exc: BaseException | None = None) -> None:
+            self.sockets -= 1
+            super().connection_lost(handler, exc)
 
     class CappedRunner(web.AppRunner):
         async def _make_server(self) -> web.Server:

@@ -1,0 +1,126 @@
+"""Drills through `posenc serve`: off with --public (nothing the user writes runs), and one drill folder per
+tab (two tabs on one drill keep their own text). Real servers; tabs are websocket clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+from test_serve import Tab, ready_spare, shipped_topic_titles, start_server, stop_server
+
+from quizbank.drills import DRILL_NAMES
+
+pytestmark = pytest.mark.slow
+
+CTRL_R = "\x12"
+
+
+async def open_drill(tab: Tab, titles: list[str]) -> None:
+    """Home, then `c`: the first drill, its editor focused."""
+    await tab.wait_for(*titles[:3])
+    await tab.press("c")
+    await tab.wait_for("Coding drill", DRILL_NAMES[0])
+    await tab.settle()
+
+
+def write_marker_line(marker: Path) -> str:
+    """A line that, run, creates `marker` (typed at the top of the drill file)."""
+    return f"import pathlib; pathlib.Path({json.dumps(str(marker))}).write_text('ran')\r"
+
+
+def test_public_without_allow_code_runs_nothing(tmp_path: Path) -> None:
+    """The same keys in two servers: on loopback (code on) the grader runs the line and the marker appears;
+    with --public it never does, and the Drill screen says why."""
+    titles = shipped_topic_titles()
+    ran, kept = tmp_path / "marker-loopback", tmp_path / "marker-public"
+    for directory in ("on", "off"):
+        (tmp_path / directory).mkdir()
+    loopback, loopback_port = start_server(tmp_path / "on")
+    public, public_port = start_server(tmp_path / "off", "--public")
+
+    async def grade(port: int, marker: Path) -> str:
+        """Type the line, grade; the screen once the grade (or the reason for none) shows."""
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            tab = await Tab.open(session, port)
+            await open_drill(tab, titles)
+            await tab.press(write_marker_line(marker))
+            await tab.settle()
+            await tab.press(CTRL_R)
+            if port == public_port:
+                return await tab.wait_for("Grading is off", timeout=60)
+            await asyncio.to_thread(_wait_for_file, marker, 120)  # the same keys ran the line here
+            return tab.text()
+
+    async def both() -> tuple[str, float]:
+        started = time.monotonic()
+        _, off = await asyncio.gather(grade(loopback_port, ran), grade(public_port, kept))
+        return off, time.monotonic() - started
+
+    try:
+        ready_spare(loopback, tmp_path / "on")
+        ready_spare(public, tmp_path / "off")
+        screen, took = asyncio.run(both())
+        assert "--allow-code" in screen and "run programs" in screen
+        # as long again as the loopback server needed to run it: still nothing
+        deadline = time.monotonic() + max(took, 5)
+        while time.monotonic() < deadline:
+            assert not kept.exists()
+            time.sleep(0.1)
+    finally:
+        assert stop_server(loopback) == 0
+        assert stop_server(public) == 0
+    warning = public.stderr.read()
+    assert "drills are off" in warning and "--public" in warning, warning
+
+
+def _wait_for_file(path: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} never appeared")
+        time.sleep(0.05)
+
+
+def test_two_tabs_on_one_drill_keep_their_own_text(tmp_path: Path) -> None:
+    titles = shipped_topic_titles()
+    server, port = start_server(tmp_path)
+    tabs_root = tmp_path / "data" / "drills" / "tabs"
+
+    def files() -> dict[str, str]:
+        return {
+            path.parent.name: path.read_text(encoding="utf-8")
+            for path in tabs_root.glob(f"*/{DRILL_NAMES[0]}.py")
+        }
+
+    async def two() -> tuple[str, str]:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            one, two = await asyncio.gather(Tab.open(session, port), Tab.open(session, port))
+            await asyncio.gather(open_drill(one, titles), open_drill(two, titles))
+            await asyncio.gather(one.press("# written in tab one\r"), two.press("# written in tab two\r"))
+            deadline = time.monotonic() + 60
+            while not (
+                len(found := files()) == 2
+                and sorted(text.splitlines()[0] for text in found.values())
+                == ["# written in tab one", "# written in tab two"]
+            ):
+                assert time.monotonic() < deadline, found
+                await asyncio.sleep(0.1)
+            # a few of the screens' file polls later, each tab still shows its own text only
+            await asyncio.gather(one.settle(quiet=2.5), two.settle(quiet=2.5))
+            return one.text(since_mark=False), two.text(since_mark=False)
+
+    try:
+        ready_spare(server, tmp_path)
+        first, second = asyncio.run(two())
+    finally:
+        assert stop_server(server) == 0
+    assert "written in tab one" in first and "written in tab two" not in first
+    assert "written in tab two" in second and "written in tab one" not in second
+    assert not (tmp_path / "data" / "drills" / f"{DRILL_NAMES[0]}.py").exists()  # no shared file
