@@ -9,9 +9,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_serve import Tab, ready_spare, shipped_topic_titles, start_server, stop_server
+from test_serve import Tab, descendants, ready_spare, shipped_topic_titles, start_server, stop_server
 
 from quizbank.drills import DRILL_NAMES
+from tui.screens.drill import POLL_SECONDS
 
 pytestmark = pytest.mark.slow
 
@@ -22,43 +23,49 @@ async def open_drill(tab: Tab, titles: list[str]) -> None:
     """Home, then `c`: the first drill, its editor focused."""
     await tab.wait_for(*titles[:3])
     await tab.press("c")
-    await tab.wait_for("Coding drill", DRILL_NAMES[0])
-    await tab.settle()
+    await tab.wait_for("Coding drill", DRILL_NAMES[0], "Your file")
+
+
+async def read_for(tab: Tab, seconds: float) -> None:
+    """Keep reading the tab's frames for `seconds` (the drill editor's cursor blinks: it never goes quiet)."""
+    try:
+        await tab.wait_for("\0never on a screen\0", timeout=seconds)
+    except AssertionError:
+        pass
 
 
 def write_marker_line(marker: Path) -> str:
-    """A line that, run, creates `marker` (typed at the top of the drill file)."""
+    """A line that, run, creates `marker` (typed at the top of the drill file, then Enter)."""
     return f"import pathlib; pathlib.Path({json.dumps(str(marker))}).write_text('ran')\r"
 
 
 def test_public_without_allow_code_runs_nothing(tmp_path: Path) -> None:
-    """The same keys in two servers: on loopback (code on) the grader runs the line and the marker appears;
-    with --public it never does, and the Drill screen says why."""
+    """The same keys in two servers: on loopback (code on) Ctrl+R grades the file; with --public the Drill
+    screen says why it does not, and for as long again no marker appears and no process but the apps and
+    their demo hosts runs under the server."""
     titles = shipped_topic_titles()
-    ran, kept = tmp_path / "marker-loopback", tmp_path / "marker-public"
     for directory in ("on", "off"):
         (tmp_path / directory).mkdir()
     loopback, loopback_port = start_server(tmp_path / "on")
     public, public_port = start_server(tmp_path / "off", "--public")
+    marker = tmp_path / "marker"
 
-    async def grade(port: int, marker: Path) -> str:
-        """Type the line, grade; the screen once the grade (or the reason for none) shows."""
+    async def grade(port: int, expect: str) -> str:
         import aiohttp
 
         async with aiohttp.ClientSession() as session:
             tab = await Tab.open(session, port)
             await open_drill(tab, titles)
             await tab.press(write_marker_line(marker))
-            await tab.settle()
+            await tab.wait_for("pathlib")  # the line is in the editor
             await tab.press(CTRL_R)
-            if port == public_port:
-                return await tab.wait_for("Grading is off", timeout=60)
-            await asyncio.to_thread(_wait_for_file, marker, 120)  # the same keys ran the line here
-            return tab.text()
+            return await tab.wait_for(expect, timeout=180)
 
     async def both() -> tuple[str, float]:
         started = time.monotonic()
-        _, off = await asyncio.gather(grade(loopback_port, ran), grade(public_port, kept))
+        _, off = await asyncio.gather(
+            grade(loopback_port, "cases pass"), grade(public_port, "Grading is off")
+        )
         return off, time.monotonic() - started
 
     try:
@@ -66,11 +73,13 @@ def test_public_without_allow_code_runs_nothing(tmp_path: Path) -> None:
         ready_spare(public, tmp_path / "off")
         screen, took = asyncio.run(both())
         assert "--allow-code" in screen and "run programs" in screen
-        # as long again as the loopback server needed to run it: still nothing
         deadline = time.monotonic() + max(took, 5)
         while time.monotonic() < deadline:
-            assert not kept.exists()
+            others = [row[3] for row in descendants(public.pid).values() if not _app_or_demo_host(row[3])]
+            assert others == [] and not marker.exists(), others
             time.sleep(0.1)
+        written = list((tmp_path / "off" / "data" / "drills" / "tabs").glob("*/*.py"))
+        assert len(written) == 1 and str(marker) in written[0].read_text(encoding="utf-8")  # saved, not run
     finally:
         assert stop_server(loopback) == 0
         assert stop_server(public) == 0
@@ -78,12 +87,8 @@ def test_public_without_allow_code_runs_nothing(tmp_path: Path) -> None:
     assert "drills are off" in warning and "--public" in warning, warning
 
 
-def _wait_for_file(path: Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{path} never appeared")
-        time.sleep(0.05)
+def _app_or_demo_host(cmdline: str) -> bool:
+    return " -I -m tui" in cmdline or "tui.demo_host" in cmdline
 
 
 def test_two_tabs_on_one_drill_keep_their_own_text(tmp_path: Path) -> None:
@@ -112,8 +117,8 @@ def test_two_tabs_on_one_drill_keep_their_own_text(tmp_path: Path) -> None:
             ):
                 assert time.monotonic() < deadline, found
                 await asyncio.sleep(0.1)
-            # a few of the screens' file polls later, each tab still shows its own text only
-            await asyncio.gather(one.settle(quiet=2.5), two.settle(quiet=2.5))
+            # three of the screens' file polls later, each tab still shows its own text only
+            await asyncio.gather(read_for(one, 3 * POLL_SECONDS), read_for(two, 3 * POLL_SECONDS))
             return one.text(since_mark=False), two.text(since_mark=False)
 
     try:
