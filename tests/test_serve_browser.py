@@ -115,6 +115,8 @@ def test_home_and_help_in_headless_chromium(tmp_path: Path) -> None:
         with sync_api.sync_playwright() as playwright:
             context, page = open_page(playwright, tmp_path)
             try:
+                refused = page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+                assert refused is not None and refused.status == 403  # no token, no cookie yet
                 page.goto(f"http://127.0.0.1:{port}/?token={TOKEN}", wait_until="load")
                 assert page.title() == "posenc"
                 assert page.url == f"http://127.0.0.1:{port}/"  # the cookie holds the token now

@@ -403,9 +403,12 @@ def _make_server(settings: ServeSettings) -> Any:
                 if message.type != WSMsgType.TEXT:
                     continue
                 try:
-                    kind, data = json.loads(message.data)[:2]
-                except (ValueError, TypeError, KeyError):
+                    envelope = json.loads(message.data)
+                except ValueError:
                     continue
+                if not isinstance(envelope, list) or not envelope:
+                    continue
+                kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
                 if kind == "stdin" and isinstance(data, str):
                     await tab.send_bytes(data.encode("utf-8", "replace"))
                 elif kind == "resize" and isinstance(data, dict):
