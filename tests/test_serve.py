@@ -24,8 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from tui.serve import app_command, is_loopback
+from tui.serve import app_command
 from tui.serve_apps import SPARE_SIZE
+from tui.serve_settings import is_loopback
 from tui.testing import write_fixture_bank
 
 ROOT = Path(__file__).resolve().parents[1]

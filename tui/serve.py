@@ -11,7 +11,8 @@ next tab takes it, and a new spare starts behind it. Closing a tab ends its grou
 every tab and the spare the same way, and a last sweep ends any group still alive. Each app gets a drill
 folder of its own (tui/appenv.py), so tabs never share a drill file.
 
-Who gets in (a token, the Host allow-list, the page's own Origin, connection limits) is tui/serve_guard.py;
+Who gets in (a token, the Host allow-list, the page's own Origin, connection limits) is tui/serve_guard.py,
+the app processes tui/serve_apps.py, the checked options tui/serve_settings.py, the log tui/serve_log.py;
 docs/serve.md has the threat model. At most --max-tabs tabs run at once; a terminal size is clamped to
 MAX_SIZE. Binding to anything but a loopback address needs `--public`, and then the apps run no user code
 unless `--allow-code` is given too. Exit status: 0 stopped, 1 could not listen, 2 bad usage.
@@ -20,54 +21,34 @@ unless `--allow-code` is given too. Exit status: 0 stopped, 1 could not listen, 
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import json
-import math
 import os
 import shlex
 import signal
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ServeSettings", "add_parser", "app_command", "clamp_size", "is_loopback", "settings_from_args"]
+from .serve_settings import MAX_CONNECTIONS, MAX_TABS, ServeSettings, UsageError, settings_from_args
+
+__all__ = ["add_parser", "app_command", "clamp_size"]
 
 EXIT_LISTEN = 1
 EXIT_USAGE = 2
 MAX_SIZE = (500, 200)  # the largest terminal a tab gets (columns, rows); a bigger ask is clamped
 MIN_COLUMNS = 2  # the spare's size (1 column) is never a tab's
-MAX_TABS = 8
-MAX_CONNECTIONS = 64
 MAX_MESSAGE_BYTES = 1 << 20  # the largest websocket message a page may send (a paste)
-SPARE_MAX_AGE_S = 600.0  # an idle spare is replaced after this long (so edited banks are seen)
 SPARE_START_LIMIT_S = 120.0  # a spare that has not painted after this long is replaced
 SPARE_REFILL_DELAY_S = 1.0  # after a hand-over: the tab's app repaints first, then the next spare starts
 SPARE_RETRY_S = 10.0  # after a spare exited on its own, before the next try
 FULL_HOLD_S = 30.0  # a tab over --max-tabs keeps its "server full" message this long, then closes
 LOG_WINDOW_S = 10.0  # repeated log lines are counted and printed once per window
-SPARE_MAX_AGE_ENV = "POSENC_SERVE_SPARE_MAX_AGE_S"  # tests shorten SPARE_MAX_AGE_S
 BENCH_LOG_ENV = "POSENC_BENCH_LOG"  # the apps' event log (tui/app.py); the server adds its "serve_tab" events
-WILDCARD_HOSTS = ("0.0.0.0", "::", "[::]")
-
-
-class UsageError(Exception):
-    """A bad option or POSENC_SERVE_* variable: one line, exit 2."""
 
 
 def _error(message: str) -> None:
     print(f"posenc serve: {message}", file=sys.stderr, flush=True)
-
-
-def is_loopback(host: str) -> bool:
-    """True for `localhost` and loopback addresses (127.0.0.0/8, ::1)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def app_command(bank_paths: Sequence[str] = (), data_dir: str | None = None) -> str:
@@ -97,94 +78,6 @@ def clamp_size(width: Any, height: Any) -> tuple[int, int]:
     return (
         min(max(_number(width, 80), MIN_COLUMNS), MAX_SIZE[0]),
         min(max(_number(height, 24), 1), MAX_SIZE[1]),
-    )
-
-
-# ---------------------------------------------------------------- settings
-
-
-@dataclass
-class ServeSettings:
-    host: str = "127.0.0.1"
-    port: int = 8000
-    token: str = ""
-    allow_hosts: list[str] = field(default_factory=list)
-    max_tabs: int = MAX_TABS
-    max_connections: int = MAX_CONNECTIONS
-    public: bool = False
-    allow_code: bool = False
-    data_dir: str | None = None
-    banks: list[str] = field(default_factory=list)
-    spare_max_age_s: float = SPARE_MAX_AGE_S
-
-    @property
-    def code_off(self) -> bool:
-        return self.public and not self.allow_code
-
-    @property
-    def url(self) -> str:
-        """The address to open: the bind address (127.0.0.1 for a wildcard one) with the token."""
-        host = "127.0.0.1" if self.host in WILDCARD_HOSTS else self.host
-        host = f"[{host.strip('[]')}]" if ":" in host else host
-        return f"http://{host}:{self.port}/?token={self.token}"
-
-
-def _seconds(name: str, value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise UsageError(f"{name} must be a number of seconds, not {value!r}") from None
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise UsageError(f"{name} must be a positive number of seconds, not {value!r}")
-    return seconds
-
-
-def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None) -> ServeSettings:
-    """Check every option and POSENC_SERVE_* variable; raises UsageError (one line)."""
-    from .serve_guard import TOKEN_ENV, check_host_name, check_token, new_token
-
-    env = os.environ if environ is None else environ
-    known = {TOKEN_ENV, SPARE_MAX_AGE_ENV}
-    for name in sorted(env):
-        if name.startswith("POSENC_SERVE_") and name not in known:
-            raise UsageError(f"unknown variable {name}; posenc serve reads {', '.join(sorted(known))}")
-    if not 1 <= args.port <= 65535:
-        raise UsageError(f"--port must be 1-65535, not {args.port}")
-    host = args.host.strip()
-    if check_host_name(host) is not None:
-        raise UsageError(f"--host must be a host name or an IP address, not {args.host!r}")
-    if not is_loopback(host) and not args.public:
-        raise UsageError(f"{host} is not a loopback address; add --public to serve the app to your network")
-    if args.allow_code and not args.public:
-        raise UsageError("--allow-code goes with --public (on loopback, code always runs)")
-    for name in args.allow_host:
-        if (why := check_host_name(name)) is not None:
-            raise UsageError(f"--allow-host {name!r}: {why}")
-    if args.max_tabs < 1:
-        raise UsageError(f"--max-tabs must be at least 1, not {args.max_tabs}")
-    if args.max_connections < args.max_tabs + 4:
-        raise UsageError(
-            f"--max-connections must be at least --max-tabs + 4 ({args.max_tabs + 4}), not {args.max_connections}"
-        )
-    token = args.token if args.token is not None else env.get(TOKEN_ENV)
-    where = "--token" if args.token is not None else TOKEN_ENV
-    if token is not None and (why := check_token(token)) is not None:
-        raise UsageError(f"{where} {why}")
-    spare_max_age = SPARE_MAX_AGE_S
-    if (value := env.get(SPARE_MAX_AGE_ENV)) is not None:
-        spare_max_age = _seconds(SPARE_MAX_AGE_ENV, value)
-    return ServeSettings(
-        host=host,
-        port=args.port,
-        token=token or new_token(),
-        allow_hosts=list(args.allow_host),
-        max_tabs=args.max_tabs,
-        max_connections=args.max_connections,
-        public=args.public,
-        allow_code=args.allow_code,
-        data_dir=args.serve_data_dir or getattr(args, "data_dir", None),
-        banks=list(getattr(args, "bank", None) or []) + list(args.serve_bank),
-        spare_max_age_s=spare_max_age,
     )
 
 
