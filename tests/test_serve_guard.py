@@ -84,6 +84,17 @@ def test_repeated_lines_are_printed_once_with_a_count() -> None:
 # ---------------------------------------------------------------- settings
 
 
+def test_the_printed_address() -> None:
+    from tui.serve_settings import ServeSettings
+
+    token = "t" * 16
+    assert ServeSettings(port=8000, token=token).url == f"http://127.0.0.1:8000/?token={token}"
+    assert ServeSettings(host="::1", port=1, token=token).url == f"http://[::1]:1/?token={token}"
+    # a wildcard address is no place to open: this machine's loopback is
+    assert ServeSettings(host="0.0.0.0", port=2, token=token).url == f"http://127.0.0.1:2/?token={token}"
+    assert ServeSettings(public=True).code_off and not ServeSettings(public=True, allow_code=True).code_off
+
+
 @pytest.mark.parametrize(
     ("argv", "env", "message"),
     [

@@ -314,14 +314,19 @@ def _make_server(settings: ServeSettings) -> Any:
                     await tab.focus()
 
         async def refuse_tab(self, websocket: web.WebSocketResponse) -> None:
-            """Over --max-tabs: a message in the tab's terminal, no process; closed after FULL_HOLD_S."""
+            """Over --max-tabs: a message in the tab's terminal and no process."""
             self.log.report("full", f"refused a tab: {settings.max_tabs} tabs are open (--max-tabs)")
             text = (
                 f"\x1b[2J\x1b[H posenc serve: the server is full ({settings.max_tabs} tabs are open).\r\n"
                 " Close a tab, or try again later.\r\n"
             )
             await websocket.send_bytes(text.encode())
-            await _any_event(self.closing, timeout=FULL_HOLD_S)
+            try:  # until the tab closes (or the server stops: on_shutdown closes it), at most FULL_HOLD_S
+                async with asyncio.timeout(FULL_HOLD_S):
+                    async for _ in websocket:
+                        pass
+            except TimeoutError:
+                pass
             await websocket.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"server full")
 
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
