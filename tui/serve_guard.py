@@ -181,7 +181,8 @@ class Guard:
                 response.headers.setdefault("Referrer-Policy", "no-referrer")
                 response.headers.setdefault("X-Content-Type-Options", "nosniff")
                 response.headers.setdefault("X-Frame-Options", "DENY")
-                response.headers.setdefault("Cache-Control", "no-store")
+                if not request.path.startswith("/static/"):  # the scripts and styles may be cached
+                    response.headers.setdefault("Cache-Control", "no-store")
             return response
 
         return guard
