@@ -485,8 +485,11 @@ def test_the_spare_takes_the_tabs_size_and_repaints_it(tmp_path: Path) -> None:
         assert [(e["spare"], e["pid"]) for e in events(tmp_path, "serve_tab")] == [(True, spare)]
         # frames the spare wrote before the resize reached it may come first, at its own size; then the tab's
         assert (100, 30) in first and set(first[first.index((100, 30)) :]) == {(100, 30)}, first
-        assert set(first) <= {SPARE_SIZE, (100, 30)}, first
-        assert later and set(later) == {(90, 26)}, later
+        # (the spare's own frames are one column wide; one may be cut short by the hand-over)
+        assert {size for size in first if size[0] != SPARE_SIZE[0]} == {(100, 30)}, first
+        # a repaint already under way (Home's status once torch is warm) may still come at the old size
+        assert (90, 26) in later and set(later[later.index((90, 26)) :]) == {(90, 26)}, later
+        assert set(later) <= {(100, 30), (90, 26)}, later
         # the tab closed: its app (the old spare) ends with it; the new spare stays
         wait_until(lambda: spare not in app_processes(server.pid), "the closed tab's app to end")
         (new,) = wait_until(lambda: app_processes(server.pid), "the new spare")
