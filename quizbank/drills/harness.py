@@ -52,7 +52,8 @@ def main(argv: list[str]) -> int:
     from quizbank.drills.loading import load_function
 
     spec_function = get_drill(drill).function
-    from quizbank.drills.cases import Grader, spec_for, timed
+    from quizbank.drills.judging import Grader, timed
+    from quizbank.drills.specs import spec_for
 
     spec = spec_for(drill)
     fn, problem = load_function(candidate, spec_function)

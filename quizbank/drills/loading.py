@@ -27,7 +27,7 @@ def load_function(path: str, name: str) -> tuple[Callable[..., Any] | None, str]
         where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
         return None, f"syntax error at {where}: {escape_unsafe(str(exc.msg), one_line=True)}."
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the file must import cleanly
-        from .cases import exception_text
+        from .judging import exception_text
 
         return None, f"importing your file raised {exception_text(exc)}{_line_in(exc, path)}."
     fn = getattr(module, name, None)

@@ -328,11 +328,3 @@ def timed(step: Callable[[], tuple[bool, str]]) -> tuple[bool, str, float]:
     start = time.perf_counter()
     passed, message = step()
     return passed, message, (time.perf_counter() - start) * 1000.0
-
-
-def spec_for(name: str) -> Spec:
-    from .cases_extra import EXTRA_SPECS
-    from .cases_fixed import FIXED_SPECS
-
-    specs = {**FIXED_SPECS, **EXTRA_SPECS}
-    return specs[name]()
