@@ -15,7 +15,12 @@ from typing import Any
 from .catalogue import DRILL_NAMES, FIXED_DRILL_NAMES, drills, get_drill
 from .model import CaseResult, Drill, DrillReport
 
-_LAZY: dict[str, str] = {"grade_file": "grader", "grade_source": "grader"}
+_LAZY: dict[str, str] = {
+    "grade_file": "grader",
+    "grade_source": "grader",
+    "GradeCancelled": "grader",
+    "WarmGrader": "grader",
+}
 
 __all__ = [
     "DRILL_NAMES",
@@ -23,6 +28,8 @@ __all__ = [
     "CaseResult",
     "Drill",
     "DrillReport",
+    "GradeCancelled",
+    "WarmGrader",
     "drills",
     "get_drill",
     "grade_file",
