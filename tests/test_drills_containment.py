@@ -1,6 +1,6 @@
 """The grader as an attacker sees it: every trick below failed on the old grader (the verdict was computed in the
 candidate's process, `setsid()` escaped the group kill, only the soft memory limit was set, the environment and
-the bytecode cache were inherited). Each test starts one or two grading children (about 1.5 s each, quiet)."""
+the bytecode cache were inherited). The slow tests start one or two grading children (about 1.5 s each, quiet)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,9 @@ import pytest
 
 from quizbank import proclife
 from quizbank.drills import get_drill, grade_file, grade_source
-from quizbank.drills.grader import MEMORY_ENV, Supervisor, WarmGrader, memory_limit_bytes
+from quizbank.drills.grader import Supervisor, WarmGrader
+from quizbank.drills.limits import MEMORY_ENV, memory_limit_bytes
 from quizbank.progress.store import open_store
-
-pytestmark = pytest.mark.slow
 
 NTK = "ntk-inv-freq"
 SOLUTION = get_drill(NTK).solution
@@ -42,6 +41,7 @@ def wait_gone(pids: list[int], seconds: float = 2.0) -> list[int]:
     return left
 
 
+@pytest.mark.slow
 def test_setsid_and_a_double_fork_leave_no_process_behind(tmp_path: Path) -> None:
     pid_file = tmp_path / "escaped.pid"
     source = (
@@ -63,6 +63,7 @@ def test_setsid_and_a_double_fork_leave_no_process_behind(tmp_path: Path) -> Non
     assert wait_gone([pid]) == [], "the setsid() grandchild outlived the grade"
 
 
+@pytest.mark.slow
 def test_the_hard_memory_limit_cannot_be_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(MEMORY_ENV, "2048")
     source = (
@@ -129,6 +130,7 @@ judging.compare_tensors = lambda *a, **k: judging.Verdict(True)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attack", [FORGE_SEND, PATCH_GRADER + WRONG], ids=["forged-send", "patched-grader"])
 def test_a_forged_verdict_fails_and_records_no_pass(attack: str, tmp_path: Path) -> None:
     report = grade_source(NTK, attack)
@@ -144,6 +146,7 @@ def test_a_forged_verdict_fails_and_records_no_pass(attack: str, tmp_path: Path)
         store.close()
 
 
+@pytest.mark.slow
 def test_the_child_sees_no_inherited_secret_and_its_own_home(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POSENC_TEST_SECRET", "hunter2-do-not-leak")
     source = (
@@ -166,6 +169,7 @@ def test_the_child_sees_no_inherited_secret_and_its_own_home(monkeypatch: pytest
         assert "network OSError 101" in report.output
 
 
+@pytest.mark.slow
 def test_a_same_second_same_size_edit_is_graded_fresh(tmp_path: Path) -> None:
     wrong = SOLUTION.replace("base * factor **", "base / factor **")
     assert len(wrong) == len(SOLUTION) and wrong != SOLUTION
@@ -179,6 +183,7 @@ def test_a_same_second_same_size_edit_is_graded_fresh(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.py"]  # no __pycache__
 
 
+@pytest.mark.slow
 def test_sigterm_to_drill_check_mid_grade_leaves_no_child(tmp_path: Path) -> None:
     started = tmp_path / "started"
     escaped = tmp_path / "escaped.pid"
@@ -219,6 +224,7 @@ def test_sigterm_to_drill_check_mid_grade_leaves_no_child(tmp_path: Path) -> Non
     assert wait_gone([*tree, int(escaped.read_text()), int(started.read_text())]) == []
 
 
+@pytest.mark.slow
 def test_the_time_limit_starts_when_the_child_is_ready() -> None:
     supervisor = Supervisor.start()
     WarmGrader.warm_parent()
@@ -257,3 +263,20 @@ def test_a_file_that_cannot_define_the_function_fails_before_torch_is_imported(
     assert first.startswith("load | ") and expected in first
     assert second == "False False"  # neither torch nor the cases were imported: no child was started
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.py"]
+
+
+@pytest.mark.slow
+def test_the_child_cannot_reach_the_graders_memory() -> None:
+    source = (
+        "import os\n"
+        "supervisor = open(f'/proc/{os.getppid()}/cmdline', 'rb').read().split(b'\\0')\n"
+        "grader = int(supervisor[-2])\n"
+        "try:\n"
+        "    open(f'/proc/{grader}/mem', 'r+b')\n"
+        "    print('opened', grader)\n"
+        "except OSError as exc:\n"
+        "    print('denied', grader, type(exc).__name__)\n" + SOLUTION
+    )
+    report = grade_source(NTK, source)
+    assert report.passed
+    assert f"denied {os.getpid()}" in report.output, report.output

@@ -20,6 +20,7 @@ import json
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -255,7 +256,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.timeout > 0:
         _err("--timeout must be a positive number of seconds")
         return EXIT_USAGE
-    from .grader import grade_file, memory_limit_bytes
+    from .limits import memory_limit_bytes
+    from .loading import precheck
+    from .model import CaseResult, DrillReport
 
     try:
         memory_limit_bytes()
@@ -264,8 +267,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     path = Path(args.file).expanduser()
     try:
-        with _terminate_as_interrupt():
-            report = grade_file(drill.name, path, timeout_s=args.timeout)
+        started = time.perf_counter()
+        problem = precheck(path.read_bytes(), str(path.resolve()), drill.function)
+        if problem:  # reported before the grader, torch or any child is even imported
+            ms = (time.perf_counter() - started) * 1000
+            report = DrillReport(drill.name, False, (CaseResult("load", False, problem, 0.0),), ms)
+        else:
+            from .grader import grade_file
+
+            with _terminate_as_interrupt():
+                report = grade_file(drill.name, path, timeout_s=args.timeout)
     except OSError as exc:
         _err(f"cannot read {args.file}: {exc.strerror or exc}")
         return EXIT_USAGE

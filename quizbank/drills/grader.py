@@ -34,12 +34,11 @@ from quizbank.safetext import escape_unsafe
 
 from . import wire
 from .catalogue import get_drill
+from .limits import memory_limit_bytes
 from .loading import precheck
 from .model import CaseResult, DrillReport
 
 WORKER = Path(__file__).with_name("worker.py")
-MEMORY_ENV = "POSENC_DRILL_MEMORY_MIB"  # the worker's address-space limit in MiB, default 4096 (0: none)
-DEFAULT_MEMORY_MIB = 4096
 OUTPUT_LIMIT_CHARS = 4000
 START_LIMIT_S = 120.0  # importing torch on a loaded machine; not part of the candidate's time limit
 STOP_LIMIT_S = 5.0
@@ -57,19 +56,6 @@ class _Stopped(BaseException):
     def __init__(self, why: str) -> None:
         super().__init__(why)
         self.why = why
-
-
-def memory_limit_bytes() -> int:
-    """The worker's RLIMIT_AS from $POSENC_DRILL_MEMORY_MIB (default 4096 MiB; 0: no limit).
-
-    ValueError, a usage error, for anything but a whole number >= 0: a typo must not lift the limit."""
-    raw = os.environ.get(MEMORY_ENV, "").strip()
-    if not raw:
-        return DEFAULT_MEMORY_MIB * 2**20
-    if not raw.isdigit():
-        shown = escape_unsafe(raw, one_line=True)[:40]
-        raise ValueError(f"{MEMORY_ENV} must be a whole number of MiB (0 for no limit), not {shown!r}")
-    return int(raw) * 2**20
 
 
 class _Drain(threading.Thread):
@@ -122,6 +108,8 @@ class Supervisor:
     thread that started it (``PR_SET_PDEATHSIG``)."""
 
     def __init__(self) -> None:
+        # The candidate runs as the same user: without this it could write a pass into our memory (/proc/PID/mem).
+        proclife.forbid_ptrace()
         self.folder = tempfile.mkdtemp(prefix="posenc-drill-")
         request_read, self._request = os.pipe()
         self._reply, reply_write = os.pipe()
@@ -166,6 +154,7 @@ class Supervisor:
         self.exit: dict[str, Any] | None = None
         self.network = ""
         self.closed = False
+        self.used = False  # True once a candidate's source was sent: never hand it another
 
     @classmethod
     def start(cls) -> Supervisor:
@@ -210,6 +199,7 @@ class Supervisor:
         self.ready_at = time.monotonic()
 
     def load(self, source: bytes, path: str, function: str, *, memory: int, cpu_s: int) -> None:
+        self.used = True
         request = {"op": "load", "path": path, "function": function, "memory": memory, "cpu": cpu_s}
         try:
             wire.send(self._request, request, source)
@@ -309,6 +299,17 @@ class WarmGrader:
             spare.close()
             return None
         return spare
+
+    def put_back(self, supervisor: Supervisor | None) -> None:
+        """Keep a taken supervisor that ran no code (the file failed to compile) as the spare; else stop it."""
+        if supervisor is None:
+            return
+        with self._lock:
+            keep = not self.closed and self._spare is None and not supervisor.used and supervisor.alive()
+            if keep:
+                self._spare = supervisor
+        if not keep:
+            supervisor.close()
 
     def close(self) -> None:
         with self._lock:
@@ -411,7 +412,8 @@ def grade_file(
     Raises KeyError for an unknown drill, OSError when `path` cannot be read, ValueError for a bad
     $POSENC_DRILL_MEMORY_MIB and GradeCancelled when `cancel` is set; every problem of the program itself
     (syntax, import error, missing function, exception, hang, early exit, memory) is a failed report. A given
-    `supervisor` is used for this grade and stopped (it is never used again); without one, one is started.
+    `supervisor` is used for this grade and stopped (it never runs a second file), unless the file failed
+    before any code ran (`supervisor.used` is False); without one, one is started.
     """
     drill = get_drill(name)
     source_path = Path(path).expanduser().resolve()
@@ -421,9 +423,7 @@ def grade_file(
     memory = memory_limit_bytes()
     started = time.perf_counter()
     problem = precheck(source, str(source_path), drill.function)
-    if problem:
-        if supervisor is not None:
-            supervisor.close()
+    if problem:  # a given supervisor ran nothing: it stays the caller's (WarmGrader.put_back)
         return DrillReport(name, False, (CaseResult("load", False, problem, 0.0),), _ms(started))
     sup = supervisor or Supervisor.start()
     try:

@@ -615,7 +615,9 @@ class DrillScreen(LocalizedScreen):
 
         with self._grade_lock:  # the cancelled grade before this one has stopped its processes
             if cancel.is_set():
-                if supervisor is not None:
+                if supervisor is not None and self._warm is not None:
+                    self._warm.put_back(supervisor)
+                elif supervisor is not None:
                     supervisor.close()
                 return
             try:
@@ -625,6 +627,9 @@ class DrillScreen(LocalizedScreen):
             except Exception as exc:
                 self.post_message(self.DrillGraded(name, error=_one_line(exc)))
                 return
+            finally:
+                if supervisor is not None and self._warm is not None:
+                    self._warm.put_back(supervisor)  # kept only if it ran nothing (a syntax error)
         created = False
         store = getattr(self.app, "store", None)
         if store is not None:
