@@ -24,6 +24,7 @@ SOLUTION = get_drill(NTK).solution
 WRONG = "def ntk_inv_freq(dim, base, factor):\n    raise NotImplementedError\n"
 REPO = Path(__file__).resolve().parent.parent
 CLI = "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))"
+GRADE = "import sys; from quizbank.drills import grade_source; grade_source(sys.argv[1], sys.argv[2], timeout_s=60)"
 
 
 def alive(pid: int) -> bool:
@@ -221,6 +222,41 @@ def test_sigterm_to_drill_check_mid_grade_leaves_no_child(tmp_path: Path) -> Non
         if cli.poll() is None:
             cli.kill()
     assert code == 128 + signal.SIGTERM and b"killed" in err
+    assert wait_gone([*tree, int(escaped.read_text()), int(started.read_text())]) == []
+
+
+@pytest.mark.slow
+def test_a_grader_killed_mid_grade_leaves_no_child(tmp_path: Path) -> None:
+    """kill -9 of the grading process (a closed browser tab, an app killed): its child cleans up after it."""
+    started, escaped = tmp_path / "started", tmp_path / "escaped.pid"
+    source = (
+        "import os, time\n"
+        "def ntk_inv_freq(dim, base, factor):\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid()\n"
+        f"        open({str(escaped)!r}, 'w').write(str(os.getpid()))\n"
+        "        time.sleep(60)\n"
+        "        os._exit(0)\n"
+        f"    open({str(started)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(60)\n"
+    )
+    grader = subprocess.Popen(
+        [sys.executable, "-I", "-c", GRADE, NTK, source],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (started.exists() and escaped.exists()):
+            assert time.monotonic() < deadline and grader.poll() is None
+            time.sleep(0.05)
+        tree = proclife.descendants(grader.pid)
+        grader.kill()
+        grader.wait(timeout=10)
+    finally:
+        if grader.poll() is None:
+            grader.kill()
     assert wait_gone([*tree, int(escaped.read_text()), int(started.read_text())]) == []
 
 

@@ -1,8 +1,8 @@
 """The grading child: `python -I -B worker.py REQUEST_FD REPLY_FD PARENT_PID`, started by `grader.Supervisor`.
 
-Two processes, one file. The *supervisor* starts here: it dies with the grader (``PR_SET_PDEATHSIG``), becomes
-a child subreaper, imports torch (so a warm one is ready before Ctrl+R) and says ``ready``. It reads the one
-grade request (the candidate's source, the limits) and forks the *worker*, which cuts itself off (a new user
+Two processes, one file. The *supervisor* starts here: it becomes a child subreaper, ends with the grader
+(``PR_SET_PDEATHSIG`` sends it SIGTERM, and it kills every descendant before it exits), imports torch (so a
+warm one is ready before Ctrl+R) and says ``ready``. It reads the one grade request (the candidate's source, the limits) and forks the *worker*, which cuts itself off (a new user
 and network namespace where the kernel allows it, hard and soft rlimits, no new privileges, death with the
 supervisor), executes the source and then answers calls: the grader sends inputs, the worker runs the function
 and sends back what it returned. The worker never sees a reference, a tolerance or a verdict.
@@ -38,8 +38,11 @@ FILE_BYTES = 64 * 2**20
 
 def main(argv: list[str]) -> int:
     request_fd, reply_fd, parent = int(argv[1]), int(argv[2]), int(argv[3])
-    proclife.die_with_parent(signal.SIGKILL, expected_parent=parent)
     subreaper = proclife.become_subreaper()
+    signal.signal(
+        signal.SIGTERM, _end_everything
+    )  # the grader died (a closed tab, kill -9): clean up, then go
+    proclife.die_with_parent(signal.SIGTERM, expected_parent=parent)
     import numpy  # noqa: F401  - warm: the worker is forked with these already imported
     import torch  # noqa: F401
 
@@ -56,6 +59,7 @@ def main(argv: list[str]) -> int:
     request, source = item
     pid = os.fork()
     if pid == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         code = 70
         try:
             code = _work(request, source, request_fd, reply_fd, reader)
@@ -66,6 +70,11 @@ def main(argv: list[str]) -> int:
     killed = proclife.kill_descendants()
     wire.send(reply_fd, {"event": "exit", **status, "killed": killed})
     return 0
+
+
+def _end_everything(signum: int, frame: Any) -> None:
+    proclife.kill_descendants()
+    os._exit(0)
 
 
 def _supervise(pid: int) -> dict[str, Any]:
