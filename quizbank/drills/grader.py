@@ -334,10 +334,11 @@ class _Remote:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         header, blob = self.sup.call(args, kwargs, self.deadline, self.cancel)
         if not header.get("ok"):
-            raise _rebuild(header.get("exc") or {})
+            info = header.get("exc")
+            raise _rebuild(info if isinstance(info, dict) else {})
         try:
             out, after, after_kw = wire.decode(header.get("value"), blob)
-        except (wire.WireError, ValueError, TypeError, KeyError):
+        except Exception:  # noqa: BLE001 - anything malformed, whatever it trips over
             raise _Stopped("garbage") from None
         _write_back(args, after)
         _write_back(tuple(kwargs.values()), tuple(after_kw.values()) if isinstance(after_kw, dict) else ())
@@ -365,7 +366,8 @@ _BUILTIN_ERRORS = {
 
 def _rebuild(info: dict[str, Any]) -> Exception:
     """The exception the candidate raised, as an exception of the same name and builtin base here."""
-    names = [str(n) for n in info.get("types", [])] or ["Exception"]
+    types = info.get("types")
+    names = [str(n) for n in types[:20]] if isinstance(types, list) and types else ["Exception"]
     message = escape_unsafe(str(info.get("message", "")), one_line=True)
     base = next((_BUILTIN_ERRORS[n] for n in names if n in _BUILTIN_ERRORS), Exception)
     if not issubclass(base, Exception):  # SystemExit, KeyboardInterrupt: a failure to report, not to obey
@@ -375,7 +377,8 @@ def _rebuild(info: dict[str, Any]) -> Exception:
         exc = cls(message) if message else cls()
     except Exception:  # noqa: BLE001 - a builtin with a stricter constructor
         exc = type(names[0][:100], (Exception,), {})(message)
-    exc.candidate_line = int(info.get("line") or 0)  # type: ignore[attr-defined]
+    line = info.get("line")
+    exc.candidate_line = line if isinstance(line, int) else 0  # type: ignore[attr-defined]
     return exc
 
 
