@@ -1,6 +1,6 @@
-"""Coding drills: a catalogue of exercises graded against posenc_ref in an isolated child process.
+"""Coding drills: a catalogue of exercises graded against posenc_ref; the code runs in a contained child.
 
-Importing this package and listing drills never imports torch (the grading child does)::
+Importing this package and listing drills never imports torch (grading does, here and in the child)::
 
     from quizbank.drills import DRILL_NAMES, get_drill, grade_file
     report = grade_file("rope-half", "my_rope.py")
