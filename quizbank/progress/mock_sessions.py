@@ -38,6 +38,20 @@ class MockSessionsTable(StoreConnection):
             )
         )
 
+    def save_mock_report(self, report: Mapping[str, Any]) -> None:
+        """Save a report from `quizbank.mock.report.build_report` (its id, start, minutes, level, language,
+        ended_early and score fill the row's columns)."""
+        self.save_mock_session(
+            str(report["id"]),
+            datetime.fromisoformat(str(report["started_at"])),
+            int(report["minutes"]),
+            str(report["level"]),
+            str(report["language"]),
+            bool(report["ended_early"]),
+            report["score"],
+            report,
+        )
+
     def mock_sessions(self) -> list[dict[str, Any]]:
         """Every saved mock interview's report (oldest first); a row whose JSON is unreadable is skipped."""
         rows = self._read(
