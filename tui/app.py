@@ -650,11 +650,14 @@ class PosencApp(App[int], inherit_bindings=False):
             self.notify(tr("store.record_failed", self.language, error=_one_line(exc)), severity="error")
 
     def _schedule_from_quiz(self, question_id: str, correct: bool, duration_ms: int) -> None:
-        """A wrong quiz answer makes the card due now; a right one on a due card counts as a Good review."""
+        """A quiz answer counts as a Study review when it tells the scheduler something, so that every card
+        state comes from its review rows: a wrong answer is an Again review (a never-studied question gets
+        its first card, learning, due in a minute, inside Study's learn-ahead; a studied card lapses into
+        relearning), a right one on a due card a Good review. A right answer otherwise changes nothing."""
         from datetime import UTC, datetime
 
         if not correct:
-            self.store.make_due_now([question_id])
+            self.store.review(question_id, 1, duration_ms=duration_ms)
             return
         card = self.store.card(question_id)
         if card is not None and card.due <= datetime.now(UTC):
