@@ -52,6 +52,20 @@ class MockSessionsTable(StoreConnection):
             report,
         )
 
+    def mock_session_rows(self) -> list[tuple[str, str, int, str, str, bool, float | None, str]]:
+        """Every row as stored: (id, started_at text, minutes, level, language, ended_early, score, report JSON
+        text), oldest first."""
+        rows = self._read(
+            lambda c: c.execute(
+                "SELECT id, started_at, minutes, level, language, ended_early, score, report_json "
+                "FROM mock_sessions ORDER BY started_at, id"
+            ).fetchall()
+        )
+        return [
+            (i, at, int(m), lvl, lang, bool(early), score, text)
+            for i, at, m, lvl, lang, early, score, text in rows
+        ]
+
     def mock_sessions(self) -> list[dict[str, Any]]:
         """Every saved mock interview's report (oldest first); a row whose JSON is unreadable is skipped."""
         rows = self._read(
