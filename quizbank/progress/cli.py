@@ -144,7 +144,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 @_guard
 def _cmd_import(args: argparse.Namespace) -> int:
-    from quizbank.progress.backup import decode_backup_json, import_backup
+    from quizbank.progress.backup import decode_backup_json, parse_backup
 
     try:
         raw = _read_backup(args.file).decode("utf-8")
@@ -171,8 +171,11 @@ def _cmd_import(args: argparse.Namespace) -> int:
     except RecursionError:
         _error(f"{args.file}: JSON nested too deeply (a backup is at most 4 levels deep)")
         return EXIT_BAD_INPUT
+    parsed = parse_backup(data)  # every record checked before the store is even opened
+    if args.no_settings:
+        parsed.settings = {}
     with _open(args) as store:
-        report = import_backup(store, data, include_settings=not args.no_settings)
+        report = store.merge_backup(parsed)
     extras = [
         (report.cards_added, "cards taken as they were"),
         (report.drill_attempts_added, "drill attempts"),
