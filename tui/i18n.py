@@ -407,6 +407,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "y 保存面试（标记为提前结束）并退出；n 或 Esc 继续面试。",
     ),
     "mock.yes": ("Yes, end it", "是，结束"),
+    "mock.yes_quit": ("Yes, save and quit", "是，保存并退出"),
     "mock.no": ("No, go on", "否，继续"),
     "mock.saved": ("Interview saved: {id}", "面试已保存：{id}"),
     "mock.save_failed": ("Could not save the interview: {error}", "无法保存面试：{error}"),

@@ -269,7 +269,8 @@ class ConfirmEndScreen(ModalScreen[bool]):
             yield Static(tr(question, lang), id="confirm-question", markup=False)
             yield Static(tr(detail, lang), markup=False)
             with Horizontal():
-                yield Button(tr("mock.yes", lang), id="confirm-yes", variant="warning")
+                yes = "mock.yes_quit" if self.quitting else "mock.yes"
+                yield Button(tr(yes, lang), id="confirm-yes", variant="warning")
                 yield Button(tr("mock.no", lang), id="confirm-no")
 
     def on_mount(self) -> None:
