@@ -15,6 +15,7 @@ from typing import Any
 from quizbank.progress.connection import StoreError
 from quizbank.progress.records import (
     CardInfo,
+    ReviewRecord,
     ReviewResult,
     ReviewRow,
     StudyQueue,
@@ -96,6 +97,25 @@ class CardsTable(SettingsTable):
             ).fetchone()
         )
         return row[0] if row else None
+
+    def card_rows(self) -> list[tuple[str, str]]:
+        """(question id, card JSON exactly as stored) for every card, by question id."""
+        return self._read(
+            lambda c: c.execute("SELECT question_id, card_json FROM cards ORDER BY question_id").fetchall()
+        )
+
+    def review_records(self) -> list[ReviewRecord]:
+        """Every review row as stored (with the card JSON before and after), oldest first."""
+        rows = self._read(
+            lambda c: c.execute(
+                "SELECT question_id, rating, reviewed_at, duration_ms, state_before, card_before, card_after "
+                "FROM reviews ORDER BY reviewed_at, id"
+            ).fetchall()
+        )
+        return [
+            ReviewRecord(qid, int(rating), parse_time(at), dur, state, before, after)
+            for qid, rating, at, dur, state, before, after in rows
+        ]
 
     def cards(self) -> dict[str, Card]:
         rows = self._read(lambda c: c.execute("SELECT question_id, card_json FROM cards").fetchall())
