@@ -401,7 +401,13 @@ STRINGS: dict[str, tuple[str, str]] = {
         "y ends now and writes the report (marked as ended early); n or Esc goes on.",
         "y 立即结束并生成报告（标记为提前结束）；n 或 Esc 继续面试。",
     ),
+    "mock.quit_question": ("End the interview and quit?", "结束面试并退出？"),
+    "mock.quit_detail": (
+        "y saves the interview (marked as ended early) and quits; n or Esc goes on.",
+        "y 保存面试（标记为提前结束）并退出；n 或 Esc 继续面试。",
+    ),
     "mock.yes": ("Yes, end it", "是，结束"),
+    "mock.yes_quit": ("Yes, save and quit", "是，保存并退出"),
     "mock.no": ("No, go on", "否，继续"),
     "mock.saved": ("Interview saved: {id}", "面试已保存：{id}"),
     "mock.save_failed": ("Could not save the interview: {error}", "无法保存面试：{error}"),

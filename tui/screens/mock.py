@@ -9,6 +9,9 @@
   it with `quizbank.drills.grade_source` in a thread worker ("mock-grade-drill"). A follow-up comes only after
   its parent was answered. `n` moves on (an unanswered item counts as skipped); `q` asks "End the interview?"
   and `y` ends early. The report is built by `quizbank.mock.report` and saved in a thread worker ("mock-save").
+  Ctrl+Q asks "End the interview and quit?" (`confirm_quit`, called by the app's quit action); `y` quits. However
+  the app ends (Ctrl+Q, a closed `posenc serve` tab, SIGTERM), an interview not yet finished is saved as ended
+  early when the screen unmounts, before the app closes the store.
 * `MockReportScreen`: the report (overall, by topic, by skill, time per item, weakest topics, missed items with
   model answers); `a` adds every missed item to Study (due now), `e` exports Markdown.
 
@@ -247,13 +250,27 @@ class ConfirmEndScreen(ModalScreen[bool]):
         bind("n,escape", "answer(False)", "mock.confirm.no", "mock.key_no"),
     ]
 
+    def __init__(self, *, quitting: bool = False) -> None:
+        """`quitting`: asked by Ctrl+Q ("End the interview and quit?") rather than by `q`."""
+        super().__init__()
+        self.quitting = quitting
+
     def compose(self) -> ComposeResult:
         lang = self.app.language
+        question, detail = (
+            ("mock.quit_question", "mock.quit_detail")
+            if self.quitting
+            else (
+                "mock.end_question",
+                "mock.end_detail",
+            )
+        )
         with Vertical():
-            yield Static(tr("mock.end_question", lang), id="confirm-question", markup=False)
-            yield Static(tr("mock.end_detail", lang), markup=False)
+            yield Static(tr(question, lang), id="confirm-question", markup=False)
+            yield Static(tr(detail, lang), markup=False)
             with Horizontal():
-                yield Button(tr("mock.yes", lang), id="confirm-yes", variant="warning")
+                yes = "mock.yes_quit" if self.quitting else "mock.yes"
+                yield Button(tr(yes, lang), id="confirm-yes", variant="warning")
                 yield Button(tr("mock.no", lang), id="confirm-no")
 
     def on_mount(self) -> None:
@@ -570,12 +587,42 @@ class MockInterviewScreen(LocalizedScreen):
 
         self.app.push_screen(ConfirmEndScreen(), callback=answered)
 
-    def _finish(self, *, ended_early: bool) -> None:
-        from quizbank.mock.report import build_report
+    def confirm_quit(self) -> bool:
+        """Ctrl+Q (the app's quit action asks first): "End the interview and quit?"; `y` quits, and the
+        interview is saved as ended early on unmount. True when the question was asked (the app waits)."""
+        if self.finished:
+            return False
 
+        def answered(end: bool | None) -> None:
+            if end:
+                self.app.exit()
+
+        self.app.push_screen(ConfirmEndScreen(quitting=True), callback=answered)
+        return True
+
+    def on_unmount(self) -> None:
+        """The app is ending (Ctrl+Q, a closed served tab, SIGTERM) mid-interview: save it as ended early.
+        Synchronous on purpose: the app closes the store once every screen has unmounted."""
+        if self.finished or self.index < 0:
+            return
+        self.finished = True
+        store = self.app.store
+        if store is None:
+            return
+        try:
+            store.save_mock_report(self._report(ended_early=True))
+        except Exception:  # the app is closing: nowhere to show it; the store keeps what it had
+            return
+
+    def _finish(self, *, ended_early: bool) -> None:
         if self.finished:
             return
         self.finished = True
+        self.app.switch_screen(MockReportScreen(self._report(ended_early=ended_early), save=True))
+
+    def _report(self, *, ended_early: bool) -> dict[str, Any]:
+        from quizbank.mock.report import build_report
+
         item = self.item
         if item is not None:
             result = self._result(item.id)
@@ -596,4 +643,4 @@ class MockInterviewScreen(LocalizedScreen):
             drills=self.drills,
             elapsed_seconds=self.clock() - self.started,
         )
-        self.app.switch_screen(MockReportScreen(report, save=True))
+        return report
