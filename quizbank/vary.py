@@ -58,7 +58,8 @@ def format_param(value: Any) -> str:
     if isinstance(value, float):
         if value.is_integer() and abs(value) < 1e15:
             return str(int(value))
-        return f"{value:.12g}"
+        short = f"{value:.12g}"
+        return short if float(short) == value else repr(value)  # what is shown is what is computed
     return str(value)
 
 
