@@ -160,3 +160,12 @@ def default_runner(device: str = "cpu") -> Any:
         return run_demo(name, params, device=device)
 
     return run
+
+
+def export_showings(question: Any, runner: Any = None) -> list[NumericQuestion]:
+    """The instances of seeds EXPORT_SEEDS, materialised: what the Anki and Markdown exports write
+    (the same numbers in every export). Runs the demos (in this process unless `runner` is given)."""
+    run = runner or default_runner("cpu")
+    return [
+        materialise(question, resolve(draw_instance(question, seed), question, run)) for seed in EXPORT_SEEDS
+    ]

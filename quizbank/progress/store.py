@@ -151,6 +151,11 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at  TEXT NOT NULL
     );
     """,
+    # a generated question's showing (quizbank/instances.py): JSON {"seed": N, "params": {...}}; NULL otherwise
+    """
+    ALTER TABLE attempts ADD COLUMN instance TEXT;
+    ALTER TABLE reviews ADD COLUMN instance TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 REQUIRED_TABLES = frozenset(
@@ -622,18 +627,22 @@ class ProgressStore:
         response: str,
         duration_ms: int | None,
         at: datetime | None = None,
+        *,
+        instance: dict[str, Any] | None = None,
     ) -> None:
-        """Record an auto-graded (or self-graded: correct=None) answer. Feeds stats; never schedules."""
+        """Record an auto-graded (or self-graded: correct=None) answer. Feeds stats; never schedules.
+        `instance`: the seed and parameters of a generated question's showing."""
         when = to_utc(at)
         flag = None if correct is None else int(bool(correct))
+        shown = _instance_json(instance)
 
         def body(conn: sqlite3.Connection) -> None:
             stamp = when
             while True:
                 cursor = conn.execute(
-                    "INSERT OR IGNORE INTO attempts (question_id, correct, response, duration_ms, attempted_at) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (question_id, flag, str(response), _as_ms(duration_ms), format_time(stamp)),
+                    "INSERT OR IGNORE INTO attempts (question_id, correct, response, duration_ms, attempted_at, "
+                    "instance) VALUES (?, ?, ?, ?, ?, ?)",
+                    (question_id, flag, str(response), _as_ms(duration_ms), format_time(stamp), shown),
                 )
                 if cursor.rowcount:
                     return
@@ -982,10 +991,14 @@ class ProgressStore:
         rating: Rating | int,
         now: datetime | None = None,
         duration_ms: int | None = None,
+        *,
+        instance: dict[str, Any] | None = None,
     ) -> ReviewResult:
         """Rate a card and commit at once (one transaction): the review row (with the card before and after)
-        and the new card state. The review joins this session's undo stack."""
+        and the new card state. The review joins this session's undo stack. `instance`: the seed and
+        parameters of a generated question's showing (one card per question, whatever the numbers)."""
         rating = Rating(int(rating))
+        shown = _instance_json(instance)
         fixed = to_utc(now) if now is not None else None
         scheduler = self.scheduler
 
@@ -1008,7 +1021,7 @@ class ProgressStore:
             after_text = after.to_json()
             cursor = conn.execute(
                 "INSERT INTO reviews (question_id, rating, reviewed_at, duration_ms, state_before, card_before, "
-                "card_after) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "card_after, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     question_id,
                     int(rating),
@@ -1017,6 +1030,7 @@ class ProgressStore:
                     None if before_text is None else int(before.state),
                     before_text,
                     after_text,
+                    shown,
                 ),
             )
             _put_card(conn, question_id, after_text, after)
@@ -1284,6 +1298,13 @@ def _put_card(conn: sqlite3.Connection, question_id: str, text: str, card: Card)
             card.difficulty,
         ),
     )
+
+
+def _instance_json(instance: dict[str, Any] | None) -> str | None:
+    """A showing's {"seed", "params"} as compact JSON for the `instance` column (None stays NULL)."""
+    if instance is None:
+        return None
+    return json.dumps({"seed": int(instance["seed"]), "params": dict(instance["params"])}, sort_keys=True)
 
 
 def _as_ms(duration_ms: int | None) -> int | None:
