@@ -114,3 +114,56 @@ async def test_study_keeps_one_card_and_each_review_records_its_instance(env: Pa
         assert [r[0] for r in reviews] == ["live.slope"]
         assert json.loads(reviews[0][1])["seed"] == first.instance.seed
         assert app.store.card("live.slope") is not None  # one FSRS card per question, whatever the numbers
+
+
+@pilot_test
+async def test_predict_then_reveal_in_the_demo_lab_and_add_it_to_study(env: Path) -> None:
+    from quizbank.loader import load_bank_file
+    from tui.screens.demo_lab import DemoLabScreen
+    from tui.screens.predict import PredictScreen
+
+    app = live_app(env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await app.push_screen(DemoLabScreen("alibi-slopes"))
+        await settle(pilot)
+        await pilot.press("escape", "p")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PredictScreen) and screen.target.path == "values.first_slope"
+        text = screen_text(app)
+        assert "What is the value first_slope?" in text and "0.5 " not in text  # the answer is hidden
+        await pilot.press(*"0.52", "enter")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "✓ Close: within 5%." in text and "The demo computed 0.5; you predicted 0.52." in text
+        assert "Error: 0.02 (4% relative)." in text
+        await pilot.press("a")
+        await settle(pilot)
+        bank, problems = load_bank_file(env / "user-banks" / "predictions.yaml")
+        assert problems == [] and bank is not None
+        (question,) = bank.topics[0].questions
+        assert question.value == 0.5 and question.checks[0].path == "values.first_slope"
+        assert question.id in app.bankset.questions  # reloaded: Study schedules it like any card
+
+
+@pilot_test
+async def test_predict_a_hidden_heatmap_cell(env: Path) -> None:
+    from tui.screens.demo_lab import DemoLabScreen
+
+    app = live_app(env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await app.push_screen(DemoLabScreen("alibi-bias"))
+        await settle(pilot)
+        await pilot.press("escape", "p")
+        await settle(pilot)
+        screen = app.screen
+        cells = [t for t in screen.targets if t.path.startswith("matrices[")]
+        assert cells, screen.targets
+        while not screen.target.path.startswith("matrices["):
+            await pilot.press("down")
+        assert "the cell (row" in screen_text(app)
+        await pilot.press(*"1e9", "enter")
+        await settle(pilot)
+        assert "✗ Off by more than 5%." in screen_text(app)
