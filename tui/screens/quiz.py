@@ -322,7 +322,10 @@ class QuizScreen(QuestionMarks, LocalizedScreen):
         self.query_one("#quiz-demo", DemoPanel).display = False
         self.load_question_status()
         self._show_current()
-        self._draw_live(list(self.session.question_ids[self.session.index :]))
+        bankset = self.app.bankset
+        upcoming = self.session.question_ids[self.session.index :]
+        if bankset is not None and any(is_generated(bankset.questions.get(qid)) for qid in upcoming):
+            self._draw_live(list(upcoming))  # only sessions with generated questions start a worker
 
     # ------------------------------------------------------------------ state
 
