@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from posenc_ref import cli as demo_cli
 from quizbank import cli
 from quizbank.checks import RunCache, as_number, default_runner, resolve_path
+from quizbank.grading import grade_numeric
 from quizbank.instance_checks import instance_report
 from quizbank.instances import (
     EXPORT_SEEDS,
@@ -30,7 +31,6 @@ from quizbank.loader import load_bank_text, load_banks
 from quizbank.schema import VaryParam
 from quizbank.vary import draw, fill, fill_param, fill_path, placeholders
 from quizbank.vary_findings import VALIDATION_SEEDS
-from tui.grading import grade_numeric
 
 REPO = Path(__file__).resolve().parents[1]
 HEAD = "topic: live\ntitle: {en: Live, zh: 实时}\nquestions:\n"

@@ -11,7 +11,7 @@ from typing import Any
 
 from _pilot import pilot_test, settle
 
-from tui.quiz_session import QuizConfig, QuizSession
+from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.quiz import QuizScreen
 from tui.screens.study import StudyScreen
 from tui.testing import make_app, screen_text

@@ -103,7 +103,7 @@ class PredictScreen(ModalScreen[None]):
     @on(Input.Submitted, "#predict-input")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        from tui.grading import parse_number
+        from quizbank.grading import parse_number
 
         if self.target is None or self.actual is not None:
             return
