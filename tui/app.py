@@ -631,20 +631,38 @@ class PosencApp(App[int], inherit_bindings=False):
         return run_demo
 
     def record_attempt(
-        self, question_id: str, grade: Grade, duration_ms: int, *, schedule: bool = False
+        self,
+        question_id: str,
+        grade: Grade,
+        duration_ms: int,
+        *,
+        schedule: bool = False,
+        instance: dict[str, Any] | None = None,
     ) -> None:
         """Record a quiz answer in the store (in a worker: the UI never waits on the disk). `schedule`: a
-        quiz answer also updates the Study card (unless the "quiz_schedules" setting is off)."""
+        quiz answer also updates the Study card (unless the "quiz_schedules" setting is off). `instance`:
+        the seed and parameters of a generated question's showing."""
         if self.store is None:
             return
-        self._record_attempt_worker(question_id, grade.correct, grade.response, duration_ms, schedule)
+        self._record_attempt_worker(
+            question_id, grade.correct, grade.response, duration_ms, schedule, instance
+        )
 
     @work(thread=True, group="record", exit_on_error=False)
     def _record_attempt_worker(
-        self, question_id: str, correct: bool | None, response: str, duration_ms: int, schedule: bool = False
+        self,
+        question_id: str,
+        correct: bool | None,
+        response: str,
+        duration_ms: int,
+        schedule: bool = False,
+        instance: dict[str, Any] | None = None,
     ) -> None:
         try:
-            self.store.record_attempt(question_id, correct, response, duration_ms)
+            if instance is None:
+                self.store.record_attempt(question_id, correct, response, duration_ms)
+            else:
+                self.store.record_attempt(question_id, correct, response, duration_ms, instance=instance)
             if schedule and correct is not None and self.store.get_setting("quiz_schedules", True):
                 self._schedule_from_quiz(question_id, correct, duration_ms)
         except Exception as exc:

@@ -234,15 +234,23 @@ def build_anki_package(bankset: Any, lang: str = "en"):
         deck = genanki.Deck(_deck_id(topic.id), deck_name)
         for qid in topic.question_ids:
             question = bankset.questions[qid]
-            key, values = _fields(question, title_text, lang)
-            tags = [topic.id, f"type::{question.type}", f"difficulty::{question.difficulty}"]
-            tags += [tag.replace(" ", "_") for tag in question.tags]
-            values = [escape_unsafe(value) for value in values]
-            tags = [escape_unsafe(tag, one_line=True) for tag in tags]
-            deck.add_note(
-                genanki.Note(model=models[key], fields=values, tags=tags, guid=genanki.guid_for(question.id))
-            )
-            count += 1
+            # a generated question becomes three notes, one per export seed (stable GUIDs and numbers)
+            notes = [(question, genanki.guid_for(question.id))]
+            if getattr(question, "vary", None):
+                from quizbank.instances import EXPORT_SEEDS, export_showings
+
+                shown = export_showings(question)
+                notes = [
+                    (s, genanki.guid_for(question.id, "seed", seed)) for s, seed in zip(shown, EXPORT_SEEDS)
+                ]
+            for note_question, guid in notes:
+                key, values = _fields(note_question, title_text, lang)
+                tags = [topic.id, f"type::{question.type}", f"difficulty::{question.difficulty}"]
+                tags += [tag.replace(" ", "_") for tag in question.tags]
+                values = [escape_unsafe(value) for value in values]
+                tags = [escape_unsafe(tag, one_line=True) for tag in tags]
+                deck.add_note(genanki.Note(model=models[key], fields=values, tags=tags, guid=guid))
+                count += 1
         decks.append(deck)
     return genanki.Package(decks), count
 

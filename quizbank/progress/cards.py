@@ -23,6 +23,7 @@ from quizbank.progress.records import (
     UndoResult,
     as_ms,
     format_time,
+    instance_json,
     parse_time,
     utc_day_start,
 )
@@ -258,10 +259,14 @@ class CardsTable(SettingsTable):
         rating: Rating | int,
         now: datetime | None = None,
         duration_ms: int | None = None,
+        *,
+        instance: dict[str, Any] | None = None,
     ) -> ReviewResult:
         """Rate a card and commit at once (one transaction): the review row (with the card before and after)
-        and the new card state. The review joins this session's undo stack."""
+        and the new card state. The review joins this session's undo stack. `instance`: the seed and
+        parameters of a generated question's showing (one card per question, whatever the numbers)."""
         rating = Rating(int(rating))
+        shown = instance_json(instance)
         fixed = to_utc(now) if now is not None else None
         scheduler = self.scheduler
 
@@ -284,7 +289,7 @@ class CardsTable(SettingsTable):
             after_text = after.to_json()
             cursor = conn.execute(
                 "INSERT INTO reviews (question_id, rating, reviewed_at, duration_ms, state_before, card_before, "
-                "card_after) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "card_after, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     question_id,
                     int(rating),
@@ -293,6 +298,7 @@ class CardsTable(SettingsTable):
                     None if before_text is None else int(before.state),
                     before_text,
                     after_text,
+                    shown,
                 ),
             )
             put_card(conn, question_id, after_text, after)

@@ -84,6 +84,11 @@ MIGRATIONS: tuple[str, ...] = (
         applied_at TEXT NOT NULL                  -- when this store first moved history old -> new
     );
     """,
+    # a generated question's showing (quizbank/instances.py): JSON {"seed": N, "params": {...}}; NULL otherwise
+    """
+    ALTER TABLE attempts ADD COLUMN instance TEXT;
+    ALTER TABLE reviews ADD COLUMN instance TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 REQUIRED_TABLES = frozenset(

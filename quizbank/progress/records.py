@@ -3,6 +3,7 @@ UTC time text every table uses (it sorts chronologically as text)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -215,3 +216,11 @@ def parse_loose(text: str | None) -> datetime | None:
         return parse_time(text)
     except ValueError:
         return None
+
+
+def instance_json(instance: dict[str, Any] | None) -> str | None:
+    """A generated question's showing, {"seed", "params"}, as compact JSON for the `instance` column of
+    attempts and reviews (None stays NULL)."""
+    if instance is None:
+        return None
+    return json.dumps({"seed": int(instance["seed"]), "params": dict(instance["params"])}, sort_keys=True)

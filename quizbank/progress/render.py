@@ -38,6 +38,11 @@ _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 # Fixed words of the exports, per language ("both" shows "English / 中文").
 LABELS: dict[str, tuple[str, str]] = {
     "answer": ("Answer", "答案"),
+    "instances": (
+        "Drawn fresh each time; three instances (seeds {seeds})",
+        "每次出题都重新抽取数字；以下为三个实例（种子 {seeds}）",
+    ),
+    "instance": ("Instance {n}", "实例 {n}"),
     "model_answer": ("Model answer", "参考答案"),
     "key_points": ("Key points", "要点"),
     "explanation": ("Explanation", "解析"),

@@ -49,6 +49,7 @@ from textual.widgets.selection_list import Selection
 
 from ..i18n import tr
 from ..keys import bind, localize_bindings
+from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.question_view import QuestionView
 from ..widgets.toggles import GlyphRadioButton, GlyphSelectionList
@@ -91,10 +92,11 @@ class MockSetupScreen(LocalizedScreen):
     BINDINGS = [bind("s,ctrl+s", "start", "mock.setup.start", "mock.start", key_display="s")]
 
     class Planned(Message):
-        def __init__(self, plan: Any = None, error: str | None = None) -> None:
+        def __init__(self, plan: Any = None, error: str | None = None, live: Any = None) -> None:
             super().__init__()
             self.plan = plan
             self.error = error
+            self.live = live or {}  # item id -> showing of a generated question (tui.live)
 
     def __init__(self, topics: tuple[str, ...] = ()) -> None:
         super().__init__()
@@ -221,13 +223,23 @@ class MockSetupScreen(LocalizedScreen):
         except Exception as exc:  # the store may fail; say so in one line
             self.post_message(self.Planned(error=f"{type(exc).__name__}: {exc}"))
             return
-        self.post_message(self.Planned(plan))
+        # every generated item (a numeric follow-up included) gets numbers drawn for it alone
+        live = {}
+        for item in plan.items:
+            question = app.bankset.questions.get(item.id) if item.kind != "drill" else None
+            if question is not None and is_generated(question):
+                try:
+                    live[item.id] = draw_showing(question, app.demo_runner)
+                except Exception as exc:
+                    self.post_message(self.Planned(error=" ".join(str(exc).split())))
+                    return
+        self.post_message(self.Planned(plan, live=live))
 
     def on_mock_setup_screen_planned(self, message: Planned) -> None:
         if message.plan is None:
             self.app.notify(message.error or "?", severity="error")
             return
-        self.app.switch_screen(MockInterviewScreen(message.plan))
+        self.app.switch_screen(MockInterviewScreen(message.plan, live=message.live))
 
 
 # ---------------------------------------------------------------------------------------------------- interview
@@ -316,12 +328,14 @@ class MockInterviewScreen(LocalizedScreen):
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] | None = None,
         session_id: str | None = None,
+        live: dict[str, Any] | None = None,
     ) -> None:
         """`clock` gives seconds (monotonic) and `now` the wall time: tests and snapshots fix both."""
         from quizbank.mock.report import ItemResult
 
         super().__init__()
         self.plan = plan
+        self.live = dict(live or {})  # item id -> showing of a generated question (tui.live.LiveShowing)
         self.clock = clock
         self.now = now or (lambda: datetime.now(UTC))
         self.started_at = self.now()
@@ -407,6 +421,11 @@ class MockInterviewScreen(LocalizedScreen):
             return Static(tr("question.missing", self.app.language, id=item.id), markup=False)
         if question.type == "open":
             return OpenItem(question)
+        if is_generated(question):
+            showing = self.live.get(item.id)
+            if showing is None:
+                return Static(tr("question.missing", self.app.language, id=item.id), markup=False)
+            question = showing.question
         return QuestionView(question, seed=self.plan.seed, mode="quiz", classes="mock-item")
 
     def _focus_item(self) -> None:
@@ -484,7 +503,11 @@ class MockInterviewScreen(LocalizedScreen):
     def on_question_view_answered(self, message: QuestionView.Answered) -> None:
         message.stop()
         grade = message.grade
-        self._record(1.0 if grade.correct else 0.0, grade.response, {"correct": bool(grade.correct)})
+        detail: dict[str, Any] = {"correct": bool(grade.correct)}
+        item = self.item
+        if item is not None and item.id in self.live:
+            detail["instance"] = self.live[item.id].record()
+        self._record(1.0 if grade.correct else 0.0, grade.response, detail)
 
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
         message.stop()
