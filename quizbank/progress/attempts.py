@@ -15,6 +15,7 @@ from quizbank.progress.records import (
     DrillAttemptRow,
     as_ms,
     format_time,
+    instance_json,
     parse_time,
 )
 from quizbank.progress.scheduler import new_card, to_utc
@@ -32,18 +33,22 @@ class AttemptsTable(StoreConnection):
         response: str,
         duration_ms: int | None,
         at: datetime | None = None,
+        *,
+        instance: dict[str, Any] | None = None,
     ) -> None:
-        """Record an auto-graded (or self-graded: correct=None) answer. Feeds stats; never schedules."""
+        """Record an auto-graded (or self-graded: correct=None) answer. Feeds stats; never schedules.
+        `instance`: the seed and parameters of a generated question's showing."""
         when = to_utc(at)
         flag = None if correct is None else int(bool(correct))
+        shown = instance_json(instance)
 
         def body(conn: sqlite3.Connection) -> None:
             stamp = when
             while True:
                 cursor = conn.execute(
-                    "INSERT OR IGNORE INTO attempts (question_id, correct, response, duration_ms, attempted_at) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (question_id, flag, str(response), as_ms(duration_ms), format_time(stamp)),
+                    "INSERT OR IGNORE INTO attempts (question_id, correct, response, duration_ms, attempted_at, "
+                    "instance) VALUES (?, ?, ?, ?, ?, ?)",
+                    (question_id, flag, str(response), as_ms(duration_ms), format_time(stamp), shown),
                 )
                 if cursor.rowcount:
                     return

@@ -15,6 +15,7 @@ from typing import Any
 from quizbank.progress.connection import StoreError
 from quizbank.progress.records import (
     CardInfo,
+    ReviewRecord,
     ReviewResult,
     ReviewRow,
     StudyQueue,
@@ -22,6 +23,7 @@ from quizbank.progress.records import (
     UndoResult,
     as_ms,
     format_time,
+    instance_json,
     parse_time,
     utc_day_start,
 )
@@ -96,6 +98,25 @@ class CardsTable(SettingsTable):
             ).fetchone()
         )
         return row[0] if row else None
+
+    def card_rows(self) -> list[tuple[str, str]]:
+        """(question id, card JSON exactly as stored) for every card, by question id."""
+        return self._read(
+            lambda c: c.execute("SELECT question_id, card_json FROM cards ORDER BY question_id").fetchall()
+        )
+
+    def review_records(self) -> list[ReviewRecord]:
+        """Every review row as stored (with the card JSON before and after), oldest first."""
+        rows = self._read(
+            lambda c: c.execute(
+                "SELECT question_id, rating, reviewed_at, duration_ms, state_before, card_before, card_after "
+                "FROM reviews ORDER BY reviewed_at, id"
+            ).fetchall()
+        )
+        return [
+            ReviewRecord(qid, int(rating), parse_time(at), dur, state, before, after)
+            for qid, rating, at, dur, state, before, after in rows
+        ]
 
     def cards(self) -> dict[str, Card]:
         rows = self._read(lambda c: c.execute("SELECT question_id, card_json FROM cards").fetchall())
@@ -238,10 +259,14 @@ class CardsTable(SettingsTable):
         rating: Rating | int,
         now: datetime | None = None,
         duration_ms: int | None = None,
+        *,
+        instance: dict[str, Any] | None = None,
     ) -> ReviewResult:
         """Rate a card and commit at once (one transaction): the review row (with the card before and after)
-        and the new card state. The review joins this session's undo stack."""
+        and the new card state. The review joins this session's undo stack. `instance`: the seed and
+        parameters of a generated question's showing (one card per question, whatever the numbers)."""
         rating = Rating(int(rating))
+        shown = instance_json(instance)
         fixed = to_utc(now) if now is not None else None
         scheduler = self.scheduler
 
@@ -264,7 +289,7 @@ class CardsTable(SettingsTable):
             after_text = after.to_json()
             cursor = conn.execute(
                 "INSERT INTO reviews (question_id, rating, reviewed_at, duration_ms, state_before, card_before, "
-                "card_after) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "card_after, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     question_id,
                     int(rating),
@@ -273,6 +298,7 @@ class CardsTable(SettingsTable):
                     None if before_text is None else int(before.state),
                     before_text,
                     after_text,
+                    shown,
                 ),
             )
             put_card(conn, question_id, after_text, after)

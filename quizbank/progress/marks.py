@@ -6,7 +6,7 @@ import sqlite3
 from datetime import UTC, datetime
 
 from quizbank.progress.connection import StoreConnection
-from quizbank.progress.records import format_time
+from quizbank.progress.records import format_time, parse_time
 
 __all__ = ["MarksTable"]
 
@@ -20,6 +20,15 @@ class MarksTable(StoreConnection):
             lambda c: c.execute("SELECT question_id, flagged, note FROM question_marks").fetchall()
         )
         return {qid: (bool(flagged), note) for qid, flagged, note in rows if flagged or note}
+
+    def mark_rows(self) -> list[tuple[str, bool, str, datetime]]:
+        """Every mark row, cleared ones too: (question id, flagged, note, updated at), by question id."""
+        rows = self._read(
+            lambda c: c.execute(
+                "SELECT question_id, flagged, note, updated_at FROM question_marks ORDER BY question_id"
+            ).fetchall()
+        )
+        return [(qid, bool(flagged), note, parse_time(at)) for qid, flagged, note, at in rows]
 
     def set_question_mark(
         self, question_id: str, *, flagged: bool | None = None, note: str | None = None

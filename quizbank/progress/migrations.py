@@ -77,10 +77,31 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at  TEXT NOT NULL
     );
     """,
+    """
+    CREATE TABLE id_migrations (
+        old_id     TEXT PRIMARY KEY,              -- a merged-away question id
+        new_id     TEXT NOT NULL,                 -- the question replacing it
+        applied_at TEXT NOT NULL                  -- when this store first moved history old -> new
+    );
+    """,
+    # a generated question's showing (quizbank/instances.py): JSON {"seed": N, "params": {...}}; NULL otherwise
+    """
+    ALTER TABLE attempts ADD COLUMN instance TEXT;
+    ALTER TABLE reviews ADD COLUMN instance TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 REQUIRED_TABLES = frozenset(
-    {"settings", "cards", "reviews", "attempts", "drill_attempts", "mock_sessions", "question_marks"}
+    {
+        "settings",
+        "cards",
+        "reviews",
+        "attempts",
+        "drill_attempts",
+        "mock_sessions",
+        "question_marks",
+        "id_migrations",
+    }
 )
 
 

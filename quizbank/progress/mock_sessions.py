@@ -38,6 +38,34 @@ class MockSessionsTable(StoreConnection):
             )
         )
 
+    def save_mock_report(self, report: Mapping[str, Any]) -> None:
+        """Save a report from `quizbank.mock.report.build_report` (its id, start, minutes, level, language,
+        ended_early and score fill the row's columns)."""
+        self.save_mock_session(
+            str(report["id"]),
+            datetime.fromisoformat(str(report["started_at"])),
+            int(report["minutes"]),
+            str(report["level"]),
+            str(report["language"]),
+            bool(report["ended_early"]),
+            report["score"],
+            report,
+        )
+
+    def mock_session_rows(self) -> list[tuple[str, str, int, str, str, bool, float | None, str]]:
+        """Every row as stored: (id, started_at text, minutes, level, language, ended_early, score, report JSON
+        text), oldest first."""
+        rows = self._read(
+            lambda c: c.execute(
+                "SELECT id, started_at, minutes, level, language, ended_early, score, report_json "
+                "FROM mock_sessions ORDER BY started_at, id"
+            ).fetchall()
+        )
+        return [
+            (i, at, int(m), lvl, lang, bool(early), score, text)
+            for i, at, m, lvl, lang, early, score, text in rows
+        ]
+
     def mock_sessions(self) -> list[dict[str, Any]]:
         """Every saved mock interview's report (oldest first); a row whose JSON is unreadable is skipped."""
         rows = self._read(

@@ -3,8 +3,10 @@ UTC time text every table uses (it sorts chronologically as text)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
 from quizbank.progress.scheduler import Card, Rating, State, to_utc
 
@@ -13,8 +15,10 @@ __all__ = [
     "AttemptRow",
     "CardInfo",
     "DrillAttemptRow",
+    "ImportedHistory",
     "MergeReport",
     "Orphan",
+    "ReviewRecord",
     "ReviewResult",
     "ReviewRow",
     "StudyQueue",
@@ -140,12 +144,53 @@ DRILL_CARD_PREFIX = "drill:"  # a solved drill's Study card is `drill:NAME`
 
 @dataclass(frozen=True)
 class MergeReport:
+    """What a merge (`progress import`) changed, per table. `cards_rebuilt`: cards replayed from a history both
+    sides had; `cards_added`: cards taken from the backup as they were."""
+
     reviews_added: int
     reviews_skipped: int
     cards_rebuilt: int
     attempts_added: int
     cards_added: int
     settings_added: int
+    drill_attempts_added: int = 0
+    mock_sessions_added: int = 0
+    marks_changed: int = 0
+    id_migrations_added: int = 0
+
+
+class ReviewRecord(NamedTuple):
+    """One review as a backup carries it. Version 2 backups carry the card before and after (card JSON text,
+    as the store keeps it); version 1 backups do not (None), and such a card is rebuilt by replay."""
+
+    question_id: str
+    rating: int
+    reviewed_at: datetime
+    duration_ms: int | None
+    state_before: int | None = None
+    card_before: str | None = None
+    card_after: str | None = None
+
+
+@dataclass
+class ImportedHistory:
+    """Everything a validated backup holds, typed, ready for `ProgressStore.merge_backup`. Times are aware
+    datetimes; cards are `fsrs.Card`; a mock report is a JSON-ready dict."""
+
+    reviews: list[ReviewRecord] = field(default_factory=list)
+    attempts: list[tuple[str, bool | None, str, int | None, datetime]] = field(default_factory=list)
+    cards: dict[str, Card] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    # (drill, passed, cases_passed, cases_total, elapsed_ms, attempted_at)
+    drill_attempts: list[tuple[str, bool, int, int, int | None, datetime]] = field(default_factory=list)
+    # (id, started_at, minutes, level, language, ended_early, score, report)
+    mock_sessions: list[tuple[str, datetime, int, str, str, bool, float | None, dict[str, Any]]] = field(
+        default_factory=list
+    )
+    # (question_id, flagged, note, updated_at)
+    marks: list[tuple[str, bool, str, datetime]] = field(default_factory=list)
+    # (old_id, new_id, applied_at)
+    id_migrations: list[tuple[str, str, datetime]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -171,3 +216,11 @@ def parse_loose(text: str | None) -> datetime | None:
         return parse_time(text)
     except ValueError:
         return None
+
+
+def instance_json(instance: dict[str, Any] | None) -> str | None:
+    """A generated question's showing, {"seed", "params"}, as compact JSON for the `instance` column of
+    attempts and reviews (None stays NULL)."""
+    if instance is None:
+        return None
+    return json.dumps({"seed": int(instance["seed"]), "params": dict(instance["params"])}, sort_keys=True)
