@@ -139,6 +139,22 @@ class Tab:
                 raise AssertionError(f"the socket closed before {needles!r} appeared")
         return self.text()
 
+    async def wait_for_frame(self, size: tuple[int, int], timeout: float = 60) -> None:
+        """Read until a whole-screen frame of `size` has come since the last mark."""
+        import aiohttp
+
+        deadline = time.monotonic() + timeout
+        while size not in [frame_size(frame) for frame in self.frames()]:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"never saw a {size} frame: {[frame_size(f) for f in self.frames()]}")
+            try:
+                message = await self.ws.receive(timeout=min(left, 1.0))
+            except TimeoutError:
+                continue
+            if message.type == aiohttp.WSMsgType.BINARY:
+                self.raw += message.data
+
     async def press(self, keys: str) -> None:
         self.mark = len(self.raw)
         await self.ws.send_json(["stdin", keys])
@@ -476,6 +492,7 @@ def test_the_spare_takes_the_tabs_size_and_repaints_it(tmp_path: Path) -> None:
                 await tab.settle()
                 first = [frame_size(frame) for frame in tab.frames()]
                 await tab.resize(90, 26)
+                await tab.wait_for_frame((90, 26))
                 await tab.wait_for(*titles)
                 await tab.settle()
                 later = [frame_size(frame) for frame in tab.frames()]
