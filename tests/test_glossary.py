@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _pilot import settle
 
 from quizbank.glossary import (
     GlossaryError,
@@ -189,9 +190,7 @@ def test_browse_g_opens_the_glossary_filtered_as_you_type_in_both_languages(tmp_
 
 
 async def _settle(pilot) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def _browse_glossary(tmp_path):

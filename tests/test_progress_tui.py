@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from _pilot import settle
 from test_progress_export import write_fixture_bank
 from textual.widgets import Button, Input
 
@@ -63,11 +64,6 @@ async def wait_ready(pilot) -> None:
     assert app.bankset is not None and app.store is not None, app.store_error
     await pilot.pause()
 
-
-async def settle(pilot) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
     await pilot.pause()
 
 

@@ -7,6 +7,8 @@ import sqlite3
 import textwrap
 from datetime import UTC, datetime, timedelta
 
+from _pilot import settle
+
 from quizbank.loader import load_banks
 from quizbank.progress.scheduler import Rating
 from quizbank.progress.store import format_time, open_store
@@ -219,7 +221,7 @@ async def _app_moves_progress(tmp_path):
             await pilot.pause(0.05)
             if app.store is not None and app.bankset is not None and not app.workers:
                 break
-        await app.workers.wait_for_complete()
+        await settle(pilot)
         assert app.bankset.replaced_by == {
             "old.kv-cache-a": "merged.kv-cache",
             "old.kv-cache-b": "merged.kv-cache",

@@ -23,6 +23,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from _pilot import settle
 
 from tui.serve import app_command
 from tui.serve_apps import SPARE_SIZE
@@ -576,11 +577,9 @@ def test_drill_hides_the_external_editor_in_a_browser(
 
     async def run() -> tuple[list[str], bool]:
         async with app.run_test(size=(COLS, ROWS)) as pilot:
-            await pilot.pause()
-            await app.workers.wait_for_complete()
+            await settle(pilot)
             await pilot.press("c")  # Home: coding drills
-            await pilot.pause()
-            await app.workers.wait_for_complete()
+            await settle(pilot)
             if isinstance(app.focused, TextArea):
                 await pilot.press("escape")  # out of the code editor, where `e` is a letter
                 await pilot.pause()
