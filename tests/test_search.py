@@ -36,9 +36,16 @@ def _doc(key: str, order: int = 0, **fields: dict[str, str]) -> Document:
 
 
 DOCS = [
-    _doc("t.expl", 0, prompt={"en": "Why scale?"}, explanation={"en": "Rotation keeps the norm.", "zh": "旋转保持范数"}),
+    _doc(
+        "t.expl",
+        0,
+        prompt={"en": "Why scale?"},
+        explanation={"en": "Rotation keeps the norm.", "zh": "旋转保持范数"},
+    ),
     _doc("t.answer", 1, prompt={"en": "What does RoPE do?"}, answer={"en": "It rotates q and k"}),
-    _doc("t.prompt", 2, prompt={"en": "Which rotation angle does pair i get?", "zh": "第 i 对的旋转角是多少？"}),
+    _doc(
+        "t.prompt", 2, prompt={"en": "Which rotation angle does pair i get?", "zh": "第 i 对的旋转角是多少？"}
+    ),
     _doc("t.rotation", 3, prompt={"en": "Unrelated words"}),
 ]
 
@@ -67,13 +74,14 @@ def test_chinese_matches_inside_text_and_the_other_language_ranks_after() -> Non
     hits = rank(DOCS, "转角", "en")  # a substring of 旋转角, found from English mode
     assert [m.document.key for m in hits] == ["t.prompt"] and hits[0].other_language
     assert hits[0].field_lang == "zh"
-    # a match in the app's language beats a better field found only in the other language
-    docs = [
-        _doc("a", 0, prompt={"zh": "范数"}),
-        _doc("b", 1, explanation={"en": "the norm", "zh": "范数"}),
+    # within one rank, a match in the app's language comes before one only in the other language
+    docs = [_doc("a", 0, prompt={"zh": "范数"}), _doc("b", 1, prompt={"en": "the 范数 (norm)", "zh": "范"})]
+    found = [(m.document.key, m.other_language) for m in rank(docs, "范数", "en")]
+    assert found == [("b", False), ("a", True)]
+    assert [(m.document.key, m.other_language) for m in rank(docs, "范数", "zh")] == [
+        ("a", False),
+        ("b", True),
     ]
-    assert [(m.document.key, m.other_language) for m in rank(docs, "范数", "en")] == [("a", True), ("b", True)]
-    assert [(m.document.key, m.other_language) for m in rank(docs, "范数", "zh")] == [("a", False), ("b", False)]
 
 
 def test_the_whole_phrase_ranks_before_scattered_words() -> None:
