@@ -36,12 +36,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo_cli.add_parser(sub)
     bank_cli.add_parser(sub)
-    progress_cli.add_parser(sub)
+    progress_cli.add_parser(sub, binding_ids=_binding_ids)
     progress_cli.add_export_parser(sub)
     mock_cli.add_parser(sub)
     serve_cli.add_parser(sub)
     drill_cli.add_parser(sub)
     return parser
+
+
+def _binding_ids() -> list[str]:
+    """The app's binding ids, for `posenc progress config keymap.<id>` (imports the screens: only then)."""
+    from .keys import binding_ids
+
+    return binding_ids()
 
 
 def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
