@@ -14,10 +14,10 @@ import pytest
 from _pilot import pilot_test, settle
 from textual.widgets import Checkbox, Input
 
+from quizbank.grading import Grade
 from quizbank.progress.store import open_store, parse_setting_text, validate_setting
-from tui.grading import Grade
-from tui.question_status import QuestionStatus, load_status
-from tui.quiz_session import QuizConfig, QuizSession, select_question_ids
+from quizbank.question_status import QuestionStatus, load_status
+from quizbank.quiz_session import QuizConfig, QuizSession, select_question_ids
 from tui.screens.browse import BrowseScreen
 from tui.screens.marks import NoteScreen
 from tui.screens.quiz import (
@@ -56,7 +56,7 @@ def positions(view: QuestionView) -> tuple[list[int], list[int]]:
 
 def test_counts_keep_answered_skipped_and_not_reached_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = [100.0]
-    monkeypatch.setattr("tui.quiz_session.time.monotonic", lambda: clock[0])
+    monkeypatch.setattr("quizbank.quiz_session.time.monotonic", lambda: clock[0])
     session = QuizSession(QuizConfig(), [f"q{i}" for i in range(10)])
     session.started_at = session.shown_at = 100.0
     session.record("q0", Grade(True, "1"))

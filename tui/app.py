@@ -48,7 +48,7 @@ from .keys import bind, focused_takes_text, keymap_errors, localize_bindings
 from .messages import BankPreviewReady, BanksLoaded, StoreOpened, TorchWarmed
 
 if TYPE_CHECKING:
-    from .grading import Grade
+    from quizbank.grading import Grade
 
 __all__ = ["PosencApp", "run_app"]
 
@@ -529,7 +529,8 @@ class PosencApp(App[int], inherit_bindings=False):
         if question_id not in self.bankset.questions:
             self.notify(tr("question.missing", self.language, id=question_id), severity="warning")
             return
-        from .quiz_session import QuizConfig, QuizSession, new_seed
+        from quizbank.quiz_session import QuizConfig, QuizSession, new_seed
+
         from .screens.quiz import QuizScreen
 
         seed = self.fixed_seed if self.fixed_seed is not None else new_seed()

@@ -28,10 +28,11 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
-from ..grading import Grade
+from quizbank.grading import Grade
+from quizbank.quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
+
 from ..i18n import tr
 from ..keys import bind, focused_takes_text
-from ..quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.question_view import QuestionView

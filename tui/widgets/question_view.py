@@ -38,12 +38,12 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Label, Markdown, Static
 
+from quizbank.grading import Grade, grade_choices, grade_cloze, grade_numeric, grade_truefalse
+from quizbank.quiz_session import choice_order
 from quizbank.safetext import escape_unsafe
 
-from ..grading import Grade, grade_choices, grade_cloze, grade_numeric, grade_truefalse
 from ..i18n import tr
 from ..keys import bind, focused_takes_text, localize_bindings
-from ..quiz_session import choice_order
 from ..richtext import inline, markdown_source, render_text
 
 __all__ = ["AnswerInput", "ChoiceItem", "QuestionView"]
