@@ -22,7 +22,6 @@ from textual.widgets import Footer, Header, Label, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from ..cjkwrap import breakable_path
 from ..i18n import count, tr
 from ..keys import bind, localize_bindings
 
@@ -47,7 +46,7 @@ def _append_file_problems(text: Text, path: str, problems: list[Any], *, limit: 
     `line:col: message` under it, at most `limit` of them."""
     from quizbank.safetext import escape_unsafe
 
-    text.append(f"• {breakable_path(escape_unsafe(str(path), one_line=True))}\n", style=style)
+    text.append(f"• {escape_unsafe(str(path), one_line=True)}\n", style=style)
     for problem in problems[:limit]:
         where = f"{problem.line}:{problem.col}: " if getattr(problem, "line", 0) > 0 else ""
         warning = "warning: " if getattr(problem, "severity", "") == "warning" else ""
@@ -320,7 +319,7 @@ class HomeScreen(Screen):
         if app.store is not None:
             from quizbank.safetext import escape_unsafe
 
-            store_path = breakable_path(escape_unsafe(str(getattr(app.store, "path", "")), one_line=True))
+            store_path = escape_unsafe(str(getattr(app.store, "path", "")), one_line=True)
             lines.append(tr("home.store", lang, path=store_path))
             lines.append(tr("home.mastery_means", lang))
         elif app.store_error:
