@@ -30,10 +30,11 @@ _OPEN = r"[（［｛「『【《〈〔“‘(\[{]"
 # Must not start a line (glued to the character before it).
 _CLOSE = r"[，。、；：！？）］｝」』】》〉〕”’…—・％,.;:!?)\]}]"
 
-# A path separator a line may break after: one followed by a name (a letter, `.`, `_`, `~`, `-`), so
-# a long path wraps between its folders rather than inside a name, with no character added (a
-# zero-width space would be copied with the path and shows in some terminals); `1/256` stays whole.
-_SEP = r"[/\\](?=[^\W\d]|[._~-])"
+# A path separator a line may break after: one followed by a name (a letter, `.`, `_`, `~`, `-`) that
+# has another separator or a file extension after it, so a long path wraps between its folders rather
+# than inside a name, with no character added (a zero-width space would be copied with the path and
+# shows in some terminals); `1/256`, `2i/d` and `RoPE/ALiBi` stay whole.
+_SEP = r"[/\\](?=[^\W\d]|[._~-])(?=[^\s/\\]*[/\\.]\S)"
 # Rich's pattern is r"\s*\S+\s*"; here a CJK character (with its punctuation) is a word, and a
 # run of other non-space characters stops where CJK text starts, after such a separator, or after a
 # zero-width space.
