@@ -206,7 +206,19 @@ class NumericQuestion(_QuestionBase):
     type: Literal["numeric"]
     value: FiniteNumber
     tolerance: FiniteNumber = Field(ge=0)
-    unit: str | None = None
+    unit: Text | None = None  # `{en: tokens, zh: 个 token}`, or plain text meaning English only
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_unit_is_none(cls, data: Any) -> Any:
+        """`unit: ""` (the old template's placeholder) means no unit."""
+        if isinstance(data, dict) and isinstance(data.get("unit"), str) and not data["unit"].strip():
+            return {**data, "unit": None}
+        return data
+
+    def unit_in(self, lang: str) -> str:
+        """The unit in `lang` (falling back to the other language), "" when there is none."""
+        return self.unit.get(lang) if self.unit is not None else ""
 
     @model_validator(mode="after")
     def _backed_by_check(self) -> NumericQuestion:
