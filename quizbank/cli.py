@@ -240,9 +240,16 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(escape_unsafe(format_stats(stats, bankset)))
     if bankset.skipped:
         _err(
-            f"note: {_plural(len(bankset.skipped), 'bank file')} skipped because of problems; "
-            "run `posenc bank validate` to see them"
+            f"note: {_plural(len(bankset.skipped), 'bank file')} skipped because of problems (not counted above):"
         )
+        for _path, problems in bankset.skipped:
+            errors = [p for p in problems if p.is_error] or problems
+            for problem in errors[:5]:
+                _err(f"  {problem}")
+            if len(errors) > 5:
+                _err(
+                    f"  … and {len(errors) - 5} more: posenc bank validate {escape_unsafe(_path, one_line=True)}"
+                )
     return 0
 
 

@@ -53,7 +53,8 @@ _NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 def parse_number(raw: str) -> float:
     """Read a number the way people type it: `0.5`, `.5`, `1e-4`, `1/2`, `1,024`, `50%`, `−3`,
-    full-width digits. Raises ValueError with a short, user-facing message."""
+    full-width digits, and arithmetic (`2^-8`, `2**-8`, `1/(2*128)`: quizbank.arithmetic). Raises
+    ValueError with a short, user-facing message."""
     text = unicodedata.normalize("NFKC", raw).strip().replace("−", "-").replace("×10^", "e")
     if not text:
         raise ValueError("enter a number")
@@ -72,6 +73,13 @@ def parse_number(raw: str) -> float:
         value = float(Fraction(int(num), int(den)))
     elif text.lower() in {"inf", "+inf", "-inf", "infinity", "-infinity", "∞", "-∞"}:
         value = -math.inf if text.startswith("-") else math.inf
+    elif re.search(r"\d", text) and re.search(r"[-+*/^×÷()]", text.lstrip("+-")):
+        from .arithmetic import evaluate  # 2^-8, 2**-8, 1/(2*128): a tiny evaluator, never eval
+
+        try:
+            value = evaluate(text)
+        except ValueError as exc:
+            raise ValueError(f"{raw.strip()!r} is not a number ({exc})") from None
     else:
         raise ValueError(f"{raw.strip()!r} is not a number")
     return value / 100.0 if percent else value

@@ -298,7 +298,7 @@ class NumericQuestion(_QuestionBase):
     type: Literal["numeric"]
     value: FiniteNumber | None = None
     tolerance: FiniteNumber | None = Field(default=None, ge=0)
-    unit: str | None = None
+    unit: Text | None = None  # `{en: tokens, zh: 个 token}`, or plain text meaning English only
     vary: dict[VaryName, VaryParam] | None = Field(default=None, min_length=1, max_length=12)
     live_answer: LiveAnswer | None = None
 
@@ -309,6 +309,18 @@ class NumericQuestion(_QuestionBase):
             data = dict(data)
             data["live_answer"] = data.pop("answer")
         return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_unit_is_none(cls, data: Any) -> Any:
+        """`unit: ""` (the old template's placeholder) means no unit."""
+        if isinstance(data, dict) and isinstance(data.get("unit"), str) and not data["unit"].strip():
+            return {**data, "unit": None}
+        return data
+
+    def unit_in(self, lang: str) -> str:
+        """The unit in `lang` (falling back to the other language), "" when there is none."""
+        return self.unit.get(lang) if self.unit is not None else ""
 
     @property
     def generated(self) -> bool:

@@ -328,6 +328,18 @@ def test_stats_human_form(tmp_path, capsys, empty_user_dir):
     assert "1 bank file skipped" in err
 
 
+def test_stats_lists_each_skipped_file_with_its_problems(tmp_path, capsys, empty_user_dir):
+    write(empty_user_dir, "mine.yaml", STANDALONE)
+    broken = write(empty_user_dir, "broken.yaml", BAD)
+    other = write(empty_user_dir, "other.yaml", "topic: other\ntitle: Other\nquestions: [1, 2\n")
+    code, _out, err = run(capsys, "bank", "stats")
+    assert code == 0
+    lines = err.splitlines()
+    assert lines[0] == "note: 2 bank files skipped because of problems (not counted above):"
+    assert any(line.startswith(f"  {broken}:6:5: ") and "promt" in line for line in lines), err
+    assert any(line.startswith(f"  {other}:") for line in lines), err
+
+
 def test_bank_without_action_prints_help(capsys):
     code, _, err = run(capsys, "bank")
     assert code == 2 and "validate" in err

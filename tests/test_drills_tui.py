@@ -87,12 +87,9 @@ async def test_hints_one_at_a_time_and_the_solution_gate(env: Path) -> None:
         screen = app.screen
         assert isinstance(screen, DrillScreen)
         hints = screen.query_one("#drill-hints", Static)
-        await pilot.press("h")  # typed into the editor, which has focus
-        assert screen.hints_shown == 0 and screen.query_one("#drill-code", TextArea).text.startswith("h")
-        await pilot.press("ctrl+z", "escape")  # undo; leave the editor
-        assert not isinstance(app.focused, TextArea)
         assert not hints.display
-        await pilot.press("h")
+        await pilot.press("h")  # focus starts outside the editor: h is a key, not a letter of the file
+        await pilot.pause()
         assert screen.hints_shown == 1 and hints.display
         assert "Hint 1/2" in str(hints.content) and "cat(angles, angles)" in str(hints.content)
         assert "Hint 2/2" not in str(hints.content)
@@ -131,7 +128,7 @@ async def test_previous_attempt_unlocks_the_solution_and_chinese_statement(env: 
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, DrillScreen) and screen.attempted
-        await pilot.press("escape", "l")  # leave the editor; switch to Chinese
+        await pilot.press("l")  # switch to Chinese (focus is not in the editor)
         await settle(pilot)
         statement = screen.query_one("#drill-statement", Markdown)
         assert "构造加到注意力 logits 上的因果 ALiBi 偏置" in statement.source
@@ -156,6 +153,9 @@ async def test_existing_file_is_kept_and_edits_are_saved(env: Path) -> None:
         screen = app.screen
         editor = screen.query_one("#drill-code", TextArea)
         assert editor.text == mine
+        await pilot.press("i")  # into the editor
+        await pilot.pause()
+        assert app.focused is editor
         editor.move_cursor(editor.document.end)
         await pilot.press(*"x = 1")
         await pilot.pause(0.8)  # autosave after half a second
@@ -163,6 +163,45 @@ async def test_existing_file_is_kept_and_edits_are_saved(env: Path) -> None:
         await pilot.press("escape", "q")
         await settle(pilot)
         assert not isinstance(app.screen, DrillScreen)
+
+
+@pilot_test
+async def test_the_screen_opens_outside_the_editor_enter_or_i_edits_escape_leaves(env: Path) -> None:
+    from textual.widgets import Select
+
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")  # Home: coding drills
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DrillScreen)
+        editor = screen.query_one("#drill-code", TextArea)
+        path = env / "data" / "drills" / f"{screen.drill_name}.py"
+        starter = editor.text
+        assert not isinstance(app.focused, TextArea)
+        assert "Enter or i edits" in str(screen.query_one("#drill-keys", Static).content)
+        await pilot.press("l")  # the language switches; nothing lands in the file
+        await settle(pilot)
+        assert app.language == "zh" and editor.text == starter
+        picker = screen.query_one("#drill-pick", Select)
+        # the selector follows the language and keeps the drill shown
+        assert picker.value == screen.drill_name
+        assert get_drill(screen.drill_name).text("title", "zh") in screen_text(app)
+        assert "编辑" in screen_text(app)  # the footer's Enter/i key
+        await pilot.press("l")
+        await settle(pilot)
+        assert app.language == "en" and picker.value == screen.drill_name
+        for key in ("enter", "i"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.focused is editor
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.focused, TextArea) and isinstance(app.screen, DrillScreen)
+        await pilot.press("i", "z")
+        await pilot.pause(0.8)  # autosave after half a second
+        assert editor.text == "z" + starter == path.read_text(encoding="utf-8")
 
 
 DRILL_BANK = """

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-from _pilot import settle
 
 from quizbank.glossary import (
     GlossaryError,
@@ -190,6 +189,8 @@ def test_browse_g_opens_the_glossary_filtered_as_you_type_in_both_languages(tmp_
 
 
 async def _settle(pilot) -> None:
+    from _pilot import settle  # a superseded exclusive worker (Home's progress counts) is no failure
+
     await settle(pilot)
 
 

@@ -82,6 +82,25 @@ def test_budgets_add_up_and_follow_ups_follow_their_parent(minutes: int, seed: i
 
 
 @PROPS
+@given(
+    minutes=st.integers(5, 14),
+    seed=st.integers(0, 2**31),
+    level=st.sampled_from(sorted(LEVELS)),
+)
+def test_a_short_interview_opens_easy_and_has_something_to_explain(
+    minutes: int, seed: int, level: str
+) -> None:
+    """A 5-minute mock was a true/false and a numeric item: now a warm-up, then an open question."""
+    plan = plan_interview(shipped(), catalogue(), minutes=minutes, seed=seed, level=level)
+    check_budget(plan, minutes)
+    types = [item.qtype for item in plan.items]
+    assert "open" in types and types[0] != "truefalse", types
+    assert len(types) >= 2 or level == "deep", types  # deep: one 4-minute open question fills 5 minutes
+    opens = [item.difficulty for item in plan.items if item.qtype == "open"]
+    assert min(opens) == min(LEVELS[level]), (level, opens)  # the easiest open question on offer
+
+
+@PROPS
 @given(seed=st.integers(0, 2**31))
 def test_default_interview_covers_topics_and_skills(seed: int) -> None:
     plan = plan_interview(shipped(), catalogue(), seed=seed)

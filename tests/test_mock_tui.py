@@ -121,6 +121,12 @@ async def test_whole_interview_with_every_item_kind(env: Path) -> None:
         await settle(pilot)
         assert [box.value for box in widget.query(Checkbox)] == [True]
         assert "covered 1/1" in screen_text(app)
+        await pilot.press("1")  # number keys tick and untick key point n
+        await settle(pilot)
+        assert [box.value for box in widget.query(Checkbox)] == [False] and "covered 0/1" in screen_text(app)
+        await pilot.press("2", "1")  # there is no point 2
+        await settle(pilot)
+        assert [box.value for box in widget.query(Checkbox)] == [True] and "covered 1/1" in screen_text(app)
         await pilot.press("n")
         await settle(pilot)
 

@@ -338,3 +338,18 @@ def test_unexpected_sqlite_errors_are_one_line(tmp_path, capsys, monkeypatch):
     captured = capsys.readouterr()
     assert captured.err == "posenc: error: progress store: database disk image is malformed\n"
     assert captured.out == ""
+
+
+def test_config_refuses_a_binding_id_the_app_does_not_have(tmp_path, capsys):
+    from tui.cli import main as posenc
+
+    data = ["--data-dir", str(tmp_path / "a")]
+    assert posenc([*data, "progress", "config", "keymap.posenc.nope", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("posenc: error: unknown binding id 'posenc.nope'; valid ids: ")
+    assert "posenc.study.undo" in err and "posenc.search" in err and err.count("\n") == 1
+    assert posenc([*data, "progress", "config", "keymap", '{"posenc.quiz": "x", "posenc.next": "j"}']) == 2
+    assert "unknown binding id 'posenc.quiz'; valid ids" in capsys.readouterr().err
+    assert posenc([*data, "progress", "config", "keymap.posenc.study.undo", "z"]) == 0
+    with open_store(tmp_path / "a") as store:  # nothing refused was stored
+        assert store.get_setting("keymap") == {"posenc.study.undo": "z"}

@@ -111,3 +111,9 @@ def test_validate_with_every_check_is_green(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout == ""
     assert out.stderr.startswith("ok: ")
+
+
+def test_the_coding_topic_is_not_called_encoding_in_chinese() -> None:
+    """编码 means "encoding" throughout this bank (位置编码); the hands-on coding topic says 代码."""
+    coding = load_banks(include_user=False).topic("coding")
+    assert coding is not None and coding.title.zh.startswith("代码实现") and "编码" not in coding.title.zh

@@ -222,6 +222,17 @@ def test_chinese_wraps_between_characters_with_kinsoku() -> None:
     # Latin words still break at spaces only
     latin = [line.plain.rstrip() for line in Content("rotary position embedding everywhere").wrap(12)]
     assert latin == ["rotary", "position", "embedding", "everywhere"]
+    # a path wraps after a separator, with no zero-width space added; a fraction stays whole
+    path = "/home/someone/.local/share/posenc/progress.db"
+    lines = [line.plain for line in Content(path).wrap(16)]
+    assert "".join(lines) == path and lines[0] == "/home/someone/", lines
+    assert all(cell_len(line) <= 16 for line in lines) and cjkwrap.BREAK not in "".join(lines)
+    assert [line.plain.rstrip() for line in Content("ratio 1/256 here").wrap(9)] == ["ratio", "1/256", "here"]
+    assert [line.plain.rstrip() for line in Content("x RoPE/ALiBi -2i/d").wrap(11)] == [
+        "x",
+        "RoPE/ALiBi",
+        "-2i/d",
+    ]
 
 
 def test_demo_title_and_claim_follow_the_language_and_fall_back_to_english() -> None:

@@ -176,6 +176,14 @@ class PosencApp(App[int], inherit_bindings=False):
         self.theme = "tokyo-night"
         self.sub_title = tr("app.subtitle", self.language)
         localize_bindings(self, self.language)
+        self.watch(self, "app_focus", self._app_focus_changed, init=False)
+
+    def _app_focus_changed(self, focus: bool) -> None:
+        """A browser tab (posenc serve) starts blurred, and a footer composed then stays empty. A key or
+        a click gives the app focus without a focus event: re-list the screen's keys then, so the footer
+        shows them (Textual re-lists them only on a focus event)."""
+        if focus:
+            self.screen.refresh_bindings()
 
     def first_paint(self) -> None:
         """Called by the Home screen after its first refresh: start the background work."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BREAK", "CJK_WORD_RE", "breakable_path", "install"]
+__all__ = ["BREAK", "CJK_WORD_RE", "install"]
 
 # A zero-width space: a line may break after it (used after the separators of file paths).
 BREAK = "\u200b"
@@ -30,17 +30,18 @@ _OPEN = r"[（［｛「『【《〈〔“‘(\[{]"
 # Must not start a line (glued to the character before it).
 _CLOSE = r"[，。、；：！？）］｝」』】》〉〕”’…—・％,.;:!?)\]}]"
 
+# A path separator a line may break after: one followed by a name (a letter, `.`, `_`, `~`, `-`) that
+# has another separator or a file extension after it, so a long path wraps between its folders rather
+# than inside a name, with no character added (a zero-width space would be copied with the path and
+# shows in some terminals); `1/256`, `2i/d` and `RoPE/ALiBi` stay whole.
+_SEP = r"[/\\](?=[^\W\d]|[._~-])(?=[^\s/\\]*[/\\.]\S)"
 # Rich's pattern is r"\s*\S+\s*"; here a CJK character (with its punctuation) is a word, and a
-# run of other non-space characters stops where CJK text starts or after a zero-width space.
+# run of other non-space characters stops where CJK text starts, after such a separator, or after a
+# zero-width space.
 CJK_WORD_RE = re.compile(
-    rf"\s*(?:{_OPEN}*{_CJK}{_CLOSE}*|(?:(?!{_OPEN}*{_CJK})[^\s{BREAK}])+{BREAK}?|{BREAK})\s*"
+    rf"\s*(?:{_OPEN}*{_CJK}{_CLOSE}*"
+    rf"|(?:(?!{_OPEN}*{_CJK})(?!{_SEP})[^\s{BREAK}])+(?:{_SEP}|{BREAK})?|{_SEP}|{BREAK})\s*"
 )
-
-
-def breakable_path(path: str) -> str:
-    """`path` with a zero-width break after each separator, so a long path wraps between its
-    folders rather than inside a name. Escape the path (`escape_unsafe`) before this."""
-    return path.replace("/", "/" + BREAK).replace("\\", "\\" + BREAK)
 
 
 def install() -> bool:

@@ -43,8 +43,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, adder) in COMMANDS.items():
         if only is None or name == only:
-            getattr(importlib.import_module(module), adder)(sub)
+            add = getattr(importlib.import_module(module), adder)
+            if name == "progress":  # config keymap.<id> checks the id against the app's bindings
+                add(sub, binding_ids=_binding_ids)
+            else:
+                add(sub)
     return parser
+
+
+def _binding_ids() -> list[str]:
+    """The app's binding ids, for `posenc progress config keymap.<id>` (imports the screens: only then)."""
+    from .keys import binding_ids
+
+    return binding_ids()
 
 
 def _command_in(argv: Sequence[str]) -> str | None:

@@ -414,8 +414,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "输入你的回答，然后按 Ctrl+R 查看要点（Esc 离开输入框）。",
     ),
     "mock.points_title": (
-        "Key points: tick each one you covered (pre-ticked from your answer)",
-        "要点：勾选你答到的每一条（已按你的回答预先勾选）",
+        "Key points: tick each one you covered (pre-ticked from your answer; 1-9 or Space ticks)",
+        "要点：勾选你答到的每一条（已按你的回答预先勾选；1-9 或空格勾选）",
     ),
     "mock.points_score": ("covered {done}/{total}", "答到 {done}/{total}"),
     "mock.model_answer": ("Model answer", "参考答案"),
@@ -451,6 +451,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mock.scores_chart": ("Mock interview scores (%)", "模拟面试得分（%）"),
     "mock.key_submit": ("Reveal / grade", "显示要点/评分"),
     "mock.key_next": ("Next item", "下一题"),
+    "mock.key_tick": ("Tick key point", "勾选要点"),
     "mock.key_end": ("End interview", "结束面试"),
     "mock.key_add": ("Add missed to Study", "错题加入学习"),
     "mock.key_export": ("Export Markdown", "导出 Markdown"),

@@ -15,7 +15,14 @@ from textual.binding import Binding
 
 from .i18n import tr
 
-__all__ = ["DESCRIPTION_KEYS", "bind", "focused_takes_text", "keymap_errors", "localize_bindings"]
+__all__ = [
+    "DESCRIPTION_KEYS",
+    "bind",
+    "binding_ids",
+    "focused_takes_text",
+    "keymap_errors",
+    "localize_bindings",
+]
 
 # binding id -> i18n key of its description
 DESCRIPTION_KEYS: dict[str, str] = {}
@@ -77,3 +84,18 @@ def keymap_errors(keymap: Any) -> str | None:
         if not isinstance(binding_id, str) or not isinstance(keys, str) or not keys.strip():
             return f"bad entry {binding_id!r}: {keys!r} (keys must be a non-empty string)"
     return None
+
+
+def binding_ids() -> list[str]:
+    """Every binding id a keymap may remap (`posenc progress config keymap.<id>` checks against it):
+    the app's and every screen's and widget's, registered by `bind` when their modules are imported."""
+    import importlib
+    import pkgutil
+
+    from . import screens, widgets
+
+    importlib.import_module(f"{__package__}.app")
+    for package in (screens, widgets):
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package.__name__}.{module.name}")
+    return sorted(DESCRIPTION_KEYS)

@@ -2,8 +2,10 @@
 
 A key point counts as covered when, in either language:
 
-* English: at least half of its content words (stop words dropped, a light suffix stemmer, at least one word)
-  appear among the answer's words. Words are runs of letters and digits after NFKC and case folding, so
+* English: enough of its content words appear among the answer's words: half of a short point's (up to
+  four words), 40% of a longer one's, at least one. Stop words are dropped; a light suffix stemmer, British
+  spellings (`initialise`, `neighbour`) and a few groups of plain synonyms (`adjacent` for `neighbouring`,
+  `offset` for `distance`, `update` for `gradient`: SYNONYMS) let a paraphrase count. Words are runs of letters and digits after NFKC and case folding, so
   `\\theta` gives `theta` and `q_m` gives `q` and `m`; one-letter words count only inside math.
 * Chinese: at least 30% of its CJK character pairs (bigrams; a lone character counts as itself) appear in
   the answer's CJK text; pairs holding a function character (的, 一, 在, 是, ...) carry no meaning and are
@@ -27,7 +29,9 @@ _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(r"[^\W_]+")
 _MATH = re.compile(r"\$\$?(.+?)\$\$?", re.S)
-ENGLISH_SHARE = 0.5
+ENGLISH_SHARE = 0.5  # of a short point's content words (SHORT_POINT words or fewer)
+ENGLISH_SHARE_LONG = 0.4  # of a longer point's: a paraphrase rarely repeats most of a long sentence
+SHORT_POINT = 4
 CHINESE_SHARE = 0.3
 # Particles, measure words and the like: a pair holding one says nothing about the content.
 CHINESE_FUNCTION_CHARS = frozenset("的了是在和与及或把被将一个条种些这那其之也都就而且所以于为对")
@@ -53,8 +57,41 @@ def _normalize(text: str) -> str:
     return _GREEK_RE.sub(lambda m: f" {GREEK[m.group()]} ", folded)
 
 
+# Plain words people use for the same idea, each group read as its first word (after stemming).
+SYNONYMS = (
+    ("neighbor", "adjacent", "nearby", "neighboring", "consecutive"),
+    ("wide", "widen", "wider", "widening"),
+    ("distance", "offset", "gap"),
+    ("gradient", "grad", "update", "updated"),
+    ("compute", "computation", "cost", "costly", "flops"),
+    ("parameter", "param", "params", "weight"),
+    ("extrapolate", "extrapolation", "generalize", "generalization"),
+    ("rotate", "rotation", "rotary", "rotating"),
+    ("position", "positional", "location", "pos"),
+    ("dimension", "dim", "dims", "channel"),
+    ("random", "randomly"),
+    ("shrink", "decay", "decrease", "smaller"),
+    ("grow", "increase", "larger", "bigger"),
+)
+
+
+def _british(word: str) -> str:
+    """American spelling: `initialisation` -> `initialization`, `neighbour` -> `neighbor`."""
+    word = re.sub(r"is(ation|ations|e|ed|es|ing)$", r"iz\1", word)
+    return re.sub(r"our(s|ing|hood|ed)?$", r"or\1", word) if len(word) > 5 else word
+
+
 def _stem(word: str) -> str:
+    """`_stem_once`, then the synonym group's first word (stemmed)."""
+    stem = _stem_once(word)
+    return _SYNONYM_OF.get(stem, stem)
+
+
+def _stem_once(word: str) -> str:
     """A light suffix stemmer: `scores`, `score` -> `scor`; `summed` -> `sum`; `rotation`, `rotates` -> `rotat`."""
+    word = _british(word)
+    if len(word) > 7 and word.endswith("ional"):
+        word = word[:-2]  # positional -> position
     for suffix in ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "ied", "ed", "ly", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             if suffix == "s" and word.endswith("ss"):
@@ -69,6 +106,8 @@ def _stem(word: str) -> str:
         word = word[:-1]
     return word
 
+
+_SYNONYM_OF = {_stem_once(word): _stem_once(group[0]) for group in SYNONYMS for word in group}
 
 GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "η": "eta", "θ": "theta",
@@ -141,7 +180,8 @@ def covered(point: Any, answer: str) -> bool:
     english, chinese, extra = point_terms(point)
     if any(_term_matches(term, words, cjk) for term in extra):
         return True
-    if english and len(english & words) >= max(1, ENGLISH_SHARE * len(english)):
+    share = ENGLISH_SHARE if len(english) <= SHORT_POINT else ENGLISH_SHARE_LONG
+    if english and len(english & words) >= max(1, share * len(english)):
         return True
     if chinese:
         found = sum(1 for gram in chinese if gram in cjk)

@@ -66,6 +66,7 @@ MAX_STRETCH = (
 )
 MAX_SHRINK = 0.8
 DRILL_FROM_MINUTES = 30
+SHORT_MINUTES = 15  # below this the open question is an easy one
 SECOND_DRILL_FROM_MINUTES = 90
 
 
@@ -327,11 +328,23 @@ def plan_interview(
     def fits(candidate: _Candidate) -> bool:
         return spent + candidate.base <= question_target * 1.05
 
-    # warm-up: a concept question of the lowest difficulty on offer
+    # warm-up: a concept question of the lowest difficulty on offer, a choice question rather than a
+    # true/false one where there is one (a guess is a poor start)
     concepts = [c for c in pool.values() if c.skill == "concept" and fits(c)]
+    opens = [c.base for c in pool.values() if c.qtype == "open" and fits(c)]
+    if concepts and opens and min(c.base for c in concepts) + min(opens) > question_target * 1.05:
+        concepts = []  # no room for a warm-up and an open question: the open question opens
     if concepts:
         easiest = min(c.difficulty for c in concepts)
-        take(_weighted_choice(rng, [c for c in concepts if c.difficulty == easiest]), None)
+        warm = [c for c in concepts if c.difficulty == easiest]
+        take(_weighted_choice(rng, [c for c in warm if c.qtype != "truefalse"] or warm), None)
+    # then something to explain, however short the interview: an open question (the lowest difficulty
+    # on offer when time is short), so that no plan is only true/false and numbers
+    explain = [c for c in pool.values() if c.qtype == "open" and c.id not in used and fits(c)]
+    if explain:
+        easiest = min(c.difficulty for c in explain) if target < 15 else 0
+        take(_weighted_choice(rng, [c for c in explain if c.difficulty >= easiest and (
+            target >= 15 or c.difficulty == easiest)]), None)  # fmt: skip
 
     follow_ups_taken = 0
     while spent < question_target * 0.95:
@@ -405,7 +418,8 @@ def _add_one_follow_up(
     question_target: float,
 ) -> None:
     """No follow-up was drawn: put one after the first question that has a free one, dropping trailing
-    stand-alone questions when the time is short, as long as the plan still fills at least 85% of the time.
+    stand-alone questions (never the only open one) when the time is short, as long as the plan still fills
+    at least 85% of the time.
     The list and `used` are changed in place."""
     for index, (candidate, parent) in enumerate(sequence):
         if parent is not None:
@@ -421,7 +435,8 @@ def _add_one_follow_up(
                 break
             dropped, dropped_parent = trial[j]
             is_parent = j + 1 < len(trial) and trial[j + 1][1] == dropped.id
-            if dropped_parent is None and not is_parent:
+            last_open = dropped.qtype == "open" and sum(c.qtype == "open" for c, _ in trial) == 1
+            if dropped_parent is None and not is_parent and not last_open:
                 del trial[j]
                 spent -= dropped.base
         spent += follow.base

@@ -114,7 +114,7 @@ def model_answer(question: Any) -> dict[str, str]:
         elif question.type == "truefalse":
             parts.append(label("true" if question.correct else "false", lang))
         elif question.type == "numeric" and question.value is not None:  # a generated one has none
-            unit = f" {question.unit}" if question.unit else ""
+            unit = f" {question.unit_in(lang)}" if question.unit else ""
             parts.append(f"{_number(question.value)}{unit}")
         elif question.type == "cloze":
             parts.append("; ".join(f"[{n}] {blank.accept[0]}" for n, blank in enumerate(question.blanks, 1)))

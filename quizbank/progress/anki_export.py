@@ -198,11 +198,12 @@ def _fields(question: Any, topic_title: str, lang: str) -> tuple[str, list[str]]
     elif qtype == "truefalse":
         answer = label("true" if question.correct else "false", lang)
     elif qtype == "numeric":
-        unit = f" {html.escape(question.unit)}" if question.unit else ""
+        unit_text = " / ".join(localized(question.unit, lang)) if question.unit else ""
+        unit = f" {html.escape(unit_text)}" if unit_text else ""
         answer = f"{_format_number(question.value)}{unit}"
         if question.tolerance:
             answer += f" (± {_format_number(question.tolerance)})"
-        details = html.escape(label("answer_in", lang, unit=question.unit)) if question.unit else ""
+        details = html.escape(label("answer_in", lang, unit=unit_text)) if question.unit else ""
     else:  # open
         answer = extra_answer
         points = "".join(f"<li>{_block(p, lang, inline=True)}</li>" for p in question.key_points)

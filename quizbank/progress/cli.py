@@ -12,6 +12,7 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -306,6 +307,15 @@ def _cmd_config(args: argparse.Namespace) -> int:
     if binding is not None and args.value is not None and not args.value.strip():
         _error(f"{key}: the keys must not be empty")
         return EXIT_BAD_INPUT
+    known_ids = getattr(args, "binding_ids", None)
+    if args.value is not None and known_ids is not None and (binding is not None or key == "keymap"):
+        valid = list(known_ids())
+        asked = [binding] if binding is not None else list(parsed or {})
+        unknown = [b for b in asked if b not in valid]
+        if unknown:
+            names = ", ".join(repr(b) for b in unknown)
+            _error(f"unknown binding id {names}; valid ids: {', '.join(valid)}")
+            return EXIT_BAD_INPUT
 
     with _open(args) as store:
         stored = store.stored_settings()
@@ -369,8 +379,12 @@ def _when_applied(key: str) -> None:
         print("posenc: a running app picks it up when it next starts", file=sys.stderr)
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """`posenc progress {export,import,orphans,stats,config}`."""
+def add_parser(
+    subparsers: Any, binding_ids: Callable[[], Sequence[str]] | None = None
+) -> argparse.ArgumentParser:
+    """`posenc progress {export,import,orphans,stats,config}`. `binding_ids` lists the binding ids a
+    keymap may remap (the app's, which this package cannot import); `config keymap.<id> KEYS` refuses
+    any other id."""
     parser = subparsers.add_parser(
         "progress",
         help="back up, restore and inspect study progress",
@@ -417,7 +431,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="forget KEY (back to its default); KEY 'all' resets every setting",
     )
-    config.set_defaults(func=_cmd_config)
+    config.set_defaults(func=_cmd_config, binding_ids=binding_ids)
     return parser
 
 

@@ -60,7 +60,7 @@ def _answer_lines(question: Any, lang: str) -> list[str]:
     elif qtype == "truefalse":
         lines.append(f"**{label('answer', lang)}:** {label('true' if question.correct else 'false', lang)}")
     elif qtype == "numeric":
-        unit = f" {question.unit}" if question.unit else ""
+        unit = f" {_inline(question.unit, lang)}" if question.unit else ""
         tolerance = f" (± {_number(question.tolerance)})" if question.tolerance else ""
         lines.append(f"**{label('answer', lang)}:** {_number(question.value)}{unit}{tolerance}")
     elif qtype == "cloze":

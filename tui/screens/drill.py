@@ -54,9 +54,10 @@ STRINGS.update(
         ),
         "drill.file": ("Your file: {path}", "你的文件：{path}"),
         "drill.keys_hint": (
-            "Write `{function}` on the right. Ctrl+R grades it; Esc leaves the editor; then e opens $EDITOR, "
-            "h shows a hint, v the solution.",
-            "在右侧实现 `{function}`。Ctrl+R 评分；Esc 离开编辑器；之后 e 用 $EDITOR 打开，h 显示提示，v 查看答案。",
+            "Write `{function}` on the right: Enter or i edits it, Esc leaves the editor. Ctrl+R grades it; "
+            "e opens $EDITOR, h shows a hint, v the solution.",
+            "在右侧实现 `{function}`：回车或 i 进入编辑，Esc 离开编辑器。Ctrl+R 评分；"
+            "e 用 $EDITOR 打开，h 显示提示，v 查看答案。",
         ),
         "drill.hint": ("Hint {n}/{total}", "提示 {n}/{total}"),
         "drill.no_more_hints": ("No more hints: the solution is on v.", "没有更多提示了：按 v 查看答案。"),
@@ -122,6 +123,7 @@ STRINGS.update(
         "drill.key_hint": ("Hint", "提示"),
         "drill.key_solution": ("Solution", "答案"),
         "drill.key_leave": ("Leave editor", "离开编辑器"),
+        "drill.key_edit": ("Edit", "编辑"),
         "drill.key_yes": ("Show", "显示"),
         "drill.key_no": ("Back", "返回"),
     }
@@ -275,6 +277,7 @@ class DrillScreen(LocalizedScreen):
         bind("e", "external_editor", "drill.editor", "drill.key_editor"),
         bind("h", "hint", "drill.hint", "drill.key_hint"),
         bind("v", "solution", "drill.solution", "drill.key_solution"),
+        bind("enter,i", "edit", "drill.edit", "drill.key_edit", key_display="Enter/i"),
         bind("escape", "leave_editor", "drill.leave", "drill.key_leave", show=False),
     ]
 
@@ -303,6 +306,7 @@ class DrillScreen(LocalizedScreen):
         self.attempted = False
         self._saved_mtime: float | None = None
         self._save_timer: Any = None
+        self._picker_lang = ""
         self._warm: Any = None  # quizbank.drills.WarmGrader: the next grade's child, started ahead
         self._cancel: threading.Event | None = None  # set to cancel the running grade
         self._grade_lock = threading.Lock()  # one grade's processes at a time
@@ -313,6 +317,7 @@ class DrillScreen(LocalizedScreen):
         from quizbank.drills import drills
 
         lang = self.app.language
+        self._picker_lang = lang  # the language of the selector's titles
         yield Header()
         with Horizontal(id="drill-body"):
             with VerticalScroll(id="drill-left"):
@@ -342,7 +347,8 @@ class DrillScreen(LocalizedScreen):
         self.load_drill(self.drill_name)
         self.set_interval(POLL_SECONDS, self._poll_file, name="drill-poll")
         self.set_timer(WARM_AFTER_SECONDS, self._start_warm, name="drill-warm-start")
-        self.query_one("#drill-code", TextArea).focus()
+        # focus starts outside the editor, so that a key meant for the app (l, q) never lands in the file
+        self.set_focus(self.leave_input_target())
 
     def leave_input_target(self) -> Any:
         return self.query_one("#drill-results-scroll")
@@ -446,6 +452,7 @@ class DrillScreen(LocalizedScreen):
         lang = self.app.language
         drill = self.drill
         self.sub_title = tr("drill.title", lang)
+        self._relabel_picker(lang)
         self.query_one("#drill-title", Static).update(
             Content.styled(drill.text("title", lang), "bold $text-accent")
         )
@@ -475,6 +482,18 @@ class DrillScreen(LocalizedScreen):
             Content.styled(tr("drill.file", lang, path=escape_unsafe(str(self.path), one_line=True)), "dim")
         )
         self._render_results()
+
+    def _relabel_picker(self, lang: str) -> None:
+        """The drill selector's titles in `lang` (it keeps the drill shown; no Changed reaches `_picked`)."""
+        from quizbank.drills import drills
+
+        if self._picker_lang == lang:
+            return
+        picker = self.query_one("#drill-pick", Select)
+        with picker.prevent(Select.Changed):
+            picker.set_options([(Content(f"{d.name}  {d.text('title', lang)}"), d.name) for d in drills()])
+            picker.value = self.drill_name
+        self._picker_lang = lang
 
     def _render_hints(self) -> None:
         lang = self.app.language
@@ -579,10 +598,15 @@ class DrillScreen(LocalizedScreen):
             return False  # the editor types these letters
         if action == "leave_editor":
             return focused_editor
+        if action == "edit":
+            return not focused_editor
         return True
 
     def action_leave_editor(self) -> None:
         self.set_focus(self.leave_input_target())
+
+    def action_edit(self) -> None:
+        self.query_one("#drill-code", TextArea).focus()
 
     def action_grade(self) -> None:
         self.save()

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -22,7 +23,6 @@ from textual.widgets import Footer, Header, Label, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from ..cjkwrap import breakable_path
 from ..i18n import count, tr
 from ..keys import bind, localize_bindings
 
@@ -47,13 +47,16 @@ def _append_file_problems(text: Text, path: str, problems: list[Any], *, limit: 
     `line:col: message` under it, at most `limit` of them."""
     from quizbank.safetext import escape_unsafe
 
-    text.append(f"• {breakable_path(escape_unsafe(str(path), one_line=True))}\n", style=style)
+    text.append(f"• {escape_unsafe(str(path), one_line=True)}\n", style=style)
     for problem in problems[:limit]:
         where = f"{problem.line}:{problem.col}: " if getattr(problem, "line", 0) > 0 else ""
         warning = "warning: " if getattr(problem, "severity", "") == "warning" else ""
         text.append(f"  {where}{warning}{escape_unsafe(str(problem.message))}\n", style="dim")
     if len(problems) > limit:
         text.append(f"  … +{len(problems) - limit}\n", style="dim")
+
+
+EXPAND_ARROW_CELLS = 2  # the tree's "▶ " before a topic
 
 
 def _flat(text: str, limit: int) -> str:
@@ -205,6 +208,7 @@ class HomeScreen(Screen):
         status.remove_class("error")
         self._fill_tree(tree, bankset)
         self._update_status()
+        self.call_after_refresh(self._relabel_topics)  # the titles fitted to the laid-out tree
         self.call_after_refresh(self._refresh_progress)  # after the topics are painted
         self.call_after_refresh(self._refresh_info)  # the type counts of the new banks
         if not self._topics_logged:  # bench/startup.py: time to the topics on screen
@@ -228,8 +232,24 @@ class HomeScreen(Screen):
             mastery = progress.mastery if progress is not None else None
             parts.append((f"{due:>3}↻ ", "bold #e0af68" if due else "dim"))
             parts.append((f"{round(mastery * 100):>3}% " if mastery is not None else "   · ", "#9ece6a"))
-        parts += [" ", (title, "bold")]
+        used = sum(cell_len(part if isinstance(part, str) else part[0]) for part in parts) + 1
+        parts += [" ", (self._fit_title(title, used + (0 if leaf else EXPAND_ARROW_CELLS)), "bold")]
         return Text.assemble(*parts)
+
+    def _fit_title(self, title: str, used: int) -> str:
+        """`title` cut with "…" to what the topic tree shows beside `used` cells of columns (a narrow
+        terminal cut it mid-word, with no sign that it was cut)."""
+        trees = list(self.query("#topic-tree").results(Tree))
+        width = trees[0].scrollable_content_region.width if trees else 0
+        room = width - used
+        if width <= 0 or cell_len(title) <= room:
+            return title
+        cut = ""
+        for char in title:
+            if cell_len(cut + char) > room - 1:
+                break
+            cut += char
+        return cut.rstrip() + "…"
 
     def _columns_title(self) -> str:
         lang = self.app.language
@@ -320,7 +340,7 @@ class HomeScreen(Screen):
         if app.store is not None:
             from quizbank.safetext import escape_unsafe
 
-            store_path = breakable_path(escape_unsafe(str(getattr(app.store, "path", "")), one_line=True))
+            store_path = escape_unsafe(str(getattr(app.store, "path", "")), one_line=True)
             lines.append(tr("home.store", lang, path=store_path))
             lines.append(tr("home.mastery_means", lang))
         elif app.store_error:
@@ -407,6 +427,12 @@ class HomeScreen(Screen):
     def on_home_screen_progress_ready(self, message: ProgressReady) -> None:
         self._summary = message.summary
         self._status = message.status
+        self._relabel_topics()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._relabel_topics)  # titles are fitted to the tree's new width
+
+    def _relabel_topics(self) -> None:
         if not self.query("#home-body"):
             return
         self.query_one("#topics-title", Label).update(self._columns_title())

@@ -56,6 +56,7 @@ from ..widgets.toggles import GlyphRadioButton, GlyphSelectionList
 from .base import LocalizedScreen
 from .mock_items import DrillItem, OpenItem
 from .mock_report import MockReportScreen, render_mock_scores
+from .topic_choice import topics_line
 
 __all__ = [
     "ConfirmEndScreen",
@@ -85,11 +86,22 @@ def _drill_map() -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------------- setup
 
 
+class DigitsInput(Input):
+    """A field that takes digits only: every other key (`s` to start, `l`, `?`) stays a command even while
+    it has focus (a plain Input claims every printable key, so `s` did nothing there)."""
+
+    takes_text = False  # tui.keys.focused_takes_text: the footer keeps the letter commands
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character is not None and character.isdigit()
+
+
 class MockSetupScreen(LocalizedScreen):
     """Minutes, topics, level and language; Enter (minutes field) or `s` starts."""
 
     CSS_PATH = Path(__file__).with_name("mock.tcss")
-    BINDINGS = [bind("s,ctrl+s", "start", "mock.setup.start", "mock.start", key_display="s")]
+    # priority: before the focused minutes field sees the key (it takes digits only: `s` is never typed)
+    BINDINGS = [bind("s,ctrl+s", "start", "mock.setup.start", "mock.start", key_display="s", priority=True)]
 
     class Planned(Message):
         def __init__(self, plan: Any = None, error: str | None = None, live: Any = None) -> None:
@@ -110,7 +122,9 @@ class MockSetupScreen(LocalizedScreen):
             with Horizontal(id="mock-setup-row"):
                 with Vertical(classes="mock-field"):
                     yield Label(tr("mock.minutes", lang), id="mock-minutes-label", classes="field-label")
-                    yield Input(str(DEFAULT_MINUTES), id="mock-minutes", restrict=r"[0-9]*", max_length=3)
+                    yield DigitsInput(
+                        str(DEFAULT_MINUTES), id="mock-minutes", restrict=r"[0-9]*", max_length=3
+                    )
                 with Vertical(classes="mock-field"):
                     yield Label(tr("mock.level", lang), id="mock-level-label", classes="field-label")
                     with RadioSet(id="mock-level"):
@@ -143,14 +157,21 @@ class MockSetupScreen(LocalizedScreen):
         field = self.query_one("#mock-minutes", Input)
         field.cursor_blink = getattr(self.app, "cursor_blink", True)
         field.focus()
+        self._show_topics()
 
     def leave_input_target(self) -> Any:
         return self.query_one("#mock-start", Button)
 
+    @on(SelectionList.SelectedChanged, "#mock-topics")
+    def _show_topics(self) -> None:
+        chosen = self.query_one("#mock-topics", SelectionList).selected
+        line = topics_line(self.app.bankset.topics, chosen, self.initial_topics, self.app.language)
+        self.query_one("#mock-topics-label", Label).update(line)
+
     def relabel(self) -> None:
         lang = self.app.language
         self.query_one("#mock-setup-title", Label).update(tr("mock.setup_title", lang))
-        for key in ("minutes", "level", "language", "topics"):
+        for key in ("minutes", "level", "language"):
             self.query_one(f"#mock-{key}-label", Label).update(tr(f"mock.{key}", lang))
         self.query_one("#mock-setup-hint", Static).update(tr("mock.setup_hint", lang))
         self.query_one("#mock-start", Button).label = tr("mock.start", lang)
@@ -162,6 +183,7 @@ class MockSetupScreen(LocalizedScreen):
         selected = set(topics.selected)
         topics.clear_options()
         topics.add_options(self._selections(selected))
+        self._show_topics()
 
     @on(RadioSet.Changed, "#mock-language")
     def _language_chosen(self, event: RadioSet.Changed) -> None:

@@ -17,6 +17,7 @@ from textual.widgets import (
 )
 
 from ..i18n import tr
+from ..keys import bind, localize_bindings
 from ..richtext import inline, markdown_source, render_text
 from ..widgets.toggles import GlyphCheckbox
 
@@ -27,7 +28,13 @@ __all__ = ["DrillItem", "OpenItem"]
 
 
 class OpenItem(Vertical):
-    """An open question: a typed answer, then the key points as checkboxes (pre-ticked) and the model answer."""
+    """An open question: a typed answer, then the key points as checkboxes (pre-ticked) and the model answer.
+    Once they show, 1-9 ticks or unticks key point 1-9 (as Space does on the focused one)."""
+
+    BINDINGS = [
+        bind(str(n), f"tick({n})", f"mock.tick{n}", "mock.key_tick", show=n == 1, key_display="1-9")
+        for n in range(1, 10)
+    ]
 
     def __init__(self, question: Any) -> None:
         super().__init__(classes="mock-item mock-open")
@@ -85,6 +92,7 @@ class OpenItem(Vertical):
     def render_texts(self) -> None:
         lang = self.app.language
         q = self.question
+        localize_bindings(self, lang)
         self.query_one(".mock-prompt", Static).update(render_text(q.prompt.get(lang)))
         self.query_one(".mock-hint", Static).update(tr("mock.answer_hint", lang))
         self.query_one(".mock-hint", Static).display = not self.revealed
@@ -106,6 +114,17 @@ class OpenItem(Vertical):
                 tr("mock.points_score", self.app.language, done=sum(ticks), total=len(ticks)), "bold"
             )
         )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "tick":
+            return self.revealed and int(str(parameters[0])) <= len(self.question.key_points)
+        return True
+
+    def action_tick(self, n: int) -> None:
+        boxes = list(self.query(".mock-point").results(Checkbox))
+        if self.revealed and 1 <= n <= len(boxes):
+            boxes[n - 1].toggle()
+            boxes[n - 1].focus()
 
     @on(Checkbox.Changed)
     def _ticked(self) -> None:

@@ -41,6 +41,7 @@ from ..widgets.question_view import QuestionView
 from ..widgets.toggles import GlyphCheckbox, GlyphRadioButton, GlyphSelectionList
 from .base import LocalizedScreen
 from .marks import QuestionMarks
+from .topic_choice import topics_line
 
 __all__ = [
     "QuizScreen",
@@ -174,6 +175,13 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
         self.query_one("#setup-topics", SelectionList).focus()
         self.load_question_status()
         self._update_matching()
+        self._show_topics()
+
+    @on(SelectionList.SelectedChanged, "#setup-topics")
+    def _show_topics(self) -> None:
+        chosen = self.query_one("#setup-topics", SelectionList).selected
+        line = topics_line(self.app.bankset.topics, chosen, self.initial_topics, self.app.language)
+        self.query_one("#setup-topics-label", Label).update(line)
 
     def question_status_changed(self) -> None:
         self._update_matching()
@@ -185,7 +193,6 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
     def relabel(self) -> None:
         lang = self.app.language
         self.query_one("#setup-title", Label).update(tr("setup.title", lang))
-        self.query_one("#setup-topics-label", Label).update(tr("setup.topics", lang))
         self.query_one("#setup-difficulty-label", Label).update(tr("setup.difficulty", lang))
         self.query_one("#setup-count-label", Label).update(tr("setup.count", lang))
         self.query_one("#setup-types-label", Label).update(tr("setup.types", lang))
@@ -204,6 +211,7 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
             [Selection(self._topic_prompt(t), t.id, t.id in selected) for t in self.app.bankset.topics]
         )
         self._update_matching()
+        self._show_topics()
 
     def banks_reloaded(self) -> None:
         if self.app.bankset is not None:

@@ -11,7 +11,6 @@ short excerpt under it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -28,23 +27,47 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..i18n import LANGUAGES, demo_title, tr
+from quizbank.search import (
+    ANSWER,
+    EXACT_ID,
+    EXPLANATION,
+    NEUTRAL,
+    PROMPT,
+    TITLE,
+    Document,
+    Match,
+    match_spans,
+    question_index,
+    question_index_ready,
+)
+from quizbank.search import excerpt as search_excerpt
+from quizbank.search import rank as search_rank
+
+from ..i18n import LANGUAGES, tr
 from ..richtext import plain
 
-__all__ = ["Hit", "SearchScreen", "highlight", "rank", "search"]
+__all__ = [
+    "ANSWER",
+    "EXACT_ID",
+    "EXPLANATION",
+    "PROMPT",
+    "TITLE",
+    "Hit",
+    "SearchScreen",
+    "highlight",
+    "rank",
+    "search",
+]
 
 MAX_RESULTS = 60
 MATCH_STYLE = "bold reverse"
-
-# ranks, best first
-EXACT_ID, TITLE, PROMPT, ANSWER, EXPLANATION = range(5)
 
 
 @dataclass(frozen=True)
 class Hit:
     rank: int
     other_language: bool  # found only in the language the app is not showing
-    order: int  # bank order, for ties
+    order: int  # source order, for ties
     kind: str  # "topic" | "question" | "demo" | "term"
     key: str
     label: str  # in the app language
@@ -60,170 +83,125 @@ def _cut(flat: str, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def _texts(text: Any) -> dict[str, str]:
+def _bilingual(text: Any) -> dict[str, str]:
     """{lang: plain text} for a bank `Text` (the languages it has)."""
     if text is None:
         return {}
     return {lang: plain(value) for lang in LANGUAGES if (value := getattr(text, lang, None))}
 
 
-class _QuestionIndex:
-    """Each question's searchable fields as shown (plain), built once per loaded bank."""
-
-    def __init__(self, bankset: Any) -> None:
-        self.entries: list[tuple[Any, list[tuple[int, dict[str, str]]]]] = []
-        for question in bankset.ordered_questions():
-            fields: list[tuple[int, dict[str, str]]] = [(PROMPT, _texts(question.prompt))]
-            answers = [getattr(question, "answer", None)]
-            answers += [getattr(c, "text", None) for c in getattr(question, "choices", None) or []]
-            for answer in answers:
-                if answer is not None:
-                    fields.append((ANSWER, _texts(answer)))
-            fields.append((EXPLANATION, _texts(question.explanation)))
-            self.entries.append((question, fields))
+def _index(bankset: Any) -> list[Document]:
+    return question_index(bankset, plain)
 
 
-_INDEX: dict[int, tuple[Any, _QuestionIndex]] = {}
+_STATIC: dict[str, list[Document]] = {}
 
 
-def _adopt_preview_index(bankset: Any) -> None:
-    """The full bank read back from the same verified cache as the startup preview holds the same texts:
-    keep the preview's index rather than build it again."""
-    from quizbank.bank_preview import BankPreview
-
-    for held, index in list(_INDEX.values()):
-        if isinstance(held, BankPreview) and getattr(bankset, "from_cache", False):
-            if [q.id for q, _ in index.entries] == [q.id for q in bankset.ordered_questions()]:
-                _INDEX.clear()
-                _INDEX[id(bankset)] = (bankset, index)
+def _present(**texts: str | None) -> dict[str, str]:
+    return {lang: text for lang, text in texts.items() if text}
 
 
-def _index_ready(bankset: Any) -> bool:
-    _adopt_preview_index(bankset)
-    cached = _INDEX.get(id(bankset))
-    return cached is not None and cached[0] is bankset
+def _demo_documents() -> list[Document]:
+    if "demo" not in _STATIC:
+        try:
+            from posenc_ref.demos import list_demos
+
+            demos = list_demos()
+        except Exception:
+            return []
+        _STATIC["demo"] = [
+            Document(
+                "demo",
+                demo.name,
+                order,
+                (
+                    (TITLE, {NEUTRAL: demo.name}),
+                    (TITLE, _present(en=demo.title, zh=getattr(demo, "title_zh", ""))),
+                ),
+            )
+            for order, demo in enumerate(demos)
+        ]
+    return _STATIC["demo"]
 
 
-def _index(bankset: Any) -> _QuestionIndex:
-    _adopt_preview_index(bankset)
-    cached = _INDEX.get(id(bankset))
-    if cached is None or cached[0] is not bankset:
-        _INDEX.clear()  # one bank at a time: a reload replaces it
-        cached = (bankset, _QuestionIndex(bankset))
-        _INDEX[id(bankset)] = cached
-    return cached[1]
+def _term_documents() -> list[Document]:
+    if "term" not in _STATIC:
+        try:
+            from quizbank.glossary import load_glossary
 
-
-def _excerpt(text: str, pattern: re.Pattern[str], width: int = 90) -> str:
-    """About `width` characters of `text` around the first match of `pattern`."""
-    m = pattern.search(text)
-    if m is None:
-        return ""
-    start = max(0, m.start() - width // 3)
-    end = min(len(text), start + width)
-    start = max(0, min(start, end - width))
-    return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")
+            terms = load_glossary()
+        except Exception:
+            return []
+        _STATIC["term"] = [
+            Document(
+                "term",
+                term.id,
+                order,
+                (
+                    (TITLE, {NEUTRAL: term.id}),
+                    (TITLE, _present(en=term.en, zh=term.zh)),
+                    (EXPLANATION, _present(en=term.definition_en, zh=term.definition_zh)),
+                ),
+            )
+            for order, term in enumerate(terms)
+        ]
+    return _STATIC["term"]
 
 
 def rank(app: Any, query: str) -> list[Hit]:
-    """Every topic, question and demo that matches `query`, best first (everything for "")."""
+    """Every topic, question, demo and glossary term that matches `query`, best first (quizbank.search);
+    an empty query lists the topics and demos."""
     lang = app.language
-    needle = query.strip()
-    pattern = re.compile(re.escape(needle), re.IGNORECASE) if needle else None
-    hits: list[Hit] = []
-
-    def found(texts: dict[str, str]) -> tuple[bool, bool]:
-        """(in the app language, in the other language only)."""
-        if pattern is None:
-            return True, False
-        here = bool(pattern.search(texts.get(lang, "")))
-        elsewhere = any(pattern.search(t) for other, t in texts.items() if other != lang)
-        return here, elsewhere and not here
-
     bankset = app.bank_view  # the full bank, or its preview during the first second
+    documents: list[Document] = []
+    topics: dict[str, Any] = {}
     if bankset is not None:
         for order, topic in enumerate(bankset.topics):
-            here, other = found(_texts(topic.title))
-            if pattern is not None and pattern.search(topic.id):
-                here, other = True, False
-            if here or other:
-                label = _short(topic.title.get(lang))
-                excerpt = _short(topic.title.get(_other(lang))) if other else ""
-                jump = partial(app.open_topic, topic.id)
-                hits.append(Hit(TITLE, other, order, "topic", topic.id, label, excerpt, jump))
-        # an empty query lists topics and demos only: questions need the index (built off the UI thread)
-        entries = _index(bankset).entries if pattern is not None else []
-        for order, (question, fields) in enumerate(entries):
-            prompts = fields[0][1]  # the prompt as shown, per language (the index has it converted)
-            label = _cut(prompts.get(lang) or next(iter(prompts.values()), ""))
-            jump = partial(app.try_question, question.id)  # "try it"; `o` there reads it in Browse
-            if question.id.casefold() == needle.casefold():
-                hits.append(Hit(EXACT_ID, False, order, "question", question.id, label, "", jump))
-                continue
-            if pattern.search(question.id):
-                hits.append(Hit(TITLE, False, order, "question", question.id, label, "", jump))
-                continue
-            best: Hit | None = None
-            for field_rank, texts in fields:
-                here, other = found(texts)
-                if not (here or other):
-                    continue
-                text = texts.get(lang, "") if here else next(t for t in texts.values() if pattern.search(t))
-                excerpt = "" if (field_rank == PROMPT and here) else _excerpt(text, pattern)
-                hit = Hit(field_rank, other, order, "question", question.id, label, excerpt, jump)
-                if best is None or (hit.rank, hit.other_language) < (best.rank, best.other_language):
-                    best = hit
-                if here:
-                    break  # fields come best first: a match in the app language cannot be beaten
-            if best is not None:
-                hits.append(best)
-    try:
-        from posenc_ref.demos import list_demos
-
-        demos = list_demos()
-    except Exception:
-        demos = []
-    for order, demo in enumerate(demos):
-        titles = {"en": demo.title, "zh": getattr(demo, "title_zh", "") or demo.title}
-        here, other = found(titles)
-        if pattern is not None and pattern.search(demo.name):
-            here, other = True, False
-        if here or other:
-            excerpt = titles[_other(lang)] if other else ""
-            jump = partial(app.open_demo, demo.name)
-            hits.append(Hit(TITLE, other, order, "demo", demo.name, demo_title(demo, lang), excerpt, jump))
-    hits.extend(_glossary_hits(app, pattern, found))
-    kind_order = {"question": 0, "topic": 1, "demo": 2, "term": 3}
-    hits.sort(key=lambda h: (h.rank, h.other_language, kind_order[h.kind], h.order))
-    return hits
+            topics[topic.id] = topic
+            fields = ((TITLE, {NEUTRAL: topic.id}), (TITLE, _bilingual(topic.title)))
+            documents.append(Document("topic", topic.id, order, fields))
+    demos = {doc.key: doc for doc in _demo_documents()}
+    if not query.strip():  # topics and demos; questions need the index (built off the UI thread)
+        listed = [*documents, *demos.values()]
+        return [_hit(app, Match(TITLE, False, True, 0, doc, TITLE, lang), query, topics) for doc in listed]
+    if bankset is not None:
+        documents += _index(bankset)
+    documents += demos.values()
+    documents += _term_documents()
+    return [_hit(app, match, query, topics) for match in search_rank(documents, query, lang)]
 
 
-def _glossary_hits(
-    app: Any, pattern: re.Pattern[str] | None, found: Callable[..., tuple[bool, bool]]
-) -> list[Hit]:
-    """Glossary terms: a match in a term (or its id) ranks like a title, one only in a definition like an
-    explanation; the jump opens the Glossary filtered to the term."""
-    try:
-        from quizbank.glossary import load_glossary
-
-        terms = load_glossary()
-    except Exception:
-        return []
-    lang, hits = app.language, []
-    for order, term in enumerate(terms):
-        field_rank = TITLE
-        here, other = found({"en": term.en, "zh": term.zh})
-        if pattern is not None and pattern.search(term.id):
-            here, other = True, False
-        if not (here or other):
-            field_rank = EXPLANATION
-            here, other = found({"en": term.definition_en, "zh": term.definition_zh})
-        if here or other:
-            label = f"{term.term(lang)} · {term.term(_other(lang))}"
-            excerpt = _short(term.definition(lang)) if field_rank == EXPLANATION else ""
-            jump = partial(_open_glossary, app, term.en)
-            hits.append(Hit(field_rank, other, order, "term", term.id, label, excerpt, jump))
-    return hits
+def _hit(app: Any, match: Match, query: str, topics: dict[str, Any]) -> Hit:
+    lang, doc = app.language, match.document
+    other = match.other_language
+    found_in = doc.text(match.field_rank, match.field_lang) if match.field_lang else ""
+    if doc.kind == "question":
+        prompt = doc.text(PROMPT, lang)
+        label = _cut(prompt)
+        shown = match.rank in (EXACT_ID, TITLE) or (match.field_rank == PROMPT and not other)
+        text = "" if shown else search_excerpt(found_in, query)
+        return Hit(
+            match.rank, other, doc.order, "question", doc.key, label, text, partial(app.try_question, doc.key)
+        )
+    if doc.kind == "topic":
+        title = topics[doc.key].title
+        label = _short(title.get(lang))
+        text = _short(title.get(_other(lang))) if other else ""
+        return Hit(
+            match.rank, other, doc.order, "topic", doc.key, label, text, partial(app.open_topic, doc.key)
+        )
+    if doc.kind == "demo":
+        titles = doc.fields[1][1]
+        label = titles.get(lang) or titles.get("en", "")
+        text = titles.get(_other(lang), "") if other else ""
+        return Hit(
+            match.rank, other, doc.order, "demo", doc.key, label, text, partial(app.open_demo, doc.key)
+        )
+    terms, definitions = doc.fields[1][1], doc.fields[2][1]
+    label = f"{terms.get(lang, '')} · {terms.get(_other(lang), '')}"
+    text = _short(definitions.get(lang, "")) if match.rank == EXPLANATION else ""
+    jump = partial(_open_glossary, app, terms.get("en", doc.key))
+    return Hit(match.rank, other, doc.order, "term", doc.key, label, text, jump)
 
 
 def _open_glossary(app: Any, query: str) -> None:
@@ -242,13 +220,10 @@ def search(app: Any, query: str) -> list[tuple[str, str, str, Callable[[], None]
 
 
 def highlight(text: str, query: str, style: str = "") -> Content:
-    """`text` (plain, never markup) with every case-insensitive occurrence of `query` highlighted."""
+    """`text` (plain, never markup) with every match of the query's words highlighted."""
     content = Content.styled(text, style) if style else Content(text)
-    needle = query.strip()
-    if not needle:
-        return content
-    for m in re.finditer(re.escape(needle), text, re.IGNORECASE):
-        content = content.stylize(MATCH_STYLE, m.start(), m.end())
+    for start, end in match_spans(text, query):
+        content = content.stylize(MATCH_STYLE, start, end)
     return content
 
 
@@ -305,7 +280,7 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
         field.cursor_blink = getattr(self.app, "cursor_blink", True)
         field.focus()
         bankset = self.app.bank_view
-        if bankset is not None and not _index_ready(bankset):
+        if bankset is not None and not question_index_ready(bankset):
             self._build_index(bankset)  # math in every text is converted off the UI thread
         self._update(field.value)
         self.watch(self.app, "language", self._language_changed, init=False)

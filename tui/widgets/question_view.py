@@ -443,7 +443,7 @@ class QuestionView(Vertical, can_focus=True):
         if q.type in ("mcq", "multi", "truefalse"):
             self._render_choices()
         if q.type == "numeric":
-            unit = q.unit or ""
+            unit = q.unit_in(lang)
             for label in self.query(".qv-unit").results(Label):
                 label.update(unit)
         self._render_hint()
@@ -568,7 +568,7 @@ class QuestionView(Vertical, can_focus=True):
         parts: list[Any] = [(head, "bold")]
         if self.qtype == "numeric":
             # the expected value is in the Answer box below; here, what was read from the input
-            unit = f" {self.question.unit}" if self.question.unit else ""
+            unit = f" {self.question.unit_in(lang)}" if self.question.unit else ""
             shown = grade.response
             parsed = grade.details.get("value")
             if isinstance(parsed, float) and _fmt_number(parsed) != shown:
@@ -591,7 +591,9 @@ class QuestionView(Vertical, can_focus=True):
             value = _fmt_number(q.value)
             if q.tolerance:
                 value = tr("quiz.within", lang, value=value, tol=_fmt_number(q.tolerance))
-            parts.append(Content.styled(value + (f" {q.unit}" if q.unit else ""), "bold $text-success"))
+            parts.append(
+                Content.styled(value + (f" {q.unit_in(lang)}" if q.unit else ""), "bold $text-success")
+            )
         if q.answer is not None:
             parts.append(render_text(q.answer.get(lang)))
         if q.type == "cloze":
