@@ -28,6 +28,7 @@ from quizbank.safetext import UNSAFE_RE
 from tui.cli import main
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+SHOWN = {"seed": 190211, "params": {"head": 1, "n_heads": 8, "base": 10000.0, "scheme": "rope"}}
 IDS = ("q.alpha", "q.beta", "q.gamma", "drill:alibi-slopes", "q.old")
 # Row ids of AUTOINCREMENT tables are the store's own numbering, not data: a restore renumbers them.
 ROW_ID_TABLES = ("reviews", "attempts", "drill_attempts")
@@ -87,13 +88,27 @@ REPORTS = st.dictionaries(
                  max_leaves=12),
     max_size=5,
 )  # fmt: skip
+# A generated question's showing, as the app records it (`instance=` of review / record_attempt).
+INSTANCES = st.none() | st.fixed_dictionaries(
+    {
+        "seed": st.integers(1, 2**31 - 1),
+        "params": st.dictionaries(
+            st.from_regex(r"[a-z_][a-z0-9_]{0,11}", fullmatch=True),
+            st.integers(-(10**9), 10**9)
+            | st.floats(-1e12, 1e12, allow_nan=False)
+            | st.booleans()
+            | SAFE_TEXT,
+            max_size=4,
+        ),
+    }
+)
 QIDS = st.sampled_from(IDS)
 DURATIONS = st.none() | st.integers(0, 86_400_000)
 STEP = st.integers(1, 60 * 24 * 40)  # minutes since the previous action: the app's clock moves forward
 
 ACTIONS = st.one_of(
-    st.tuples(st.just("review"), QIDS, st.sampled_from(list(Rating)), DURATIONS, STEP),
-    st.tuples(st.just("quiz"), QIDS, st.none() | st.booleans(), SAFE_TEXT, DURATIONS, STEP),
+    st.tuples(st.just("review"), QIDS, st.sampled_from(list(Rating)), DURATIONS, INSTANCES, STEP),
+    st.tuples(st.just("quiz"), QIDS, st.none() | st.booleans(), SAFE_TEXT, DURATIONS, INSTANCES, STEP),
     st.tuples(st.just("drill"), st.sampled_from(("alibi-slopes", "rope-rotate")), st.booleans(),
               st.integers(0, 9), DURATIONS, STEP),
     st.tuples(st.just("mock"), st.integers(0, 3), st.integers(5, 180), st.sampled_from(("basic", "deep")),
@@ -122,13 +137,13 @@ def play(folder: Path, actions: list[tuple[Any, ...]]) -> None:
             if kind in ("review", "quiz", "drill", "mock", "due"):
                 now += timedelta(minutes=args[-1])
             if kind == "review":
-                qid, rating, duration, _ = args
-                store.review(qid, rating, now, duration_ms=duration)
+                qid, rating, duration, instance, _ = args
+                store.review(qid, rating, now, duration_ms=duration, instance=instance)
             elif kind == "quiz":
-                qid, correct, response, duration, _ = args
-                store.record_attempt(qid, correct, response, duration, now)
-                if correct is False:
-                    store.review(qid, Rating.Again, now, duration_ms=duration)  # the app: wrong = Again
+                qid, correct, response, duration, instance, _ = args
+                store.record_attempt(qid, correct, response, duration, now, instance=instance)
+                if correct is False:  # the app: wrong = Again, with the numbers shown
+                    store.review(qid, Rating.Again, now, duration_ms=duration, instance=instance)
             elif kind == "drill":
                 name, passed, cases, elapsed, _ = args
                 store.record_drill_attempt(name, passed, cases if not passed else 9, 9, elapsed, now)
@@ -184,9 +199,9 @@ def walk(folder: Path) -> None:
     play(
         folder,
         [
-            ("quiz", "q.alpha", False, "B", 4000, 1),
-            ("quiz", "q.beta", False, "C", 3000, 1),
-            ("quiz", "q.gamma", True, "A", 2000, 1),
+            ("quiz", "q.alpha", False, "B", 4000, None, 1),
+            ("quiz", "q.beta", False, "C", 3000, None, 1),
+            ("quiz", "q.gamma", True, "A", 2000, None, 1),
             ("mark", "q.gamma", True, None),
             ("mark", "q.beta", None, "NTK vs YaRN: ask"),
             ("drill", "alibi-slopes", False, 3, 900, 5),
@@ -247,9 +262,9 @@ def test_no_settings_leaves_them_out(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_merging_into_a_store_with_history_keeps_both_without_duplicates(tmp_path: Path) -> None:
-    play(tmp_path / "laptop", [("review", "q.alpha", Rating.Good, None, 1), ("review", "q.beta", Rating.Good, 1, 1),
+    play(tmp_path / "laptop", [("review", "q.alpha", Rating.Good, None, SHOWN, 1), ("review", "q.beta", Rating.Good, 1, None, 1),
                                ("mark", "q.alpha", True, "from the laptop"), ("drill", "rope-rotate", True, 9, 5, 2)])  # fmt: skip
-    play(tmp_path / "desktop", [("review", "q.alpha", Rating.Hard, None, 3000), ("due", ["q.gamma"], 1),
+    play(tmp_path / "desktop", [("review", "q.alpha", Rating.Hard, None, None, 3000), ("due", ["q.gamma"], 1),
                                 ("mark", "q.alpha", False, "from the desktop")])  # fmt: skip
     with open_store(tmp_path / "laptop") as store:
         backup = export_backup(store)
@@ -261,11 +276,12 @@ def test_merging_into_a_store_with_history_keeps_both_without_duplicates(tmp_pat
         # q.beta and the drill card exist only on the laptop: taken as they were
         assert (first.reviews_added, first.cards_rebuilt, first.cards_added) == (2, 1, 2)
         assert (second.reviews_added, second.reviews_skipped, second.cards_added) == (0, 2, 0)
-        # q.alpha: reviews from both sides, in time order, and the card replays them all
-        assert [(r.question_id, int(r.rating)) for r in store.review_rows()] == [
-            ("q.alpha", 3),
-            ("q.beta", 3),
-            ("q.alpha", 2),
+        # q.alpha: reviews from both sides, in time order, and the card replays them all (each review keeps
+        # the numbers its generated question showed)
+        assert [(r.question_id, int(r.rating), r.instance) for r in store.review_rows()] == [
+            ("q.alpha", 3, SHOWN),
+            ("q.beta", 3, None),
+            ("q.alpha", 2, None),
         ]
         assert store.card("q.alpha").last_review == T0 + timedelta(minutes=3000)
         # q.beta only on the laptop: its card exactly; q.gamma only here (no review): kept
@@ -280,7 +296,7 @@ def test_merging_into_a_store_with_history_keeps_both_without_duplicates(tmp_pat
 
 
 def test_a_backup_with_old_ids_lands_on_the_replacement(tmp_path: Path) -> None:
-    play(tmp_path / "old", [("review", "q.old", Rating.Good, None, 1), ("mark", "q.old", True, None)])
+    play(tmp_path / "old", [("review", "q.old", Rating.Good, None, None, 1), ("mark", "q.old", True, None)])
     with open_store(tmp_path / "old") as store:
         backup = export_backup(store)  # taken before the bank merged q.old into q.alpha
     play(tmp_path / "new", [("migrate", ("q.old", "q.alpha"))])
