@@ -4,6 +4,7 @@ import, and bad input exits 2 naming the record."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from datetime import UTC, datetime, timedelta
@@ -23,11 +24,12 @@ from quizbank.progress.backup import (
     parse_backup,
 )
 from quizbank.progress.scheduler import Rating, State
-from quizbank.progress.store import DB_NAME, open_store
+from quizbank.progress.store import DB_NAME, StoreError, open_store
 from quizbank.safetext import UNSAFE_RE
 from tui.cli import main
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+SHOWN = {"seed": 190211, "params": {"head": 1, "n_heads": 8, "base": 10000.0, "scheme": "rope"}}
 IDS = ("q.alpha", "q.beta", "q.gamma", "drill:alibi-slopes", "q.old")
 # Row ids of AUTOINCREMENT tables are the store's own numbering, not data: a restore renumbers them.
 ROW_ID_TABLES = ("reviews", "attempts", "drill_attempts")
@@ -87,13 +89,27 @@ REPORTS = st.dictionaries(
                  max_leaves=12),
     max_size=5,
 )  # fmt: skip
+# A generated question's showing, as the app records it (`instance=` of review / record_attempt).
+INSTANCES = st.none() | st.fixed_dictionaries(
+    {
+        "seed": st.integers(1, 2**31 - 1),
+        "params": st.dictionaries(
+            st.from_regex(r"[a-z_][a-z0-9_]{0,11}", fullmatch=True),
+            st.integers(-(10**9), 10**9)
+            | st.floats(-1e12, 1e12, allow_nan=False)
+            | st.booleans()
+            | SAFE_TEXT,
+            max_size=4,
+        ),
+    }
+)
 QIDS = st.sampled_from(IDS)
 DURATIONS = st.none() | st.integers(0, 86_400_000)
 STEP = st.integers(1, 60 * 24 * 40)  # minutes since the previous action: the app's clock moves forward
 
 ACTIONS = st.one_of(
-    st.tuples(st.just("review"), QIDS, st.sampled_from(list(Rating)), DURATIONS, STEP),
-    st.tuples(st.just("quiz"), QIDS, st.none() | st.booleans(), SAFE_TEXT, DURATIONS, STEP),
+    st.tuples(st.just("review"), QIDS, st.sampled_from(list(Rating)), DURATIONS, INSTANCES, STEP),
+    st.tuples(st.just("quiz"), QIDS, st.none() | st.booleans(), SAFE_TEXT, DURATIONS, INSTANCES, STEP),
     st.tuples(st.just("drill"), st.sampled_from(("alibi-slopes", "rope-rotate")), st.booleans(),
               st.integers(0, 9), DURATIONS, STEP),
     st.tuples(st.just("mock"), st.integers(0, 3), st.integers(5, 180), st.sampled_from(("basic", "deep")),
@@ -122,13 +138,13 @@ def play(folder: Path, actions: list[tuple[Any, ...]]) -> None:
             if kind in ("review", "quiz", "drill", "mock", "due"):
                 now += timedelta(minutes=args[-1])
             if kind == "review":
-                qid, rating, duration, _ = args
-                store.review(qid, rating, now, duration_ms=duration)
+                qid, rating, duration, instance, _ = args
+                store.review(qid, rating, now, duration_ms=duration, instance=instance)
             elif kind == "quiz":
-                qid, correct, response, duration, _ = args
-                store.record_attempt(qid, correct, response, duration, now)
-                if correct is False:
-                    store.review(qid, Rating.Again, now, duration_ms=duration)  # the app: wrong = Again
+                qid, correct, response, duration, instance, _ = args
+                store.record_attempt(qid, correct, response, duration, now, instance=instance)
+                if correct is False:  # the app: wrong = Again, with the numbers shown
+                    store.review(qid, Rating.Again, now, duration_ms=duration, instance=instance)
             elif kind == "drill":
                 name, passed, cases, elapsed, _ = args
                 store.record_drill_attempt(name, passed, cases if not passed else 9, 9, elapsed, now)
@@ -143,7 +159,8 @@ def play(folder: Path, actions: list[tuple[Any, ...]]) -> None:
             elif kind == "setting":
                 store.set_setting(*args[0])
             elif kind == "undo":
-                store.undo_last()
+                with contextlib.suppress(StoreError):  # e.g. the card was made due since: the app says so
+                    store.undo_last()
             elif kind == "migrate":
                 old, new = args[0]
                 new = replaced.get(new, new)
@@ -184,9 +201,9 @@ def walk(folder: Path) -> None:
     play(
         folder,
         [
-            ("quiz", "q.alpha", False, "B", 4000, 1),
-            ("quiz", "q.beta", False, "C", 3000, 1),
-            ("quiz", "q.gamma", True, "A", 2000, 1),
+            ("quiz", "q.alpha", False, "B", 4000, None, 1),
+            ("quiz", "q.beta", False, "C", 3000, None, 1),
+            ("quiz", "q.gamma", True, "A", 2000, None, 1),
             ("mark", "q.gamma", True, None),
             ("mark", "q.beta", None, "NTK vs YaRN: ask"),
             ("drill", "alibi-slopes", False, 3, 900, 5),
@@ -247,9 +264,9 @@ def test_no_settings_leaves_them_out(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_merging_into_a_store_with_history_keeps_both_without_duplicates(tmp_path: Path) -> None:
-    play(tmp_path / "laptop", [("review", "q.alpha", Rating.Good, None, 1), ("review", "q.beta", Rating.Good, 1, 1),
+    play(tmp_path / "laptop", [("review", "q.alpha", Rating.Good, None, SHOWN, 1), ("review", "q.beta", Rating.Good, 1, None, 1),
                                ("mark", "q.alpha", True, "from the laptop"), ("drill", "rope-rotate", True, 9, 5, 2)])  # fmt: skip
-    play(tmp_path / "desktop", [("review", "q.alpha", Rating.Hard, None, 3000), ("due", ["q.gamma"], 1),
+    play(tmp_path / "desktop", [("review", "q.alpha", Rating.Hard, None, None, 3000), ("due", ["q.gamma"], 1),
                                 ("mark", "q.alpha", False, "from the desktop")])  # fmt: skip
     with open_store(tmp_path / "laptop") as store:
         backup = export_backup(store)
@@ -261,11 +278,12 @@ def test_merging_into_a_store_with_history_keeps_both_without_duplicates(tmp_pat
         # q.beta and the drill card exist only on the laptop: taken as they were
         assert (first.reviews_added, first.cards_rebuilt, first.cards_added) == (2, 1, 2)
         assert (second.reviews_added, second.reviews_skipped, second.cards_added) == (0, 2, 0)
-        # q.alpha: reviews from both sides, in time order, and the card replays them all
-        assert [(r.question_id, int(r.rating)) for r in store.review_rows()] == [
-            ("q.alpha", 3),
-            ("q.beta", 3),
-            ("q.alpha", 2),
+        # q.alpha: reviews from both sides, in time order, and the card replays them all (each review keeps
+        # the numbers its generated question showed)
+        assert [(r.question_id, int(r.rating), r.instance) for r in store.review_rows()] == [
+            ("q.alpha", 3, SHOWN),
+            ("q.beta", 3, None),
+            ("q.alpha", 2, None),
         ]
         assert store.card("q.alpha").last_review == T0 + timedelta(minutes=3000)
         # q.beta only on the laptop: its card exactly; q.gamma only here (no review): kept
@@ -280,7 +298,7 @@ def test_merging_into_a_store_with_history_keeps_both_without_duplicates(tmp_pat
 
 
 def test_a_backup_with_old_ids_lands_on_the_replacement(tmp_path: Path) -> None:
-    play(tmp_path / "old", [("review", "q.old", Rating.Good, None, 1), ("mark", "q.old", True, None)])
+    play(tmp_path / "old", [("review", "q.old", Rating.Good, None, None, 1), ("mark", "q.old", True, None)])
     with open_store(tmp_path / "old") as store:
         backup = export_backup(store)  # taken before the bank merged q.old into q.alpha
     play(tmp_path / "new", [("migrate", ("q.old", "q.alpha"))])
@@ -398,3 +416,117 @@ def test_the_backup_file_shows_no_control_character(tmp_path: Path) -> None:
         text = backup_json(export_backup(store))
     assert UNSAFE_RE.search(text) is None
     assert json.loads(text)["attempts"][0]["response"] == "x\x9b2J\x1b[31m\u202e"
+
+
+# ---------------------------------------------------------------------------------------------------- instances
+
+
+def _v2(**records: Any) -> dict[str, Any]:
+    return {"format": "posenc-progress", "version": 2, "cards": [], "reviews": [], **records}
+
+
+def _attempt(instance: Any) -> dict[str, Any]:
+    return {"question_id": "live.slope", "correct": True, "response": "0.0625", "duration_ms": 10,
+            "attempted_at": "2025-01-01T00:00:00+00:00", "instance": instance}  # fmt: skip
+
+
+def test_a_hostile_instance_exits_2_naming_the_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Control characters in a parameter and a number far too big: refused with one line, before the store opens."""
+    hostile = {"seed": 3, "params": {"label": "a\x1b[2J\x9bb\u202e", "n": 10**90}}
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(_v2(attempts=[_attempt(None), _attempt(hostile)])), encoding="utf-8")
+    assert main(["--data-dir", str(tmp_path / "data"), "progress", "import", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and UNSAFE_RE.search(err) is None
+    assert "attempts[1].instance.params.label: contains" in err
+    assert "attempts[1].instance.params.n: must be a finite number up to 1e+18" in err
+    assert "attempts[0]" not in err
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(
+    ("instance", "where"),
+    [
+        ({"seed": -1, "params": {}}, "instance.seed"),
+        ({"seed": 2**31, "params": {}}, "instance.seed"),
+        ({"seed": True, "params": {}}, "instance.seed"),
+        ({"seed": "7", "params": {}}, "instance.seed"),
+        ({"params": {}}, "instance.seed"),
+        ({"seed": 1}, "instance.params"),
+        ({"seed": 1, "params": [1, 2]}, "instance.params"),
+        ({"seed": 1, "params": {f"p{i}": i for i in range(65)}}, "instance.params"),
+        ({"seed": 1, "params": {"n": [1, 2]}}, "instance.params.n"),
+        ({"seed": 1, "params": {"n": {"deep": 1}}}, "instance.params.n"),
+        ({"seed": 1, "params": {"n": None}}, "instance.params.n"),
+        ({"seed": 1, "params": {"n": float("nan")}}, "instance.params.n"),
+        ({"seed": 1, "params": {"n": -1e19}}, "instance.params.n"),
+        ({"seed": 1, "params": {"n": "x" * 1001}}, "instance.params.n"),
+        ({"seed": 1, "params": {"a\u202eb": 1}}, "instance.params key"),
+        ({"seed": 1, "params": {"": 1}}, "instance.params key"),
+        ({"seed": 1, "params": {}, "answer": 3}, "instance: unexpected key 'answer'"),
+        ([1, 2], "instance: must be an object"),
+        ("seed=1", "instance: must be an object"),
+    ],
+)
+def test_malformed_instances_are_named(instance: Any, where: str) -> None:
+    review = {"question_id": "live.slope", "rating": 3, "reviewed_at": "2025-01-01T00:00:00+00:00",
+              "duration_ms": 1, "state_before": None, "card_before": None,
+              "card_after": {"state": 1, "due": "2025-01-02T00:00:00+00:00"}, "instance": instance}  # fmt: skip
+    for data, record in (
+        (_v2(attempts=[_attempt(instance)]), "attempts[0]"),
+        (_v2(reviews=[review]), "reviews[0]"),
+    ):
+        with pytest.raises(BackupError) as info:
+            parse_backup(data)
+        assert f"{record}.{where}" in str(info.value) and len(str(info.value).splitlines()) == 1
+
+
+def test_a_huge_seed_is_named_not_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "seed.json"
+    path.write_text(json.dumps(_v2(attempts=[_attempt({"seed": 1, "params": {}})])).replace(
+        '"seed": 1', '"seed": ' + "9" * 5000), encoding="utf-8")  # fmt: skip
+    assert main(["--data-dir", str(tmp_path / "data"), "progress", "import", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "attempts[0].instance.seed" in err and "a number of 5,000 digits" in err
+
+
+def test_the_seed_range_is_the_apps() -> None:
+    from quizbank.instances import MAX_SEED
+    from quizbank.progress.backup_check import MAX_INSTANCE_SEED
+
+    assert MAX_INSTANCE_SEED == MAX_SEED
+
+
+def test_files_without_instance_keys_import_as_null(tmp_path: Path) -> None:
+    """A version 2 file written before the store kept instances has no `instance` key: it imports, null."""
+    play(tmp_path / "old", [("quiz", "q.alpha", False, "B", 4000, SHOWN, 1)])
+    with open_store(tmp_path / "old") as store:
+        data = export_backup(store)
+    assert data["attempts"][0]["instance"] == data["reviews"][0]["instance"] == SHOWN
+    for record in data["attempts"] + data["reviews"]:
+        del record["instance"]
+    with open_store(tmp_path / "new") as store:
+        report = import_backup(store, json.loads(json.dumps(data)))
+        assert (report.reviews_added, report.attempts_added) == (1, 1)
+        assert [a.instance for a in store.attempts()] == [r.instance for r in store.review_rows()] == [None]
+        assert export_backup(store)["attempts"][0]["instance"] is None  # written as null, never left out
+    with open_store(tmp_path / "v1") as store:
+        import_backup(store, V1_BACKUP)
+        assert [a.instance for a in store.attempts()] == [None]
+        assert {r.instance for r in store.review_records()} == {None}
+
+
+def test_the_store_reads_instances_back(tmp_path: Path) -> None:
+    """Every read query returns the showing as it was recorded: attempts, last_attempt, review_rows and
+    review_records (what export reads)."""
+    with open_store(tmp_path / "data") as store:
+        store.record_attempt("live.slope", True, "0.0625", 900, T0, instance=SHOWN)
+        store.record_attempt("q.alpha", False, "B", 900, T0 + timedelta(minutes=1))
+        store.review("live.slope", Rating.Good, T0, duration_ms=900, instance=SHOWN)
+        assert [a.instance for a in store.attempts()] == [SHOWN, None]
+        assert store.last_attempt("live.slope").instance == SHOWN
+        assert store.last_attempt("q.alpha").instance is None
+        assert [r.instance for r in store.review_rows()] == [SHOWN]
+        assert [r.instance for r in store.review_records()] == [SHOWN]

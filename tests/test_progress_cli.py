@@ -53,6 +53,15 @@ def test_export_to_stdout_has_the_documented_shape(tmp_path, capsys):
         "state_before",
         "card_before",
         "card_after",
+        "instance",  # null: not a generated question
+    }
+    assert set(data["attempts"][0]) == {
+        "question_id",
+        "correct",
+        "response",
+        "duration_ms",
+        "attempted_at",
+        "instance",
     }
     first = {k: v for k, v in data["reviews"][0].items() if k != "card_after"}
     assert first == {
@@ -62,6 +71,7 @@ def test_export_to_stdout_has_the_documented_shape(tmp_path, capsys):
         "duration_ms": 2000,
         "state_before": None,  # a new card
         "card_before": None,
+        "instance": None,
     }
     assert data["reviews"][0]["card_after"]["last_review"] == "2025-03-01T09:00:00+00:00"
     for key in ("drill_attempts", "mock_sessions", "marks", "id_migrations"):

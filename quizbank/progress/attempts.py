@@ -16,6 +16,7 @@ from quizbank.progress.records import (
     as_ms,
     format_time,
     instance_json,
+    parse_instance,
     parse_time,
 )
 from quizbank.progress.scheduler import new_card, to_utc
@@ -59,7 +60,7 @@ class AttemptsTable(StoreConnection):
     def last_attempt(self, question_id: str, since: datetime | None = None) -> AttemptRow | None:
         """The latest auto-graded attempt (correct is not NULL) at `question_id`, at or after `since`."""
         query = (
-            "SELECT question_id, correct, response, duration_ms, attempted_at FROM attempts "
+            "SELECT question_id, correct, response, duration_ms, attempted_at, instance FROM attempts "
             "WHERE question_id = ? AND correct IS NOT NULL"
         )
         params: tuple[Any, ...] = (question_id,)
@@ -71,19 +72,21 @@ class AttemptsTable(StoreConnection):
         )
         if row is None:
             return None
-        qid, ok, resp, dur, at = row
-        return AttemptRow(qid, bool(ok), resp, dur, parse_time(at))
+        qid, ok, resp, dur, at, shown = row
+        return AttemptRow(qid, bool(ok), resp, dur, parse_time(at), parse_instance(shown))
 
     def attempts(self, since: datetime | None = None) -> list[AttemptRow]:
-        query = "SELECT question_id, correct, response, duration_ms, attempted_at FROM attempts"
+        query = "SELECT question_id, correct, response, duration_ms, attempted_at, instance FROM attempts"
         params: tuple[Any, ...] = ()
         if since is not None:
             query += " WHERE attempted_at >= ?"
             params = (format_time(since),)
         rows = self._read(lambda c: c.execute(query + " ORDER BY attempted_at, id", params).fetchall())
         return [
-            AttemptRow(qid, None if ok is None else bool(ok), resp, dur, parse_time(at))
-            for qid, ok, resp, dur, at in rows
+            AttemptRow(
+                qid, None if ok is None else bool(ok), resp, dur, parse_time(at), parse_instance(shown)
+            )
+            for qid, ok, resp, dur, at, shown in rows
         ]
 
     # ------------------------------------------------------------------ coding drills

@@ -3,8 +3,10 @@ in docs/backup.md.
 
 Version 2 (written) holds everything the store holds: settings (unless left out), cards (with or without
 reviews), reviews with the card before and after each, quiz attempts, drill attempts, mock interviews with their
-whole reports, question marks (flags and notes) and the id migrations the store applied. Version 1 (read) held
-cards, reviews without card states, attempts and settings.
+whole reports, question marks (flags and notes) and the id migrations the store applied. Each review and quiz
+attempt carries `instance`: the seed and parameters a generated question was shown with, or null (files written
+before the store kept it have no such key and read as null). Version 1 (read) held cards, reviews without card
+states, attempts and settings.
 
 Import decodes with `decode_backup_json` (an over-long number becomes a record-named error, not a traceback),
 validates the whole file (`parse_backup`, in backup_check.py), then merges in one transaction
@@ -99,6 +101,7 @@ def export_backup(
             "state_before": r.state_before,
             "card_before": _card_object(r.card_before),
             "card_after": _card_object(r.card_after),
+            "instance": r.instance,
         }
         for r in reviews
     ]
@@ -109,6 +112,7 @@ def export_backup(
             "response": a.response,
             "duration_ms": a.duration_ms,
             "attempted_at": format_time(a.attempted_at),
+            "instance": a.instance,
         }
         for a in store.attempts()
     ]

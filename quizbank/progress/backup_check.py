@@ -42,6 +42,10 @@ MAX_CARD_ID = 2**63 - 1
 MAX_MOCK_MINUTES = 10_000
 MAX_REPORT_VALUES = 200_000  # strings, numbers and containers in one mock report
 MAX_CASES = 100_000
+MAX_INSTANCE_SEED = 2**31 - 1  # the app draws seeds 1..quizbank.instances.MAX_SEED
+MAX_INSTANCE_PARAMS = 64
+MAX_PARAM_MAGNITUDE = 1e18
+MAX_PARAM_TEXT = 1000  # a drawn `choices:` text
 
 
 class BackupError(ValueError):
@@ -74,6 +78,12 @@ def decode_backup_json(text: str) -> Any:
 
 
 BAD = object()  # a check that failed, where False and None are valid values
+
+
+def _short(value: Any) -> str:
+    """A value as an error message shows it: a repr cut to 60 characters (escaped by BackupError)."""
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 class _Checker:
@@ -174,6 +184,50 @@ class _Checker:
             self.fail(where, f"must be a number from 0 to 1, or null (got {value!r})")
             return BAD
         return float(value)
+
+    def instance(self, where: str, value: Any) -> Any:
+        """A generated question's showing, `{"seed": int, "params": {name: number | string | bool}}`, or None
+        when null or absent; `BAD` when malformed. Parameter names are one-line ids, strings are safe text of at
+        most MAX_PARAM_TEXT characters, numbers are finite and at most MAX_PARAM_MAGNITUDE in size."""
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self.fail(where, f"must be an object with 'seed' and 'params', or null (got {_short(value)})")
+            return BAD
+        before = len(self.errors)
+        extra = sorted(str(key) for key in value if key not in ("seed", "params"))
+        if extra:
+            self.fail(where, f"unexpected key {escape_unsafe(extra[0], one_line=True)[:MAX_ID_CHARS]!r}")
+        seed = self.integer(f"{where}.seed", value.get("seed"), 0, MAX_INSTANCE_SEED)
+        params = value.get("params")
+        if not isinstance(params, dict):
+            self.fail(f"{where}.params", f"must be an object (got {_short(params)})")
+            return BAD
+        if len(params) > MAX_INSTANCE_PARAMS:
+            self.fail(f"{where}.params", f"holds {len(params):,} parameters (at most {MAX_INSTANCE_PARAMS})")
+            return BAD
+        out: dict[str, Any] = {}
+        for key, item in params.items():
+            name = self.name(f"{where}.params key", key, "parameter names")
+            if name is None:
+                continue
+            path = f"{where}.params.{name}"
+            if isinstance(item, str):
+                if self.text(path, item, MAX_PARAM_TEXT) is not None:
+                    out[name] = item
+            elif isinstance(item, bool):
+                out[name] = item
+            elif isinstance(item, int | float) and math.isfinite(item) and abs(item) <= MAX_PARAM_MAGNITUDE:
+                out[name] = item
+            else:
+                self.fail(
+                    path,
+                    f"must be a finite number up to {MAX_PARAM_MAGNITUDE:g} in size, a string or true/false "
+                    f"(got {_short(item)})",
+                )
+        if len(self.errors) != before or seed is BAD:
+            return BAD
+        return {"seed": seed, "params": out}
 
     def card(self, where: str, item: Any, question_id: str | None) -> Card | None:
         """An FSRS card object (the card fields of a `cards` record, or a review's card_before/card_after)."""
@@ -296,8 +350,9 @@ def parse_backup(data: Any) -> ImportedHistory:
             card = checker.card(f"{where}.card_after", item.get("card_after"), qid)
             after = card.to_json() if card is not None else None
             ok = ok and card is not None and state_before is not BAD
-        if ok:
-            parsed.reviews.append(ReviewRecord(qid, rating, at, duration, state_before, before, after))
+        shown = checker.instance(f"{where}.instance", item.get("instance"))
+        if ok and shown is not BAD:
+            parsed.reviews.append(ReviewRecord(qid, rating, at, duration, state_before, before, after, shown))
 
     def attempt(where: str, item: dict) -> None:
         qid = checker.question_id(where, item.get("question_id"))
@@ -307,8 +362,9 @@ def parse_backup(data: Any) -> ImportedHistory:
             f"{where}.duration_ms", item.get("duration_ms"), 0, MAX_DURATION_MS, optional=True
         )
         at = checker.time(f"{where}.attempted_at", item.get("attempted_at"))
-        if None not in (qid, response, at) and correct is not BAD and duration is not BAD:
-            parsed.attempts.append((qid, correct, response, duration, at))
+        shown = checker.instance(f"{where}.instance", item.get("instance"))
+        if None not in (qid, response, at) and BAD not in (correct, duration, shown):
+            parsed.attempts.append((qid, correct, response, duration, at, shown))
 
     def card(where: str, item: dict) -> None:
         qid = checker.question_id(where, item.get("question_id"))

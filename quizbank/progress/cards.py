@@ -24,6 +24,7 @@ from quizbank.progress.records import (
     as_ms,
     format_time,
     instance_json,
+    parse_instance,
     parse_time,
     utc_day_start,
 )
@@ -109,13 +110,13 @@ class CardsTable(SettingsTable):
         """Every review row as stored (with the card JSON before and after), oldest first."""
         rows = self._read(
             lambda c: c.execute(
-                "SELECT question_id, rating, reviewed_at, duration_ms, state_before, card_before, card_after "
-                "FROM reviews ORDER BY reviewed_at, id"
+                "SELECT question_id, rating, reviewed_at, duration_ms, state_before, card_before, card_after, "
+                "instance FROM reviews ORDER BY reviewed_at, id"
             ).fetchall()
         )
         return [
-            ReviewRecord(qid, int(rating), parse_time(at), dur, state, before, after)
-            for qid, rating, at, dur, state, before, after in rows
+            ReviewRecord(qid, int(rating), parse_time(at), dur, state, before, after, parse_instance(shown))
+            for qid, rating, at, dur, state, before, after, shown in rows
         ]
 
     def cards(self) -> dict[str, Card]:
@@ -148,15 +149,22 @@ class CardsTable(SettingsTable):
         return {qid: int(n) for qid, n in rows}
 
     def review_rows(self, since: datetime | None = None) -> list[ReviewRow]:
-        query = "SELECT question_id, rating, reviewed_at, duration_ms, state_before FROM reviews"
+        query = "SELECT question_id, rating, reviewed_at, duration_ms, state_before, instance FROM reviews"
         params: tuple[Any, ...] = ()
         if since is not None:
             query += " WHERE reviewed_at >= ?"
             params = (format_time(since),)
         rows = self._read(lambda c: c.execute(query + " ORDER BY reviewed_at, id", params).fetchall())
         return [
-            ReviewRow(qid, Rating(rating), parse_time(at), dur, None if state is None else State(state))
-            for qid, rating, at, dur, state in rows
+            ReviewRow(
+                qid,
+                Rating(rating),
+                parse_time(at),
+                dur,
+                None if state is None else State(state),
+                parse_instance(shown),
+            )
+            for qid, rating, at, dur, state, shown in rows
         ]
 
     def review_count(self) -> int:

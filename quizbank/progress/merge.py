@@ -17,6 +17,7 @@ from quizbank.progress.records import (
     ReviewRecord,
     as_ms,
     format_time,
+    instance_json,
     parse_loose,
     parse_time,
 )
@@ -84,6 +85,7 @@ class MergeTable(CardsTable):
           Otherwise this store's card stays; a card only the backup has (e.g. one added from a mock interview,
           without reviews) is added. Version-1 reviews carry no card states: their cards are always replayed.
         - Quiz attempts (question_id, attempted_at, response) and drill attempts (every field) are added once.
+          A review or quiz attempt keeps its `instance` (a generated question's seed and parameters).
         - Mock sessions are identified by their id; one already here stays.
         - A question mark (flag and note): the one updated last wins; a tie keeps this store's.
         - Settings only fill keys not set here.
@@ -126,12 +128,12 @@ class MergeTable(CardsTable):
                 self._merge_card(
                     conn, question_id, by_question.get(question_id, []), history, scheduler, counts
                 )
-            for question_id, correct, response, duration_ms, at in history.attempts:
+            for question_id, correct, response, duration_ms, at, shown in history.attempts:
                 counts["attempts_added"] += conn.execute(
-                    "INSERT OR IGNORE INTO attempts (question_id, correct, response, duration_ms, attempted_at) "
-                    "VALUES (?, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO attempts (question_id, correct, response, duration_ms, attempted_at, "
+                    "instance) VALUES (?, ?, ?, ?, ?, ?)",
                     (question_id, None if correct is None else int(bool(correct)), response, as_ms(duration_ms),
-                     format_time(at)),
+                     format_time(at), instance_json(shown)),
                 ).rowcount  # fmt: skip
             for drill, passed, n_ok, n, elapsed_ms, at in history.drill_attempts:
                 row = (drill, int(bool(passed)), int(n_ok), int(n), as_ms(elapsed_ms), format_time(at))
@@ -201,7 +203,7 @@ class MergeTable(CardsTable):
         for record in records:
             cursor = conn.execute(
                 "INSERT OR IGNORE INTO reviews (question_id, rating, reviewed_at, duration_ms, state_before, "
-                "card_before, card_after) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "card_before, card_after, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     question_id,
                     int(record.rating),
@@ -210,6 +212,7 @@ class MergeTable(CardsTable):
                     record.state_before if verbatim else None,
                     record.card_before if verbatim else None,
                     record.card_after if verbatim else "",
+                    instance_json(record.instance),
                 ),
             )
             added += cursor.rowcount

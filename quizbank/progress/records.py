@@ -26,6 +26,8 @@ __all__ = [
     "UndoResult",
     "as_ms",
     "format_time",
+    "instance_json",
+    "parse_instance",
     "parse_loose",
     "parse_time",
     "utc_day_start",
@@ -118,6 +120,7 @@ class ReviewRow:
     reviewed_at: datetime
     duration_ms: int | None
     state_before: State | None  # None: first review of a new card
+    instance: dict[str, Any] | None = None  # a generated question's showing: {"seed", "params"}
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,7 @@ class AttemptRow:
     response: str
     duration_ms: int | None
     attempted_at: datetime
+    instance: dict[str, Any] | None = None  # a generated question's showing: {"seed", "params"}
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,9 @@ class MergeReport:
 
 class ReviewRecord(NamedTuple):
     """One review as a backup carries it. Version 2 backups carry the card before and after (card JSON text,
-    as the store keeps it); version 1 backups do not (None), and such a card is rebuilt by replay."""
+    as the store keeps it); version 1 backups do not (None), and such a card is rebuilt by replay. `instance`:
+    the seed and parameters a generated question was shown with ({"seed", "params"}), None otherwise (and in
+    files written before the store kept it)."""
 
     question_id: str
     rating: int
@@ -170,6 +176,7 @@ class ReviewRecord(NamedTuple):
     state_before: int | None = None
     card_before: str | None = None
     card_after: str | None = None
+    instance: dict[str, Any] | None = None
 
 
 @dataclass
@@ -178,7 +185,10 @@ class ImportedHistory:
     datetimes; cards are `fsrs.Card`; a mock report is a JSON-ready dict."""
 
     reviews: list[ReviewRecord] = field(default_factory=list)
-    attempts: list[tuple[str, bool | None, str, int | None, datetime]] = field(default_factory=list)
+    # (question_id, correct, response, duration_ms, attempted_at, instance)
+    attempts: list[tuple[str, bool | None, str, int | None, datetime, dict[str, Any] | None]] = field(
+        default_factory=list
+    )
     cards: dict[str, Card] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     # (drill, passed, cases_passed, cases_total, elapsed_ms, attempted_at)
@@ -224,3 +234,17 @@ def instance_json(instance: dict[str, Any] | None) -> str | None:
     if instance is None:
         return None
     return json.dumps({"seed": int(instance["seed"]), "params": dict(instance["params"])}, sort_keys=True)
+
+
+def parse_instance(text: str | None) -> dict[str, Any] | None:
+    """The `instance` column read back: {"seed": int, "params": {...}}, or None when NULL (or unreadable: a
+    value no posenc wrote)."""
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("params"), dict):
+        return None
+    return value
