@@ -179,8 +179,11 @@ def test_anki_choices_are_shuffled_per_question_and_stable(tmp_path):
     for path in paths:
         write_anki(bankset, path)
     first, second = _notes(paths[0]), _notes(paths[1])
-    assert first == second and len(first) == len(bankset.questions)
+    generated = [q for q in bankset.questions.values() if getattr(q, "vary", None)]
+    # one note per question, three (seeds 1, 2, 3) per generated question
+    assert first == second and len(first) == len(bankset.questions) + 2 * len(generated)
     by_guid = {genanki.guid_for(qid): q for qid, q in bankset.questions.items()}
+    by_guid.update({genanki.guid_for(q.id, "seed", seed): q for q in generated for seed in (1, 2, 3)})
     single: collections.Counter[str] = collections.Counter()
     multi_prefix = multi = 0
     for guid, fields, _mid, _tags in first:
