@@ -12,6 +12,7 @@ import contextlib
 import math
 import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from .base import Demo, DemoContext, DemoError, DemoResult, Param, ParamError
@@ -93,16 +94,40 @@ def _is_cuda_oom(exc: BaseException) -> bool:
     return type(exc).__name__ == "OutOfMemoryError" or "CUDA out of memory" in str(exc)
 
 
+# Demos whose tensors stay under this run on one CPU thread: on small tensors torch's intra-op thread
+# pool costs more than it saves (each parallel op wakes and spin-waits the other threads; on a
+# 2-core machine kv-cache-memory took 457 ms of CPU with 2 threads and 9 ms with 1).
+SINGLE_THREAD_BELOW_BYTES = 64 * 2**20
+
+
+@contextlib.contextmanager
+def _intra_op_threads(n: int) -> Iterator[None]:
+    import torch
+
+    before = torch.get_num_threads()
+    if before <= n:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def _run_timed(demo: Demo, ctx: DemoContext, resolved: dict[str, Any], need: int = 0) -> float:
     """Run the demo into `ctx` and return the elapsed milliseconds (CUDA work synchronized).
 
-    A demo is one-off work: it never starts the background ``torch.compile`` of `apply_rope`.
+    A demo is one-off work: it never starts the background ``torch.compile`` of `apply_rope`, and
+    a small one (`need` bytes of tensors under SINGLE_THREAD_BELOW_BYTES) runs on one CPU thread.
     """
     guards = contextlib.ExitStack()
     if demo.uses_torch:
         from ..rope_compile import rope_no_background_compile
 
         guards.enter_context(rope_no_background_compile())
+        if need < SINGLE_THREAD_BELOW_BYTES:
+            guards.enter_context(_intra_op_threads(1))
     start = time.perf_counter()
     with guards:
         demo.run(ctx, **resolved)
