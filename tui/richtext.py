@@ -268,3 +268,18 @@ def markdown_source(text: str) -> str:
 def spans_of(content: Content) -> list[Span]:
     """The style spans of rendered content (used by tests to check what is styled)."""
     return list(content.spans)
+
+
+MATCH_STYLE = "bold reverse"
+
+
+def highlight(text: str, query: str, style: str = "") -> Content:
+    """`text` (plain, never markup) with every case-insensitive occurrence of `query` highlighted
+    (search results, the glossary)."""
+    content = Content.styled(text, style) if style else Content(text)
+    needle = query.strip()
+    if not needle:
+        return content
+    for m in re.finditer(re.escape(needle), text, re.IGNORECASE):
+        content = content.stylize(MATCH_STYLE, m.start(), m.end())
+    return content

@@ -29,12 +29,11 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..i18n import LANGUAGES, demo_title, tr
-from ..richtext import plain
+from ..richtext import highlight, plain
 
 __all__ = ["Hit", "SearchScreen", "highlight", "rank", "search"]
 
 MAX_RESULTS = 60
-MATCH_STYLE = "bold reverse"
 
 # ranks, best first
 EXACT_ID, TITLE, PROMPT, ANSWER, EXPLANATION = range(5)
@@ -239,17 +238,6 @@ def _other(lang: str) -> str:
 def search(app: Any, query: str) -> list[tuple[str, str, str, Callable[[], None]]]:
     """`rank` as (kind, key, label, jump) tuples."""
     return [(h.kind, h.key, h.label, h.jump) for h in rank(app, query)]
-
-
-def highlight(text: str, query: str, style: str = "") -> Content:
-    """`text` (plain, never markup) with every case-insensitive occurrence of `query` highlighted."""
-    content = Content.styled(text, style) if style else Content(text)
-    needle = query.strip()
-    if not needle:
-        return content
-    for m in re.finditer(re.escape(needle), text, re.IGNORECASE):
-        content = content.stylize(MATCH_STYLE, m.start(), m.end())
-    return content
 
 
 class SearchScreen(ModalScreen["Callable[[], None] | None"]):
