@@ -26,8 +26,9 @@ def _imported_modules(py_file: Path) -> set[str]:
 @pytest.mark.parametrize(
     ("package", "forbidden"),
     [
-        ("posenc_ref", {"textual", "quizbank", "tui", "yaml", "rich"}),
-        ("quizbank", {"textual", "tui", "rich"}),
+        ("posenc_ref", {"textual", "quizbank", "tui", "yaml", "rich", "pytest", "hypothesis", "support"}),
+        ("quizbank", {"textual", "tui", "rich", "pytest", "hypothesis", "support"}),
+        ("tui", {"pytest", "hypothesis", "support"}),  # test fixtures live in tests/support, not the wheel
     ],
 )
 def test_logic_packages_respect_the_arrows(package: str, forbidden: set[str]) -> None:
