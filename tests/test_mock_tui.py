@@ -90,6 +90,7 @@ def choice_keys(view: QuestionView) -> list[str]:
     return [str(view.order.index(i) + 1) for i, c in enumerate(view.question.choices) if c.correct]
 
 
+@pytest.mark.slow  # a whole interview, every item kind, through the screens
 @pilot_test
 async def test_whole_interview_with_every_item_kind(env: Path) -> None:
     app = make_app(env)
