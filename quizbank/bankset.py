@@ -43,6 +43,9 @@ class BankSet:
     file_kind: dict[str, str] = field(default_factory=dict)  # file -> "shipped" | "user"
     demo_origin: dict[str, Location] = field(default_factory=dict)  # question id -> its `demo:`
     check_origin: dict[tuple[str, int], Location] = field(default_factory=dict)  # (id, i) -> check i
+    # (id, "vary" | "answer" | "answer.path" | "answer.params" | "prompt" | "explanation") of a
+    # generated question (not kept by the bank cache: `posenc bank validate` never reads it from there)
+    live_origin: dict[tuple[str, str], Location] = field(default_factory=dict)
     # the questions of skipped files that are valid on their own: never shown, but
     # `posenc bank validate` runs their checks too, so that one run reports every problem
     skipped_bank: BankSet | None = None

@@ -53,6 +53,7 @@ from .validate import (
     replaces_findings,
     schema_findings,
 )
+from .vary_findings import vary_findings
 
 if TYPE_CHECKING:  # yaml (~90 ms to import) loads only when a file is parsed, not from the cache
     from .yamlsafe import YamlDoc
@@ -257,6 +258,7 @@ def _check_doc(
             continue  # a duplicate, reported above
         result.add(question_self_findings(question), record.raw_path)
         result.add(demo_findings(question), record.raw_path)
+        result.add(vary_findings(question), record.raw_path)
         records.append(record)
         result.valid.append((question, record.raw_path))
     result.records = records
@@ -265,6 +267,7 @@ def _check_doc(
             continue
         result.add(question_self_findings(question), where)
         result.add(demo_findings(question), where)
+        result.add(vary_findings(question), where)
         result.valid.append((question, where))
     result.problems.sort(key=lambda p: (p.line, p.col))
     return result
@@ -554,3 +557,6 @@ def _register(bankset: BankSet, result: _FileResult, question: Any, where: tuple
         bankset.demo_origin[qid] = result.location((*where, "demo"))
     for i in range(len(question.checks)):
         bankset.check_origin[(qid, i)] = result.location((*where, "checks", i))
+    if getattr(question, "vary", None):
+        for key in ("vary", "answer", "answer.path", "answer.params", "prompt", "explanation"):
+            bankset.live_origin[(qid, key)] = result.location((*where, *key.split(".")))

@@ -90,11 +90,7 @@ MAY_IMPORT = {
 }
 # Cycles still being taken apart in another area, each with the reason. An entry that no longer
 # matches a cycle fails `test_the_cycle_allow_list_is_current`: delete it then.
-ALLOWED_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"quizbank.drills.cases", "quizbank.drills.cases_fixed", "quizbank.drills.cases_extra"}): (
-        "the drill cases are being regrouped into one module per topic with the registry one level up"
-    ),
-}
+ALLOWED_CYCLES: dict[frozenset[str], str] = {}
 
 
 def _module_name(path: Path) -> str:

@@ -587,7 +587,7 @@ class QuestionView(Vertical, can_focus=True):
         title = "quiz.model_answer" if q.type == "open" else "quiz.answer"
         self.query_one(".qv-answer-title", Static).update(tr(title, lang))
         parts: list[Content] = []
-        if q.type == "numeric":
+        if q.type == "numeric" and q.value is not None:  # a generated template (Browse) has no value
             value = _fmt_number(q.value)
             if q.tolerance:
                 value = tr("quiz.within", lang, value=value, tol=_fmt_number(q.tolerance))
