@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.chromium import CHROMIUM, CHROMIUM_ARGS
-from test_serve import events, ready_spare, shipped_topic_titles, start_server, stop_server
+from test_serve import TOKEN, events, ready_spare, shipped_topic_titles, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEWPORT = {"width": 1280, "height": 800}
@@ -114,8 +114,11 @@ def test_home_and_help_in_headless_chromium(tmp_path: Path) -> None:
         with sync_api.sync_playwright() as playwright:
             context, page = open_page(playwright, tmp_path)
             try:
-                page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+                refused = page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+                assert refused is not None and refused.status == 403  # no token, no cookie yet
+                page.goto(f"http://127.0.0.1:{port}/?token={TOKEN}", wait_until="load")
                 assert page.title() == "posenc"
+                assert page.url == f"http://127.0.0.1:{port}/"  # the cookie holds the token now
                 wait_for_text(page, ["posenc", *titles])
                 # a click would reach the app as a mouse event: focus the terminal the quiet way
                 page.evaluate("() => window.posencTerm.focus()")

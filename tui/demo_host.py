@@ -162,6 +162,21 @@ def host_command() -> tuple[list[str], str]:
     return [sys.executable, "-I", "-c", _BOOT, json.dumps(paths)], root
 
 
+def _die_with_this_thread() -> Any:
+    """A `preexec_fn` that makes the host die with the app, SIGKILL and the OOM killer included
+    (`quizbank.proclife.die_with_parent`). The kernel signals a child when the *thread* that started it ends,
+    so only a host started on the main thread gets it; one restarted from a worker thread relies on its
+    stdin, which ends (and the host with it) when the app dies."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    from quizbank.proclife import die_with_parent
+
+    parent = os.getpid()
+    return lambda: die_with_parent(expected_parent=parent) and None
+
+
 class DemoHost:
     """Client side: starts the host process and sends it requests (thread-safe)."""
 
@@ -197,6 +212,7 @@ class DemoHost:
             stderr=subprocess.DEVNULL,
             env=env,
             close_fds=True,
+            preexec_fn=_die_with_this_thread(),
         )
 
     def _request(self, message: tuple[Any, ...]) -> Any:

@@ -1,24 +1,28 @@
 """`posenc serve`: the study app in a browser, through textual-serve.
 
-    posenc serve [--host 127.0.0.1] [--port 8000] [--data-dir DIR] [--bank PATH ...] [--public]
+    posenc serve [--host 127.0.0.1] [--port 8000] [--token T] [--allow-host NAME ...] [--max-tabs 8]
+                 [--max-connections 64] [--data-dir DIR] [--bank PATH ...] [--public [--allow-code]]
 
 Every browser tab (websocket) gets its own app process, `python -I -m tui [--bank ...] [--data-dir ...]`,
 started in a session of its own, so one signal to its process group reaches the app and its demo-host
-child. One such process, the spare, is started before any tab asks (see `SpareApp`): the next tab takes it,
-and a new spare starts behind it. Closing a tab ends its group; Ctrl+C or SIGTERM closes every tab and the
-spare the same way, and a last sweep ends any group still alive, so no process outlives the server.
+child, and with the kernel's parent-death signal (quizbank.proclife), so it dies with the server even when
+the server is SIGKILLed. One such process, the spare, is started before any tab asks (see `SpareApp`): the
+next tab takes it, and a new spare starts behind it. Closing a tab ends its group; Ctrl+C or SIGTERM closes
+every tab and the spare the same way, and a last sweep ends any group still alive. Each app gets a drill
+folder of its own (tui/appenv.py), so tabs never share a drill file.
 
-Binding to anything but a loopback address needs `--public`: everyone who can reach the port can use
-the app and writes into the same progress data. Exit status: 0 stopped, 1 could not listen, 2 bad usage.
+Who gets in (a token, the Host allow-list, the page's own Origin, connection limits) is tui/serve_guard.py,
+the app processes tui/serve_apps.py, the checked options tui/serve_settings.py, the log tui/serve_log.py;
+docs/serve.md has the threat model. At most --max-tabs tabs run at once; a terminal size is clamped to
+MAX_SIZE. Binding to anything but a loopback address needs `--public`, and then the apps run no user code
+unless `--allow-code` is given too. Exit status: 0 stopped, 1 could not listen, 2 bad usage.
 """
 
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import json
 import os
-import re
 import shlex
 import signal
 import sys
@@ -26,37 +30,25 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["add_parser", "app_command", "end_process_group", "is_loopback"]
+from .serve_settings import MAX_CONNECTIONS, MAX_TABS, ServeSettings, UsageError, settings_from_args
+
+__all__ = ["add_parser", "app_command", "clamp_size"]
 
 EXIT_LISTEN = 1
 EXIT_USAGE = 2
-QUIT_GRACE_S = 3.0  # the longest a closing tab waits for its app's output to end
-TERM_GRACE_S = 3.0  # how long a process group gets after SIGTERM before SIGKILL
-# The spare runs at a size no page asks for: xterm.js's fit never proposes fewer than 2 columns.
-SPARE_SIZE = (1, 24)
-SPARE_MAX_AGE_S = 600.0  # an idle spare is replaced after this long (so edited banks are seen)
+MAX_SIZE = (500, 200)  # the largest terminal a tab gets (columns, rows); a bigger ask is clamped
+MIN_COLUMNS = 2  # the spare's size (1 column) is never a tab's
+MAX_MESSAGE_BYTES = 1 << 20  # the largest websocket message a page may send (a paste)
+SPARE_START_LIMIT_S = 120.0  # a spare that has not painted after this long is replaced
 SPARE_REFILL_DELAY_S = 1.0  # after a hand-over: the tab's app repaints first, then the next spare starts
 SPARE_RETRY_S = 10.0  # after a spare exited on its own, before the next try
-SPARE_MAX_AGE_ENV = "POSENC_SERVE_SPARE_MAX_AGE_S"  # tests shorten SPARE_MAX_AGE_S
+FULL_HOLD_S = 30.0  # a tab over --max-tabs keeps its "server full" message this long, then closes
+LOG_WINDOW_S = 10.0  # repeated log lines are counted and printed once per window
 BENCH_LOG_ENV = "POSENC_BENCH_LOG"  # the apps' event log (tui/app.py); the server adds its "serve_tab" events
-# Terminal modes an app sets (DECSET/DECRST such as the alternate screen, mouse, cursor, paste) and its
-# DECRQM query (synchronized output): what a spare's dropped output leaves a new xterm without.
-TERMINAL_MODE = re.compile(rb"\x1b\[\?([0-9;]+)(h|l|\$p)")
-CURSOR_MOVE = re.compile(rb"\x1b\[[0-9]+;[0-9]+H")  # Textual writes a frame as lines, each after a move
 
 
 def _error(message: str) -> None:
-    print(f"posenc serve: {message}", file=sys.stderr)
-
-
-def is_loopback(host: str) -> bool:
-    """True for `localhost` and loopback addresses (127.0.0.0/8, ::1)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    print(f"posenc serve: {message}", file=sys.stderr, flush=True)
 
 
 def app_command(bank_paths: Sequence[str] = (), data_dir: str | None = None) -> str:
@@ -70,48 +62,26 @@ def app_command(bank_paths: Sequence[str] = (), data_dir: str | None = None) -> 
     return " ".join(shlex.quote(part) for part in argv)
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether the group has a live member. Zombies do not count: an orphan that exited waits for a
-    reaper that a container's init may never be."""
+def _number(value: Any, default: int) -> int:
+    """An int from what a page sent (a number or text), else `default`."""
+    if isinstance(value, bool):
+        return default
     try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    if not os.path.isdir("/proc"):
-        return True
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            return True
-    return False
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        return default
 
 
-def end_process_group(pgid: int, grace: float = TERM_GRACE_S) -> bool:
-    """SIGTERM every process in the group, SIGKILL what is left after `grace` seconds.
-    Returns True when the group had to be killed."""
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except ProcessLookupError:
-        return False
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        if not _group_alive(pgid):
-            return False
-        time.sleep(0.05)
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        return False
-    return True
+def clamp_size(width: Any, height: Any) -> tuple[int, int]:
+    """A tab's terminal size from what a page sent: 80x24 for what is not a number, otherwise clamped to
+    MIN_COLUMNS..MAX_SIZE."""
+    return (
+        min(max(_number(width, 80), MIN_COLUMNS), MAX_SIZE[0]),
+        min(max(_number(height, 24), 1), MAX_SIZE[1]),
+    )
+
+
+# ---------------------------------------------------------------- the server
 
 
 def _bench_event(event: str, **fields: Any) -> None:
@@ -133,9 +103,34 @@ async def _any_event(*events: Any, timeout: float) -> None:
             wait.cancel()
 
 
+# The page's own origin makes the websocket's address (nothing from the request is written into the page),
+# and the token leaves the address bar once the cookie holds it.
+PAGE_SCRIPT = """
+    <script>
+      (() => {
+        const terminal = document.getElementById("terminal");
+        const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+        terminal.dataset.sessionWebsocketUrl = scheme + window.location.host + "/ws";
+        const url = new URL(window.location.href);
+        if (url.searchParams.has("token")) {
+          url.searchParams.delete("token");
+          window.history.replaceState(null, "", url.pathname + url.search + url.hash);
+        }
+      })();
+    </script>
+  </body>"""
+
+FULL_PAGE = """<!DOCTYPE html>
+<html><head><title>posenc: server full</title></head>
+<body style="background:#0c181f;color:#eee;font-family:monospace;padding:2em">
+<p>posenc serve: the server is full ({tabs} tabs are open). Close a tab, or try again later.</p>
+</body></html>
+"""
+
+
 def _page_template() -> str:
-    """textual-serve's page with a <title> and without the web-font link (the page loads nothing from
-    other hosts, so it works offline)."""
+    """textual-serve's page with a <title>, without the web-font link (the page loads nothing from other hosts,
+    so it works offline), with relative static URLs and PAGE_SCRIPT."""
     from importlib.resources import files
 
     page = (files("textual_serve") / "templates" / "app_index.html").read_text(encoding="utf-8")
@@ -143,168 +138,118 @@ def _page_template() -> str:
     start = page.find('<link\n      rel="stylesheet"\n      href="https://fonts.googleapis.com')
     if start != -1:
         page = page[:start] + page[page.index("/>", start) + 2 :]
-    return page
+    page = page.replace(
+        'data-session-websocket-url="{{ app_websocket_url }}"', 'data-session-websocket-url=""'
+    )
+    page = page.replace('data-pingurl="{{ ping_url }}"', 'data-pingurl=""')
+    return page.replace("{{ config.static.url }}", "/static/").replace("\n  </body>", PAGE_SCRIPT, 1)
 
 
-def _make_server(command: str, host: str, port: int) -> Any:
+def _workspaces(settings: ServeSettings) -> Any:
+    """A function giving each app process a drill folder of its own, `<data dir>/drills/tabs/<start>-<n>`
+    (kept after the tab closes, like any drill file)."""
+    import itertools
+    from pathlib import Path
+
+    from quizbank.progress.paths import default_data_dir
+
+    data = Path(settings.data_dir).expanduser().absolute() if settings.data_dir else default_data_dir()
+    root = data / "drills" / "tabs"
+    started = time.strftime("%Y%m%d-%H%M%S")
+    counter = itertools.count(1)
+    return lambda: str(root / f"{started}-{os.getpid()}-{next(counter)}")
+
+
+def _make_server(settings: ServeSettings) -> Any:
     import asyncio
 
     import aiohttp_jinja2
     import jinja2
-    from aiohttp import WSCloseCode, web
-    from textual_serve.app_service import AppService
-    from textual_serve.server import Server, to_int
+    from aiohttp import WSCloseCode, WSMsgType, web
+    from textual_serve.server import Server
 
-    class TabApp(AppService):
-        """One tab's app process, in a session (and process group) of its own."""
+    from .appenv import CODE_OFF_ENV, WORKSPACE_ENV
+    from .serve_apps import QUIT_GRACE_S, SPARE_SIZE, TERM_GRACE_S, SpareApp, TabApp, end_process_group
+    from .serve_guard import HEADER_TIMEOUT_S, Guard, capped_runner
+    from .serve_log import RepeatLog
 
-        def __init__(self, *args: Any, groups: set[int], **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._groups = groups
+    workspace = _workspaces(settings)
 
-        async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
-            pipe = asyncio.subprocess.PIPE
-            self._process = process = await asyncio.create_subprocess_exec(
-                *shlex.split(self.command),
-                stdin=pipe,
-                stdout=pipe,
-                stderr=pipe,
-                env=self._build_environment(width=width, height=height),
-                start_new_session=True,
-            )
-            self._groups.add(process.pid)
-            self._stdin = process.stdin
-            return process
-
-        async def stop(self) -> None:
-            # SIGTERM to the group reaches the app (Textual's web driver quits cleanly on it, as on
-            # textual-serve's quit message) and its demo host at once; what is left later is killed.
-            process = self._process
-            ending = None
-            if process is not None and process.pid in self._groups:
-                ending = asyncio.ensure_future(asyncio.to_thread(end_process_group, process.pid))
-            if self._task is not None:
-                try:
-                    await asyncio.wait_for(AppService.stop(self), QUIT_GRACE_S)
-                except (TimeoutError, OSError, RuntimeError):
-                    pass
-                self._task = None
-            if ending is not None and process is not None:
-                await ending
-                self._groups.discard(process.pid)
-
-    class SpareApp(TabApp):
-        """A tab's app started before its tab exists. A cold tab waits one whole process start (interpreter,
-        imports, banks: ~0.4 s) after its websocket connects; the spare has done that while the server was idle.
-
-        It runs at SPARE_SIZE, which no page asks for, so the resize to the tab's size at hand-over is a real
-        change: Textual lays out and repaints the whole screen into the tab's new, empty xterm (a resize to the
-        size an app already has repaints nothing). Until then its output is read (so the pipe never fills) and
-        dropped, except the terminal modes it set, which go to the tab first. After the hand-over it is a
-        TabApp: AppService.run, reading since the start, forwards every frame to the tab. Beyond TabApp's hooks
-        it uses AppService's `_task` (that reader) and swaps the remote_* callbacks the reader calls."""
-
-        def __init__(self, command: str, *, download_manager: Any, groups: set[int]) -> None:
-            super().__init__(
-                command,
-                write_bytes=self._write_bytes,
-                write_str=self._drop,
-                close=self._drop,
-                download_manager=download_manager,
-                groups=groups,
-            )
-            self.painted = False  # it wrote a frame: it has its size, the tab's resize comes after
-            self.taken = asyncio.Event()
-            self.exited = asyncio.Event()  # its output ended
-            self._modes: dict[tuple[bytes, bytes], bytes] = {}  # (mode, h/l or query) -> the sequence
-            self._websocket: web.WebSocketResponse | None = None
-            self._replay = b""
-
-        @staticmethod
-        async def _drop(*_: Any) -> None:
-            pass
-
-        async def start(self, width: int, height: int) -> None:
-            await super().start(width, height)
-            assert self._task is not None
-            self._task.add_done_callback(lambda _: self.exited.set())
-
-        async def _write_bytes(self, data: bytes) -> None:
-            if self._websocket is None:
-                for match in TERMINAL_MODE.finditer(data):
-                    kind = b"hl" if match[2] in (b"h", b"l") else match[2]
-                    self._modes.pop((match[1], kind), None)  # the latest setting of a mode comes last
-                    self._modes[(match[1], kind)] = match[0]
-                self.painted = self.painted or CURSOR_MOVE.search(data) is not None
-                return
-            # the modes go out in front of the first frame, in the same websocket message
-            data, self._replay = self._replay + data, b""
-            await self._websocket.send_bytes(data)
-
-        def can_serve(self, width: int, height: int) -> bool:
-            alive = (
-                self._process is not None and self._process.returncode is None and not self.exited.is_set()
-            )
-            return alive and self.painted and (width, height) != SPARE_SIZE
-
-        async def hand_over(self, websocket: web.WebSocketResponse, width: int, height: int) -> bool:
-            """From now on the app is the tab's: its next frame (the repaint at the tab's size) and all after.
-            False when the app is gone (it exited just now): the tab then starts its own."""
-            self.taken.set()
-            self._replay = b"".join(self._modes.values())
-            self._websocket = websocket
-            self.remote_write_str = websocket.send_str
-            self.remote_close = websocket.close
-            # what textual-serve's set_terminal_size sends (the web driver's "resize" meta), with its result
-            if await self.send_meta({"type": "resize", "width": width, "height": height}):
-                return True
-            # gone: let go of the tab before it is stopped, so its end can never close the tab's socket
-            self._websocket = None
-            self.remote_write_str = self.remote_close = self._drop
-            return False
+    def app_env() -> dict[str, str]:
+        env = {WORKSPACE_ENV: workspace()}
+        if settings.code_off:
+            env[CODE_OFF_ENV] = "1"
+        return env
 
     class PosencServer(Server):
         def __init__(self) -> None:
-            super().__init__(command, host=host, port=port, title="posenc")
+            command = app_command(settings.banks, settings.data_dir)
+            super().__init__(command, host=settings.host, port=settings.port, title="posenc")
+            self.log = RepeatLog(LOG_WINDOW_S)
+            self.guard = Guard(settings.token, settings.port, settings.host, settings.allow_hosts)
             self.groups: set[int] = set()
             self.sockets: set[web.WebSocketResponse] = set()
+            self.tabs = 0  # websockets that hold (or are starting) an app
             self.spare: SpareApp | None = None
             self.spare_keeper: asyncio.Task[None] | None = None
             self.closing = asyncio.Event()
-            self.spare_max_age = float(os.environ.get(SPARE_MAX_AGE_ENV) or SPARE_MAX_AGE_S)
 
         def initialize_logging(self) -> None:
             import logging
 
-            logging.basicConfig(level=logging.WARNING, format="posenc serve: %(message)s")
+            root = logging.getLogger()
+            root.handlers[:] = [self.log.handler()]
+            root.setLevel(logging.WARNING)
 
         async def _make_app(self) -> web.Application:
-            app = await super()._make_app()
+            app = web.Application(
+                middlewares=[self.guard.middleware(lambda why: self.log.report(why, f"refused {why}"))]
+            )
             aiohttp_jinja2.setup(app, loader=jinja2.DictLoader({"app_index.html": _page_template()}))
+            app.add_routes(
+                [
+                    web.get("/", self.handle_index, name="index"),
+                    web.get("/ws", self.handle_websocket, name="websocket"),
+                    web.get("/download/{key}", self.handle_download, name="download"),
+                    web.static("/static", self.statics_path, show_index=False, name="static"),
+                ]
+            )
+            app.on_shutdown.append(self.on_shutdown)
             return app
 
-        async def on_startup(self, app: web.Application) -> None:
-            pass  # textual-serve prints a banner here; `run` prints one line once the port is bound
-
-        def announce(self, *_: Any, **__: Any) -> None:
-            url_host = f"[{self.host}]" if ":" in self.host else self.host
-            print(f"posenc serve: http://{url_host}:{self.port}/  (Ctrl+C stops)", flush=True)
-            # the port is bound (aiohttp prints after listening): a server that cannot listen starts nothing
-            self.spare_keeper = asyncio.get_running_loop().create_task(self.keep_spare())
+        def start_app(self, **kwargs: Any) -> TabApp:
+            return TabApp(
+                self.command,
+                download_manager=self.download_manager,
+                groups=self.groups,
+                extra_env=app_env,
+                **kwargs,
+            )
 
         async def keep_spare(self) -> None:
             """Keep one SpareApp started until the server stops: a new one once a tab takes it, or once it
-            exits or is too old; at shutdown, stop the idle one."""
+            exits or is too old (counted from its first frame); at shutdown, stop the idle one."""
             while not self.closing.is_set():
-                spare = SpareApp(self.command, download_manager=self.download_manager, groups=self.groups)
+                spare = SpareApp(
+                    self.command,
+                    download_manager=self.download_manager,
+                    groups=self.groups,
+                    extra_env=app_env,
+                )
                 try:
                     await spare.start(*SPARE_SIZE)
                 except OSError as error:
-                    _error(f"cannot start the spare app process: {error}")
+                    self.log.report("spare-start", f"cannot start the spare app process: {error}")
                     await _any_event(self.closing, timeout=SPARE_RETRY_S)
                     continue
                 self.spare = spare
-                await _any_event(spare.taken, spare.exited, self.closing, timeout=self.spare_max_age)
+                await _any_event(spare.ready, spare.exited, self.closing, timeout=SPARE_START_LIMIT_S)
+                if spare.ready.is_set():
+                    assert spare._process is not None
+                    _bench_event("serve_spare", pid=spare._process.pid)  # tests wait for it
+                    await _any_event(
+                        spare.taken, spare.exited, self.closing, timeout=settings.spare_max_age_s
+                    )
                 if spare.taken.is_set():  # the tab's now: it stops with the tab
                     await _any_event(self.closing, timeout=SPARE_REFILL_DELAY_S)
                     continue
@@ -312,7 +257,10 @@ def _make_server(command: str, host: str, port: int) -> Any:
                 exited = spare.exited.is_set()
                 await spare.stop()
                 if exited and not self.closing.is_set():
-                    _error(f"the spare app process exited; the next one starts in {SPARE_RETRY_S:.0f} s")
+                    self.log.report(
+                        "spare-exit",
+                        f"the spare app process exited; the next one starts in {SPARE_RETRY_S:.0f} s",
+                    )
                     await _any_event(self.closing, timeout=SPARE_RETRY_S)
 
         def take_spare(self, width: int, height: int) -> SpareApp | None:
@@ -333,37 +281,73 @@ def _make_server(command: str, host: str, port: int) -> Any:
                 closing.append(self.spare_keeper)
             await asyncio.gather(*closing, return_exceptions=True)
 
-        @aiohttp_jinja2.template("app_index.html")
-        async def handle_index(self, request: web.Request) -> dict[str, Any]:
-            # URLs follow the address the browser used (a --public server bound to 0.0.0.0 works too).
-            scheme = "wss" if request.secure else "ws"
-            return {
-                "font_size": to_int(request.query.get("fontsize", "16"), 16),
-                "app_websocket_url": f"{scheme}://{request.host}/ws",
-                "config": {"static": {"url": f"{request.scheme}://{request.host}/static/"}},
-                "application": {"name": self.title},
-            }
+        async def handle_index(self, request: web.Request) -> web.Response:
+            if self.tabs >= settings.max_tabs:
+                return web.Response(
+                    status=503, text=FULL_PAGE.format(tabs=self.tabs), content_type="text/html"
+                )
+            font_size = min(max(_number(request.query.get("fontsize"), 16), 6), 64)
+            context = {"font_size": font_size, "application": {"name": self.title}}
+            return aiohttp_jinja2.render_template("app_index.html", request, context)
+
+        async def _process_messages(self, websocket: web.WebSocketResponse, tab: Any) -> None:
+            """textual-serve's message loop, with sizes clamped and malformed messages skipped."""
+            async for message in websocket:
+                if message.type != WSMsgType.TEXT:
+                    continue
+                try:
+                    envelope = json.loads(message.data)
+                except ValueError:
+                    continue
+                if not isinstance(envelope, list) or not envelope:
+                    continue
+                kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
+                if kind == "stdin" and isinstance(data, str):
+                    await tab.send_bytes(data.encode("utf-8", "replace"))
+                elif kind == "resize" and isinstance(data, dict):
+                    await tab.set_terminal_size(*clamp_size(data.get("width"), data.get("height")))
+                elif kind == "ping" and isinstance(data, str | int | float):
+                    await websocket.send_json(["pong", data])
+                elif kind == "blur":
+                    await tab.blur()
+                elif kind == "focus":
+                    await tab.focus()
+
+        async def refuse_tab(self, websocket: web.WebSocketResponse) -> None:
+            """Over --max-tabs: a message in the tab's terminal and no process."""
+            self.log.report("full", f"refused a tab: {settings.max_tabs} tabs are open (--max-tabs)")
+            text = (
+                f"\x1b[2J\x1b[H posenc serve: the server is full ({settings.max_tabs} tabs are open).\r\n"
+                " Close a tab, or try again later.\r\n"
+            )
+            await websocket.send_bytes(text.encode())
+            try:  # until the tab closes (or the server stops: on_shutdown closes it), at most FULL_HOLD_S
+                async with asyncio.timeout(FULL_HOLD_S):
+                    async for _ in websocket:
+                        pass
+            except TimeoutError:
+                pass
+            await websocket.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"server full")
 
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-            websocket = web.WebSocketResponse(heartbeat=15)
-            width = to_int(request.query.get("width", "80"), 80)
-            height = to_int(request.query.get("height", "24"), 24)
+            websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE_BYTES)
+            width, height = clamp_size(request.query.get("width"), request.query.get("height"))
+            full = self.tabs >= settings.max_tabs
+            self.tabs += not full  # the slot is this tab's before anything is awaited
             tab: TabApp | None = None
             self.sockets.add(websocket)
             try:
                 await websocket.prepare(request)
+                if full:
+                    await self.refuse_tab(websocket)
+                    return websocket
                 tab = spare = self.take_spare(width, height)
                 if spare is not None and not await spare.hand_over(websocket, width, height):
                     await spare.stop()
                     tab = spare = None
                 if tab is None:
-                    tab = TabApp(
-                        self.command,
-                        write_bytes=websocket.send_bytes,
-                        write_str=websocket.send_str,
-                        close=websocket.close,
-                        download_manager=self.download_manager,
-                        groups=self.groups,
+                    tab = self.start_app(
+                        write_bytes=websocket.send_bytes, write_str=websocket.send_str, close=websocket.close
                     )
                     await tab.start(width, height)
                 assert tab._process is not None
@@ -372,30 +356,51 @@ def _make_server(command: str, host: str, port: int) -> Any:
             except asyncio.CancelledError:
                 await websocket.close()
             except Exception as error:  # one tab's failure never stops the server
-                _error(f"a session failed: {type(error).__name__}: {error}")
+                self.log.report(
+                    f"tab:{type(error).__name__}", f"a session failed: {type(error).__name__}: {error}"
+                )
             finally:
                 self.sockets.discard(websocket)
+                self.tabs -= not full
                 if tab is not None:
                     await asyncio.shield(tab.stop())
             return websocket
 
+        async def flush_log(self) -> None:
+            while not self.closing.is_set():
+                await _any_event(self.closing, timeout=LOG_WINDOW_S)
+                self.log.flush()
+
+        async def serve_until_stopped(self) -> None:
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGINT, stop.set)
+            loop.add_signal_handler(signal.SIGTERM, stop.set)
+            runner = capped_runner(
+                await self._make_app(),
+                settings.max_connections,
+                handle_signals=False,
+                access_log=None,
+                keepalive_timeout=HEADER_TIMEOUT_S,
+                shutdown_timeout=QUIT_GRACE_S + TERM_GRACE_S + 1,
+            )
+            await runner.setup()
+            try:
+                await web.TCPSite(runner, settings.host.strip("[]"), settings.port).start()
+                # the port is bound: a server that cannot listen starts nothing
+                print(f"posenc serve: {settings.url}  (Ctrl+C stops)", flush=True)
+                self.spare_keeper = loop.create_task(self.keep_spare())
+                flusher = loop.create_task(self.flush_log())
+                await stop.wait()
+            finally:
+                await runner.cleanup()
+                self.log.flush()
+            await flusher
+
         def run(self) -> None:
             self.initialize_logging()
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-            loop.add_signal_handler(signal.SIGINT, self.request_exit)
-            loop.add_signal_handler(signal.SIGTERM, self.request_exit)
             try:
-                web.run_app(
-                    self._make_app(),
-                    host=self.host,
-                    port=self.port,
-                    handle_signals=False,
-                    loop=loop,
-                    print=self.announce,
-                    access_log=None,
-                    shutdown_timeout=QUIT_GRACE_S + TERM_GRACE_S + 1,
-                )
+                asyncio.run(self.serve_until_stopped())
             finally:
                 for pgid in list(self.groups):  # anything the tabs' own shutdown missed
                     end_process_group(pgid)
@@ -405,38 +410,74 @@ def _make_server(command: str, host: str, port: int) -> Any:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    host = args.host
-    if not 1 <= args.port <= 65535:
-        _error(f"--port must be 1-65535, not {args.port}")
+    try:
+        settings = settings_from_args(args)
+    except UsageError as error:
+        _error(str(error))
         return EXIT_USAGE
-    if not is_loopback(host) and not args.public:
-        _error(f"{host} is not a loopback address; add --public to serve the app to your network")
-        return EXIT_USAGE
-    data_dir = args.serve_data_dir or getattr(args, "data_dir", None)
-    banks = list(getattr(args, "bank", None) or []) + list(args.serve_bank)
-    if not is_loopback(host):
-        where = data_dir or "the default progress folder"
-        _error(
-            f"warning: serving on {host}:{args.port}: everyone who can reach this port can use the app "
-            f"and writes into the same progress data ({where})"
+    if settings.public:
+        where = settings.data_dir or "the default progress folder"
+        code = (
+            "and anyone with the token can run programs on this machine as you (--allow-code)"
+            if settings.allow_code
+            else "drills are off (no code runs; --allow-code turns them on)"
         )
-    server = _make_server(app_command(banks, data_dir), host, args.port)
+        _error(
+            f"warning: serving on {settings.host}:{settings.port} (--public): everyone who can reach this port "
+            f"and has the token can use the app and writes into the same progress data ({where}); {code}"
+        )
+    server = _make_server(settings)
     try:
         server.run()
     except OSError as exc:
-        _error(f"cannot listen on {host}:{args.port}: {exc.strerror or exc}")
+        _error(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}")
         return EXIT_LISTEN
     return 0
+
+
+def _one_line_error(parser: argparse.ArgumentParser) -> None:
+    """Usage errors of `posenc serve` are one line, like every other check here."""
+
+    def error(message: str) -> None:
+        _error(message)
+        sys.exit(EXIT_USAGE)
+
+    parser.error = error  # type: ignore[method-assign]
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     serve = subparsers.add_parser(
         "serve",
         help="serve the app to a web browser (one app process per tab)",
-        description="Serve the study app to a web browser with textual-serve: each tab runs its own app.",
+        description="Serve the study app to a web browser with textual-serve: each tab runs its own app. "
+        "Open the address it prints: it carries the access token.",
     )
+    _one_line_error(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument(
+        "--token",
+        metavar="T",
+        help="the access token (16-256 letters, digits, - _ . ~; or POSENC_SERVE_TOKEN; default: a random one)",
+    )
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="one more host name browsers may use for this server (repeatable; localhost, 127.0.0.1, [::1] "
+        "and --host always are)",
+    )
+    serve.add_argument(
+        "--max-tabs", type=int, default=MAX_TABS, metavar="N", help=f"tabs open at once (default {MAX_TABS})"
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=MAX_CONNECTIONS,
+        metavar="N",
+        help=f"connections open at once (default {MAX_CONNECTIONS})",
+    )
     serve.add_argument(
         "--data-dir", dest="serve_data_dir", metavar="DIR", help="progress store folder for every tab"
     )
@@ -451,7 +492,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     serve.add_argument(
         "--public",
         action="store_true",
-        help="allow a non-loopback --host: everyone who can reach the port shares the progress data",
+        help="allow a non-loopback --host: everyone with the token shares the progress data; drills are off",
+    )
+    serve.add_argument(
+        "--allow-code",
+        action="store_true",
+        help="with --public: drills on, so anyone with the token can run programs as you",
     )
     serve.set_defaults(func=cmd_serve)
     return serve

@@ -30,6 +30,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Header, Markdown, Select, Static, TextArea
 
+from ..appenv import code_off, workspace_override
 from ..i18n import STRINGS, tr
 from ..keys import bind, localize_bindings
 from ..richtext import markdown_source
@@ -109,6 +110,13 @@ STRINGS.update(
             "Rate how the re-implementation went: 1 Again · 2 Hard · 3 Good · 4 Easy. Enter opens the drill again.",
             "为这次重写打分：1 重来 · 2 困难 · 3 良好 · 4 简单。回车可再次打开练习。",
         ),
+        "drill.code_off": (
+            "Grading is off on this server: it is shared with `posenc serve --public`, and grading runs the "
+            "code you write, so anyone who can open this page could run programs on the server's machine. "
+            "Whoever runs the server can allow it with --allow-code. Your file is still saved.",
+            "此服务器已关闭评分：它通过 `posenc serve --public` 共享，而评分会运行你写的代码，"
+            "能打开此页面的任何人都可以在服务器上运行程序。服务器的运行者可以用 --allow-code 打开评分。你的文件仍会保存。",
+        ),
         "drill.key_grade": ("Grade", "评分"),
         "drill.key_editor": ("$EDITOR", "外部编辑器"),
         "drill.key_hint": ("Hint", "提示"),
@@ -121,7 +129,10 @@ STRINGS.update(
 
 
 def drill_workspace(app: Any) -> Path:
-    """`<data dir>/drills`: beside the progress store (or where it would be)."""
+    """`<data dir>/drills`: beside the progress store (or where it would be); under `posenc serve`, the
+    folder the server chose for this tab's app (tui/appenv.py)."""
+    if (override := workspace_override()) is not None:
+        return override
     store = getattr(app, "store", None)
     if store is not None and getattr(store, "path", None) is not None:
         return Path(store.path).parent / "drills"
@@ -491,6 +502,9 @@ class DrillScreen(LocalizedScreen):
 
         lang = self.app.language
         widget = self.query_one("#drill-results", Static)
+        if code_off():
+            widget.update(Content.styled(tr("drill.code_off", lang), "bold $text-warning"))
+            return
         if self.grading:
             widget.update(Content.styled(tr("drill.grading", lang), "$text-warning"))
             return
@@ -576,7 +590,7 @@ class DrillScreen(LocalizedScreen):
 
     def _start_warm(self) -> None:
         """Start the warm grader: a grading child importing torch now, and torch here in a worker."""
-        if self._warm is not None or not self.is_attached:
+        if self._warm is not None or not self.is_attached or code_off():  # code off: no grading child
             return
         from quizbank.drills import WarmGrader
 
@@ -600,6 +614,9 @@ class DrillScreen(LocalizedScreen):
         WarmGrader.warm_parent()
 
     def _start_grading(self) -> None:
+        if code_off():  # posenc serve --public without --allow-code: nothing the user wrote runs
+            self._render_results()
+            return
         if self._cancel is not None:
             self._cancel.set()  # the running grade stops and kills its processes
         self._cancel = cancel = threading.Event()

@@ -1,0 +1,133 @@
+"""Drills through `posenc serve`: off with --public (nothing the user writes runs), and one drill folder per
+tab (two tabs on one drill keep their own text). Real servers; tabs are websocket clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+from test_serve import Tab, descendants, ready_spare, shipped_topic_titles, start_server, stop_server
+
+from quizbank.drills import DRILL_NAMES
+from tui.screens.drill import POLL_SECONDS
+
+pytestmark = pytest.mark.slow
+
+CTRL_R = "\x12"
+
+
+async def open_drill(tab: Tab, titles: list[str]) -> None:
+    """Home, then `c`: the first drill, its editor focused."""
+    await tab.wait_for(*titles[:3])
+    await tab.press("c")
+    await tab.wait_for("Coding drill", DRILL_NAMES[0], "Your file")
+
+
+async def read_for(tab: Tab, seconds: float) -> None:
+    """Keep reading the tab's frames for `seconds` (the drill editor's cursor blinks: it never goes quiet)."""
+    try:
+        await tab.wait_for("\0never on a screen\0", timeout=seconds)
+    except AssertionError:
+        pass
+
+
+def write_marker_line(marker: Path) -> str:
+    """A line that, run, creates `marker` (typed at the top of the drill file, then Enter)."""
+    return f"import pathlib; pathlib.Path({json.dumps(str(marker))}).write_text('ran')\r"
+
+
+def test_public_without_allow_code_runs_nothing(tmp_path: Path) -> None:
+    """The same keys in two servers: on loopback (code on) Ctrl+R grades the file; with --public the Drill
+    screen says why it does not, and for as long again no marker appears and no process but the apps and
+    their demo hosts runs under the server."""
+    titles = shipped_topic_titles()
+    for directory in ("on", "off"):
+        (tmp_path / directory).mkdir()
+    loopback, loopback_port = start_server(tmp_path / "on")
+    public, public_port = start_server(tmp_path / "off", "--public")
+    ran, kept = tmp_path / "marker-loopback", tmp_path / "marker-public"
+
+    async def grade(port: int, marker: Path, expect: str) -> str:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            tab = await Tab.open(session, port)
+            await open_drill(tab, titles)
+            await tab.press(write_marker_line(marker))
+            await tab.wait_for("pathlib")  # the line is in the editor
+            await tab.press(CTRL_R)
+            return await tab.wait_for(expect, timeout=180)
+
+    async def both() -> tuple[str, str, float]:
+        started = time.monotonic()
+        on, off = await asyncio.gather(
+            grade(loopback_port, ran, "cases pass"), grade(public_port, kept, "Grading is off")
+        )
+        return on, off, time.monotonic() - started
+
+    try:
+        ready_spare(loopback, tmp_path / "on")
+        ready_spare(public, tmp_path / "off")
+        graded, screen, took = asyncio.run(both())
+        # the keys did run the line where code is on (unless the grader gave up on a slow start)
+        assert ran.exists() or "timed out" in graded, graded[-2000:]
+        assert "--allow-code" in screen and "run programs" in screen
+        deadline = time.monotonic() + max(took, 5)
+        while time.monotonic() < deadline:
+            others = [row[3] for row in descendants(public.pid).values() if not _app_or_demo_host(row[3])]
+            assert others == [] and not kept.exists(), others
+            time.sleep(0.1)
+        written = list((tmp_path / "off" / "data" / "drills" / "tabs").glob("*/*.py"))
+        assert len(written) == 1 and str(kept) in written[0].read_text(encoding="utf-8")  # saved, not run
+    finally:
+        assert stop_server(loopback) == 0
+        assert stop_server(public) == 0
+    warning = public.stderr.read()
+    assert "drills are off" in warning and "--public" in warning, warning
+
+
+def _app_or_demo_host(cmdline: str) -> bool:
+    return " -I -m tui" in cmdline or "tui.demo_host" in cmdline
+
+
+def test_two_tabs_on_one_drill_keep_their_own_text(tmp_path: Path) -> None:
+    titles = shipped_topic_titles()
+    server, port = start_server(tmp_path)
+    tabs_root = tmp_path / "data" / "drills" / "tabs"
+
+    def files() -> dict[str, str]:
+        return {
+            path.parent.name: path.read_text(encoding="utf-8")
+            for path in tabs_root.glob(f"*/{DRILL_NAMES[0]}.py")
+        }
+
+    async def two() -> tuple[str, str]:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            one, two = await asyncio.gather(Tab.open(session, port), Tab.open(session, port))
+            await asyncio.gather(open_drill(one, titles), open_drill(two, titles))
+            await asyncio.gather(one.press("# written in tab one\r"), two.press("# written in tab two\r"))
+            deadline = time.monotonic() + 60
+            while not (
+                len(found := files()) == 2
+                and sorted(text.splitlines()[0] for text in found.values())
+                == ["# written in tab one", "# written in tab two"]
+            ):
+                assert time.monotonic() < deadline, found
+                await asyncio.sleep(0.1)
+            # three of the screens' file polls later, each tab still shows its own text only
+            await asyncio.gather(read_for(one, 3 * POLL_SECONDS), read_for(two, 3 * POLL_SECONDS))
+            return one.text(since_mark=False), two.text(since_mark=False)
+
+    try:
+        ready_spare(server, tmp_path)
+        first, second = asyncio.run(two())
+    finally:
+        assert stop_server(server) == 0
+    assert "written in tab one" in first and "written in tab two" not in first
+    assert "written in tab two" in second and "written in tab one" not in second
+    assert not (tmp_path / "data" / "drills" / f"{DRILL_NAMES[0]}.py").exists()  # no shared file

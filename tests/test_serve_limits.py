@@ -1,0 +1,189 @@
+"""`posenc serve` is bounded: --max-tabs apps at most (the others get a message and no process), terminal
+sizes clamped, half-open sockets capped and timed out, and no process of its left once it is SIGKILLed.
+The server is a real subprocess; tabs are websocket clients like the page's script."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from test_serve import (
+    TOKEN,
+    Tab,
+    app_processes,
+    descendants,
+    events,
+    frame_size,
+    live,
+    ready_spare,
+    shipped_topic_titles,
+    start_server,
+    stop_server,
+    wait_until,
+)
+
+from tui.serve import MAX_SIZE
+from tui.serve_apps import SPARE_SIZE
+from tui.serve_guard import HEADER_TIMEOUT_S
+
+pytestmark = pytest.mark.slow
+
+FULL = "the server is full"
+
+
+def test_max_tabs_starts_no_process_past_the_cap(tmp_path: Path) -> None:
+    titles = shipped_topic_titles()
+    server, port = start_server(tmp_path, "--max-tabs", "2")
+    most = 0
+
+    async def six() -> list[str]:
+        import aiohttp
+
+        nonlocal most
+
+        async def outcome(tab: Tab) -> str:
+            while True:
+                try:
+                    text = await tab.wait_for(FULL, timeout=1)
+                    return "full" if FULL in text else "?"
+                except AssertionError:
+                    if all(t in tab.text() for t in titles):
+                        return "home"
+
+        async def watch() -> None:
+            nonlocal most
+            while True:
+                most = max(most, len(app_processes(server.pid)))
+                await asyncio.sleep(0.05)
+
+        watcher = asyncio.ensure_future(watch())
+        async with aiohttp.ClientSession() as session:
+            tabs = await asyncio.gather(*(Tab.open(session, port) for _ in range(6)))
+            results = await asyncio.wait_for(asyncio.gather(*(outcome(tab) for tab in tabs)), 120)
+            # while two tabs are open, the page itself says so too
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={TOKEN}", timeout=10)
+                page = (200, "")
+            except urllib.error.HTTPError as error:
+                page = (error.code, error.read().decode())
+            assert page[0] == 503 and FULL in page[1], page
+            watcher.cancel()
+        return sorted(results)
+
+    try:
+        ready_spare(server, tmp_path)
+        assert asyncio.run(six()) == ["full"] * 4 + ["home"] * 2
+        assert len(events(tmp_path, "serve_tab")) == 2
+        assert most <= 3, most  # two tabs' apps and the spare
+    finally:
+        assert stop_server(server) == 0
+    stderr = server.stderr.read()
+    assert len([line for line in stderr.splitlines() if "max-tabs" in line]) <= 2, stderr
+
+
+def test_a_huge_terminal_is_clamped(tmp_path: Path) -> None:
+    titles = shipped_topic_titles()
+    server, port = start_server(tmp_path)
+
+    async def huge() -> tuple[set, set]:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            tab = await Tab.open(session, port, size=(20000, 20000))
+            await tab.wait_for(*titles)
+            await tab.settle()
+            first = {frame_size(frame) for frame in tab.frames()}
+            await tab.resize(30000, 30000)
+            await tab.wait_for("posenc")
+            await tab.settle()
+            return first, {frame_size(frame) for frame in tab.frames()}
+
+    try:
+        ready_spare(server, tmp_path)
+        first, later = asyncio.run(huge())
+    finally:
+        assert stop_server(server) == 0
+    # before the resize reaches it, the spare may still write at its own size (one column)
+    assert {size for size in first if size[0] > SPARE_SIZE[0]} == {MAX_SIZE}, first
+    assert later <= {MAX_SIZE}, later
+
+
+def test_half_open_sockets_are_capped_and_timed_out(tmp_path: Path) -> None:
+    server, port = start_server(tmp_path, "--max-tabs", "2", "--max-connections", "8")
+    idle: list[socket.socket] = []
+    try:
+        for _ in range(8):  # a whole cap of sockets that send half a request and stop
+            sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            idle.append(sock)
+        opened = time.monotonic()
+        # one more connection: answered 503 at once, not queued behind them
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as extra:
+            reply = extra.recv(200)
+        assert reply.startswith(b"HTTP/1.1 503") and b"server busy" in reply, reply
+        # the server closes each half-open socket after its header timeout...
+        assert [sock.recv(100) for sock in idle] == [b""] * len(idle)
+        closed_after = time.monotonic() - opened
+        assert closed_after >= HEADER_TIMEOUT_S - 1, closed_after
+        # ...and answers again
+        wait_until(
+            lambda: _page_status(port) == 200, "the page to answer once the sockets were closed", timeout=30
+        )
+    finally:
+        for sock in idle:
+            sock.close()
+        assert stop_server(server) == 0
+    stderr = server.stderr.read()
+    assert len(stderr.splitlines()) <= 3, stderr  # no line per socket
+
+
+def _page_status(port: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={TOKEN}", timeout=5) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return 0
+
+
+def test_sigkill_leaves_no_process_behind(tmp_path: Path) -> None:
+    """The kernel's parent-death signal ends every tab's app, the spare, and their demo hosts."""
+    titles = shipped_topic_titles()
+    server, port = start_server(tmp_path)
+
+    async def run() -> tuple[set[int], set[int]]:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            tabs = await asyncio.gather(Tab.open(session, port), Tab.open(session, port))
+            await asyncio.gather(*(tab.wait_for(*titles[:3]) for tab in tabs))
+
+            def everything() -> dict | None:  # two tabs' apps and the spare, each with its demo host
+                tree = descendants(server.pid)
+                hosts = [pid for pid, row in tree.items() if "tui.demo_host" in row[3]]
+                return tree if len(hosts) == 3 and len(app_processes(server.pid)) == 3 else None
+
+            tree = await asyncio.to_thread(wait_until, everything, "three apps with their demo hosts")
+            tab_pids = {event["pid"] for event in events(tmp_path, "serve_tab")}
+            assert len(tab_pids) == 2 and len(app_processes(server.pid) - tab_pids) == 1  # the spare
+            server.send_signal(signal.SIGKILL)
+            await asyncio.to_thread(server.wait, 30)
+            return set(tree), {row[1] for row in tree.values()} - {os.getpgrp()}
+
+    try:
+        pids, pgids = asyncio.run(run())
+        killed = time.monotonic()
+        assert len(pids) >= 6
+        while (left := live(pids, pgids)) and time.monotonic() < killed + 5:
+            time.sleep(0.05)
+        assert left == []
+    finally:
+        stop_server(server)
