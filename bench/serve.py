@@ -45,7 +45,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from startup import ROOT, Terminal, base_env, read_events, wait_for  # noqa: E402
 
-from tui.testing import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests"))
+from support.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 COLS, ROWS = 120, 40
 TOKEN = "bench-token-0123456789abcdef"  # the server's --token: the page trades it for its cookie

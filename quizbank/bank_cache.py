@@ -229,7 +229,7 @@ def _body_safe(body: str) -> bool:
 def _rebuild(payload: dict[str, Any]) -> Any:
     from pydantic import TypeAdapter
 
-    from .loader import BankSet, TopicEntry
+    from .bankset import BankSet, TopicEntry
     from .problems import Location, Problem
     from .schema import Question, Text
 

@@ -33,7 +33,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def app_factory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """For snapshots: `app_factory(lang, **make_app_options)` builds an app on the fixture bank, no store."""
-    from tui.testing import make_app
+    from support.apps import make_app
 
     monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from _pilot import pilot_test, settle
+from support.apps import make_app
 from textual.app import App
 from textual.widgets import Footer
-
-from tui.testing import make_app
 
 
 def footer_text(app) -> str:

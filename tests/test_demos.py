@@ -481,6 +481,7 @@ def _largest_within_budget(name: str, key: str, fixed: dict, budget: int) -> dic
     return {**fixed, key: best}
 
 
+@pytest.mark.slow  # a child process that imports torch and fills the budget of each case
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status and resets VmHWM")
 def test_memory_estimates_bound_the_measured_peak():
     """Run each demo at the largest size its estimate lets through, and measure the peak RSS.

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 from _pilot import pilot_test, settle
+from support.apps import make_app, screen_text
 from textual.widgets import Markdown, Static, TextArea
 
 from quizbank.drills import get_drill
 from tui.screens.drill import ConfirmSolutionScreen, DrillScreen
-from tui.testing import make_app, screen_text
 
 SIZE = (120, 40)
 

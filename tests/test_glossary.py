@@ -195,8 +195,9 @@ async def _settle(pilot) -> None:
 
 
 async def _browse_glossary(tmp_path):
+    from support.apps import make_app, screen_text
+
     from tui.screens.glossary import GlossaryScreen
-    from tui.testing import make_app, screen_text
 
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -232,9 +233,10 @@ def test_search_lists_glossary_terms_and_opens_the_glossary_on_one(tmp_path, mon
 
 
 async def _search_glossary(tmp_path):
+    from support.apps import make_app
+
     from tui.screens.glossary import GlossaryScreen
     from tui.screens.search import rank
-    from tui.testing import make_app
 
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:

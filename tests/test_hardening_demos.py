@@ -57,7 +57,7 @@ def test_demo_passes_its_checks_at_the_corners_of_its_bounds(name, params):
     ("name", "params", "note"),
     [
         ("rope-decay", {"dim": 8192, "max_distance": 250}, "oscillation check is skipped"),
-        ("rope-decay", {"dim": 8192, "max_distance": 20_000}, None),
+        pytest.param("rope-decay", {"dim": 8192, "max_distance": 20_000}, None, marks=pytest.mark.slow),
         ("rope-kv-cache", {"prefix_len": 100_000}, None),
     ],
 )

@@ -22,6 +22,7 @@ def hostile_cwd(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow  # starts the demo host process (imports torch)
 def test_demo_host_ignores_modules_in_the_current_folder(hostile_cwd):
     host = DemoHost()
     try:

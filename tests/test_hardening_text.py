@@ -352,7 +352,7 @@ def test_problems_pane_escapes_file_names(tmp_path, monkeypatch):
     """The app's Home problems pane: a skipped file's name and its problems print escaped."""
     import asyncio
 
-    from tui.testing import make_app
+    from support.apps import make_app
 
     monkeypatch.setenv("POSENC_LANG", "en")
     monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from _pilot import pilot_test, settle
+from support.apps import make_app, screen_text
 
 from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.quiz import QuizScreen
 from tui.screens.study import StudyScreen
-from tui.testing import make_app, screen_text
 
 SIZE = (100, 30)
 LIVE_BANK = """\

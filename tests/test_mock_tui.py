@@ -1,4 +1,4 @@
-"""Mock interviews in the app, Pilot-driven on the fixture bank (tui/testing.py): a whole short interview with
+"""Mock interviews in the app, Pilot-driven on the fixture bank (tests/support/apps.py): a whole short interview with
 every item kind (a real drill graded in a child process), an early end, the report, "add missed to Study",
 export, both languages; and snapshots of the interview and report screens at 100x30 and 80x24."""
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from _pilot import pilot_test, settle
+from support.apps import make_app, screen_text
 from textual.widgets import Checkbox, TextArea
 
 from quizbank.drills import get_drill
@@ -26,7 +27,6 @@ from tui.screens.mock import (
     MockSetupScreen,
     OpenItem,
 )
-from tui.testing import make_app, screen_text
 from tui.widgets.question_view import QuestionView
 
 SIZE = (100, 30)
@@ -90,6 +90,7 @@ def choice_keys(view: QuestionView) -> list[str]:
     return [str(view.order.index(i) + 1) for i, c in enumerate(view.question.choices) if c.correct]
 
 
+@pytest.mark.slow  # a whole interview, every item kind, through the screens
 @pilot_test
 async def test_whole_interview_with_every_item_kind(env: Path) -> None:
     app = make_app(env)

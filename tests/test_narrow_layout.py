@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from _pilot import pilot_test, settle
+from support.apps import make_app
 from textual.widgets import Label, RadioSet, Tree
 
 from tui.screens.mock import MockSetupScreen
 from tui.screens.stats import StatsScreen
-from tui.testing import make_app
 
 LONG_TITLE = "A topic whose title is far too long to fit beside the columns at eighty columns wide"
 BANK = f"""

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from _pilot import pilot_test, settle
+from support.apps import make_app, screen_text
 
 from quizbank.loader import load_banks
-from tui.testing import make_app, screen_text
 
 BANK = """
 topic: units

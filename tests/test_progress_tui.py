@@ -356,6 +356,7 @@ async def test_study_and_stats_explain_an_unusable_data_dir(tmp_path):
         assert str(stats.query_one("#stats-summary").render()) == f"Stats need the progress store: {expected}"
 
 
+@pytest.mark.slow  # seven simulated days of reviews through the screens
 @pilot_test
 async def test_a_week_of_study_through_the_screen_gives_sensible_intervals_and_stats(tmp_path):
     """A new user studies every day for a week (3 new cards a day; fx.tf is forgotten whenever it comes back

@@ -1,6 +1,6 @@
 """The quiz as a candidate uses it (issue 11, part A): every defect has a test that failed before the fix.
 
-Logic tests first (pure Python), then Pilot flows on the fixture bank (tui/testing.py).
+Logic tests first (pure Python), then Pilot flows on the fixture bank (tests/support/apps.py).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from _pilot import pilot_test, settle
+from support.apps import make_app, screen_text
 from textual.widgets import Checkbox, Input
 
 from quizbank.grading import Grade
@@ -30,7 +31,6 @@ from tui.screens.quiz import (
     topic_result,
 )
 from tui.screens.study import LEARN_AHEAD, StudyScreen
-from tui.testing import make_app, screen_text
 from tui.widgets.question_view import QuestionView, choice_tag
 
 SIZE = (100, 30)
@@ -126,8 +126,9 @@ def test_quiz_settings_are_validated() -> None:
 
 
 def test_select_by_type_and_status(env: Path) -> None:
+    from support.apps import write_fixture_bank
+
     from quizbank.loader import load_banks
-    from tui.testing import write_fixture_bank
 
     bankset = load_banks([str(write_fixture_bank(env / "b"))], include_shipped=False, include_user=False)
     open_ids = select_question_ids(bankset, QuizConfig(count=None, types=("open", "cloze")))

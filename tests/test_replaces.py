@@ -209,7 +209,7 @@ def test_the_app_moves_progress_when_it_opens_the_banks_and_the_store(tmp_path, 
 
 
 async def _app_moves_progress(tmp_path):
-    from tui.testing import make_app
+    from support.apps import make_app
 
     (tmp_path / "user-banks").mkdir()
     (tmp_path / "user-banks" / "merged.yaml").write_text(MERGED_BANK, encoding="utf-8")

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -14,7 +10,6 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from posenc_ref import rope
 from posenc_ref.rope import (
     apply_rope,
     apply_rope_np,
@@ -23,7 +18,6 @@ from posenc_ref.rope import (
     interleaved_to_half_permutation,
     rope_cache_clear,
     rope_cache_info,
-    rope_compile_status,
     rope_cos_sin,
     rope_inv_freq,
     rope_inv_freq_np,
@@ -454,88 +448,6 @@ def test_apply_rope_uses_the_cache():
     assert rope_cache_info() == {"hits": 1, "misses": 1, "size": 1, "maxsize": rope_cache_info()["maxsize"]}
     apply_rope(x, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])  # explicit positions are computed fresh
     assert rope_cache_info()["misses"] == 1 and rope_cache_info()["hits"] == 1
-
-
-# --------------------------------------------------------------------------- torch.compile gating
-
-
-def test_small_inputs_never_start_the_compiler():
-    before = rope_compile_status()
-    x = torch.zeros(2, 4, 64, 32)
-    for _ in range(3):
-        apply_rope(x)
-    after = rope_compile_status()
-    assert (
-        after["ready_shapes"] + after["pending_shapes"] == before["ready_shapes"] + before["pending_shapes"]
-    )
-    assert after["min_numel"] > x.numel()
-
-
-def test_env_var_disables_the_compiler(monkeypatch):
-    monkeypatch.setenv("POSENC_NO_COMPILE", "1")
-    status = rope_compile_status()
-    assert status["disabled_by_env"] and not status["available"]
-    big = torch.zeros(1, 8, 1024, 128)
-    assert big.numel() >= status["min_numel"]
-    for _ in range(2):
-        apply_rope(big)
-    assert rope.__dict__["_FUSED_HALF"]._key(big, torch.zeros(1024, 64)) is None
-    assert rope_compile_status()["pending_shapes"] == 0
-
-
-@pytest.fixture
-def recording_compiler(monkeypatch):
-    """A fresh compile gate whose worker compiles nothing, so queuing can be observed safely."""
-    monkeypatch.delenv("POSENC_NO_COMPILE", raising=False)
-    gate = rope._FusedHalfKernel()
-    monkeypatch.setattr(gate, "_work", lambda: None)
-    monkeypatch.setattr(rope, "_FUSED_HALF", gate)
-    return gate
-
-
-def test_no_background_compile_block_never_queues(recording_compiler):
-    big = torch.zeros(1, 8, 1024, 128)  # 1M elements: large enough to be worth compiling
-    with rope.rope_no_background_compile():
-        for _ in range(3):
-            apply_rope(big)
-    assert recording_compiler._queued == set() and recording_compiler._seen == {}
-    for _ in range(2):  # outside the block the second call queues a build
-        apply_rope(big)
-    assert len(recording_compiler._queued) == 1
-
-
-def test_demos_never_queue_a_compile(recording_compiler):
-    from posenc_ref.demos import run_demo
-
-    result = run_demo("rope-norm", {"dim": 256, "seq_len": 4096}, device="cpu")  # calls apply_rope(x) twice
-    assert result.passed and 256 * 4096 >= rope_compile_status()["min_numel"]
-    assert recording_compiler._queued == set() and recording_compiler._seen == {}
-
-
-@pytest.mark.skipif(
-    os.environ.get("POSENC_TEST_COMPILE") != "1",
-    reason="compiles with torch.compile; set POSENC_TEST_COMPILE=1",
-)
-def test_background_compile_end_to_end():
-    script = textwrap.dedent(
-        """
-        import time, torch
-        from posenc_ref.rope import apply_rope, apply_rope_textbook, rope_cos_sin, rope_compile_status, rope_wait_for_compile
-        x = torch.randn(1, 8, 1024, 128)
-        t = time.perf_counter(); first = apply_rope(x); second = apply_rope(x)
-        assert time.perf_counter() - t < 5, "eager calls must not wait for the compiler"
-        assert rope_wait_for_compile(600)
-        status = rope_compile_status()
-        assert status["error"] is None and status["ready_shapes"] == 1, status
-        fused = apply_rope(x)
-        want = apply_rope_textbook(x, *rope_cos_sin(1024, 128))
-        assert (fused - want).abs().max() < 1e-5 and torch.equal(first, second)
-        print("ok")
-        """
-    )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert "ok" in out.stdout
 
 
 @pytest.mark.cuda

@@ -70,7 +70,7 @@ def test_relativity_seeds_table_has_both_signs(results):
     # rotating the key by m − n (instead of n − m) gives the score at the opposite offset
     assert all(row[6] == by_offset[-row[2]].copy().pop() for row in table.rows)
     assert result.values["wrong_sign_score"] == pytest.approx(score_minus, abs=1e-5)
-    assert len(result.checks) == 4 and result.passed
+    assert len(result.checks) == 5 and result.passed  # four on q, k and the offset; one on the chosen pair
 
 
 def test_relativity_at_a_large_offset():

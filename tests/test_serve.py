@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 from _pilot import settle
+from support.apps import write_fixture_bank
 
 from tui.serve import app_command
 from tui.serve_apps import SPARE_SIZE
 from tui.serve_settings import is_loopback
-from tui.testing import write_fixture_bank
 
 ROOT = Path(__file__).resolve().parents[1]
 COLS, ROWS = 120, 40
@@ -563,10 +563,10 @@ def test_an_idle_spare_is_recycled_and_writes_no_progress(tmp_path: Path) -> Non
 def test_drill_hides_the_external_editor_in_a_browser(
     web: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from support.apps import make_app
     from textual.widgets import Footer, TextArea
 
     from tui.app import PosencApp
-    from tui.testing import make_app
 
     monkeypatch.setenv("POSENC_LANG", "en")
     monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))  # make_app sets these two: restored after

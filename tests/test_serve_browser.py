@@ -14,9 +14,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support.chromium import CHROMIUM, CHROMIUM_ARGS
 from test_serve import TOKEN, events, ready_spare, shipped_topic_titles, start_server, stop_server
-
-from tui.testing import CHROMIUM, CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEWPORT = {"width": 1280, "height": 800}

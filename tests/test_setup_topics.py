@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from _pilot import pilot_test, settle
+from support.apps import make_app
 from textual.widgets import Input, Label, SelectionList
 
 from tui.screens.mock import MockInterviewScreen, MockSetupScreen
 from tui.screens.quiz import QuizSetupScreen
-from tui.testing import make_app
 
 
 def label(app, selector: str) -> str:

@@ -52,10 +52,11 @@ async def _topics_listed(pilot) -> None:
 
 @pilot_test
 async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.Event, env: Path) -> None:
+    from support.apps import fake_demo_runner, screen_text
+
     from tui.app import PosencApp
     from tui.screens.quiz import QuizSetupScreen
     from tui.screens.search import SearchScreen
-    from tui.testing import fake_demo_runner, screen_text
 
     app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -93,9 +94,10 @@ async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.
 async def test_the_preview_speaks_the_saved_language(slow_full_load: threading.Event, env: Path) -> None:
     """The store opens after the topics are painted; the saved language is peeked so they are not shown
     in the wrong one first."""
+    from support.apps import fake_demo_runner, screen_text
+
     from quizbank.progress.store import open_store
     from tui.app import PosencApp
-    from tui.testing import fake_demo_runner, screen_text
 
     store = open_store(env / "data")
     store.set_setting("language", "zh")
@@ -138,9 +140,10 @@ def test_peek_setting_reads_a_saved_value_and_nothing_else(tmp_path: Path) -> No
 async def test_a_failed_full_load_is_not_hidden_by_the_preview(
     env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from support.apps import fake_demo_runner, screen_text
+
     import quizbank.loader as loader
     from tui.app import PosencApp
-    from tui.testing import fake_demo_runner, screen_text
 
     monkeypatch.setenv(bank_cache.CACHE_ENV, str(env / "cache"))
     monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from _pilot import pilot_test, settle
+from support.apps import make_app
 from textual.widgets import Button, Footer, Header
 from textual.widgets._toast import Toast
 
 from tui.screens.mock import MockSetupScreen
-from tui.testing import make_app
 
 
 def overlaps(a, b) -> bool:

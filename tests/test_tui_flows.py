@@ -1,4 +1,4 @@
-"""Pilot-driven flows through the app on the fixture bank (tui/testing.py), with a fake demo runner.
+"""Pilot-driven flows through the app on the fixture bank (tests/support/apps.py), with a fake demo runner.
 
 Every test points POSENC_DATA_DIR and POSENC_BANK_DIR at tmp dirs, so no real user folder is touched.
 """
@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from _pilot import pilot_test, settle
 from rich.cells import cell_len
+from support.apps import fake_demo_runner, make_app, screen_text
 from textual.widgets import Input, Markdown, OptionList, Static, Tree
 from textual_plotext import PlotextPlot
 
@@ -21,7 +22,6 @@ from tui.screens.browse import BrowseScreen
 from tui.screens.demo_lab import DemoLabScreen
 from tui.screens.home import HomeScreen
 from tui.screens.quiz import QuizScreen, QuizSetupScreen, QuizSummaryScreen
-from tui.testing import fake_demo_runner, make_app, screen_text
 from tui.widgets.demo_panel import DemoPanel, DemoTable
 from tui.widgets.heatmap import Heatmap
 from tui.widgets.question_view import QuestionView

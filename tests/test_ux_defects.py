@@ -13,6 +13,7 @@ import yaml
 from _pilot import pilot_test, settle
 from markdown_it import MarkdownIt
 from rich.cells import cell_len
+from support.apps import fake_demo_runner, make_app, screen_text
 
 from posenc_ref.demos import get_demo, list_demos, run_demo
 from posenc_ref.demos.base import Check, ConstraintError, DemoContext, Table
@@ -20,7 +21,6 @@ from tui.cjkwrap import BREAK
 from tui.i18n import count, tr
 from tui.richtext import ITALIC_STYLE, _blocks, inline, markdown_source, plain
 from tui.screens.demo_lab import DemoLabScreen
-from tui.testing import fake_demo_runner, make_app, screen_text
 from tui.widgets.demo_panel import DemoPanel, DemoTable
 
 SHIPPED = Path(__file__).resolve().parents[1] / "quizbank" / "data"

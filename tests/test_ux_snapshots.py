@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from _pilot import settle
+from support.apps import fake_demo_runner
 
 from posenc_ref.demos.base import Check, Table
-from tui.testing import fake_demo_runner
 
 SIZES = [(100, 30), (80, 24)]
 LANGS = ["en", "zh"]

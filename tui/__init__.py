@@ -11,7 +11,7 @@ Layout, Posting/Harlequin style:
 * `demo_host.py` - the child process that imports torch and runs demos.
 * pure helpers (no Textual): `mathtext.py` (LaTeX -> Unicode), `i18n.py`; grading, quiz
   sessions and question status live in `quizbank/`; `richtext.py` renders bank text as data; `cjkwrap.py` lets lines break inside
-  Chinese text; `testing.py` holds test fixtures.
+  Chinese text. Test fixtures live in `tests/support/`.
 
 Importing this package is free: nothing is imported here.
 """

@@ -52,8 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PosencApp", "run_app"]
 
-cjkwrap.install()  # Chinese wraps between characters, not only at spaces
-
 BENCH_LOG_ENV = "POSENC_BENCH_LOG"  # append JSON events (first paint, demo results, key latency)
 BENCH_EXIT_ENV = "POSENC_BENCH_EXIT"  # "paint": exit right after the first paint
 INPROCESS_ENV = "POSENC_DEMO_INPROCESS"  # "1": run demos (and torch) in the UI process
@@ -124,6 +122,7 @@ class PosencApp(App[int], inherit_bindings=False):
             open_store: open the progress store (tests of pure UI can turn it off).
             cursor_blink: False for snapshots.
         """
+        cjkwrap.install()  # Rich (in this process) wraps Chinese between characters, not only at spaces
         super().__init__()
         self.bank_paths = [str(p) for p in bank_paths]
         self.data_dir = data_dir

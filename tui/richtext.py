@@ -268,3 +268,17 @@ def markdown_source(text: str) -> str:
 def spans_of(content: Content) -> list[Span]:
     """The style spans of rendered content (used by tests to check what is styled)."""
     return list(content.spans)
+
+
+MATCH_STYLE = "bold reverse"
+
+
+def highlight(text: str, query: str, style: str = "") -> Content:
+    """`text` (plain, never markup) with every match of the query's words highlighted, as Search matches
+    them (`quizbank.search.match_spans`: word prefixes, substrings in Chinese); search results, the glossary."""
+    from quizbank.search import match_spans
+
+    content = Content.styled(text, style) if style else Content(text)
+    for start, end in match_spans(text, query):
+        content = content.stylize(MATCH_STYLE, start, end)
+    return content

@@ -12,9 +12,11 @@ import contextlib
 import math
 import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from .base import Demo, DemoContext, DemoError, DemoResult, Param, ParamError
+from .registry import _REGISTRY, register, register_demo
 
 __all__ = [
     "Demo",
@@ -26,33 +28,16 @@ __all__ = [
     "get_demo",
     "list_demos",
     "register",
+    "register_demo",
     "run_demo",
     "memory_budget_bytes",
 ]
 
-_REGISTRY: dict[str, Demo] = {}
 DEFAULT_MEMORY_BUDGET_MIB = 512
 
 
-def register(demo: Demo) -> Demo:
-    if demo.name in _REGISTRY:
-        raise ValueError(f"demo {demo.name!r} registered twice")
-    _REGISTRY[demo.name] = demo
-    return demo
-
-
 def _load_specs() -> None:
-    if _REGISTRY:
-        return
-    from . import (  # noqa: F401  (registration side effects)
-        absolute_demos,
-        alibi_demos,
-        longctx_demos,
-        nope_demos,
-        relative_demos,
-        rope_demos,
-        scaling_demos,
-    )
+    from . import catalogue  # noqa: F401  (registers every demo; cached after the first call)
 
 
 def list_demos() -> list[Demo]:
@@ -109,24 +94,47 @@ def _is_cuda_oom(exc: BaseException) -> bool:
     return type(exc).__name__ == "OutOfMemoryError" or "CUDA out of memory" in str(exc)
 
 
-def _run_timed(demo: Demo, ctx: DemoContext, resolved: dict[str, Any]) -> float:
+# Demos whose tensors stay under this run on one CPU thread: on small tensors torch's intra-op thread
+# pool costs more than it saves (each parallel op wakes and spin-waits the other threads; on a
+# 2-core machine kv-cache-memory took 457 ms of CPU with 2 threads and 9 ms with 1).
+SINGLE_THREAD_BELOW_BYTES = 64 * 2**20
+
+
+@contextlib.contextmanager
+def _intra_op_threads(n: int) -> Iterator[None]:
+    import torch
+
+    before = torch.get_num_threads()
+    if before <= n:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _run_timed(demo: Demo, ctx: DemoContext, resolved: dict[str, Any], need: int = 0) -> float:
     """Run the demo into `ctx` and return the elapsed milliseconds (CUDA work synchronized).
 
-    A demo is one-off work: it never starts the background ``torch.compile`` of `apply_rope`.
+    A demo is one-off work: it never starts the background ``torch.compile`` of `apply_rope`, and
+    a small one (`need` bytes of tensors under SINGLE_THREAD_BELOW_BYTES) runs on one CPU thread.
     """
+    guards = contextlib.ExitStack()
     if demo.uses_torch:
-        from ..rope import rope_no_background_compile
+        from ..rope_compile import rope_no_background_compile
 
-        guard = rope_no_background_compile()
-    else:
-        guard = contextlib.nullcontext()
+        guards.enter_context(rope_no_background_compile())
+        if need < SINGLE_THREAD_BELOW_BYTES:
+            guards.enter_context(_intra_op_threads(1))
     start = time.perf_counter()
-    with guard:
+    with guards:
         demo.run(ctx, **resolved)
-    if ctx.device.startswith("cuda"):
-        import torch
+        if ctx.device.startswith("cuda"):
+            import torch
 
-        torch.cuda.synchronize()
+            torch.cuda.synchronize()
     return (time.perf_counter() - start) * 1000.0
 
 
@@ -141,7 +149,7 @@ def run_demo(name: str, params: dict[str, Any] | None = None, device: str = "aut
     """
     demo = get_demo(name)
     resolved = demo.resolve_params(params)
-    check_memory(demo, resolved)
+    need = check_memory(demo, resolved)
     if demo.uses_torch:
         from ..device import DeviceUnavailableError, pick_device
 
@@ -154,7 +162,7 @@ def run_demo(name: str, params: dict[str, Any] | None = None, device: str = "aut
     ctx = DemoContext(device=dev)
     oom: str | None = None
     try:
-        elapsed_ms = _run_timed(demo, ctx, resolved)
+        elapsed_ms = _run_timed(demo, ctx, resolved, need)
     except Exception as exc:
         if not (dev.startswith("cuda") and _is_cuda_oom(exc)):
             raise
@@ -169,7 +177,7 @@ def run_demo(name: str, params: dict[str, Any] | None = None, device: str = "aut
             f"CUDA ran out of memory on {dev} ({oom}); fell back to CPU.",
             zh=f"{dev} 上 CUDA 显存不足（{oom}），已改在 CPU 上运行。",
         )
-        elapsed_ms = _run_timed(demo, ctx, resolved)
+        elapsed_ms = _run_timed(demo, ctx, resolved, need)
     return DemoResult(
         name=demo.name,
         title=demo.title,

@@ -16,15 +16,51 @@ def torch_dtype(ctx: Any):
     return getattr(torch, ctx.dtype)
 
 
-def randn(seed: int, *shape: int, device: str, dtype=None, scale: float = 1.0):
-    """Seeded standard-normal tensor, drawn on the CPU so a seed gives the same numbers on every device."""
+def randn(seed: int, *shape: int, device: Any = "cpu", dtype: Any = None, scale: float = 1.0):
+    """Seeded standard normals: drawn in float64 on the CPU, then scaled and cast to `dtype` (float64 by
+    default) on `device`, so a seed gives the same numbers on every device and, rounded, in every dtype."""
     import torch
 
     gen = torch.Generator().manual_seed(int(seed))
-    out = torch.randn(*shape, generator=gen, dtype=torch.float32)
+    out = torch.randn(*shape, generator=gen, dtype=torch.float64)
     if scale != 1.0:
         out = out * scale
-    return out.to(device=device, dtype=dtype or torch.float32)
+    return out.to(device=device, dtype=dtype or torch.float64)
+
+
+def f32_bytes(*sizes: int) -> int:
+    """Bytes of a float32 tensor of this shape (for memory estimates)."""
+    n = 1
+    for s in sizes:
+        n *= int(s)
+    return 4 * n
+
+
+def f64_bytes(*sizes: int) -> int:
+    return 2 * f32_bytes(*sizes)
+
+
+EPS = {"float64": 2.220446049250313e-16, "float32": 1.1920928955078125e-07}
+
+
+def exact_dtype(ctx: Any):
+    """float64 where the device has it (CPU, CUDA), float32 on MPS; recorded on ctx.dtype."""
+    import torch
+
+    name = "float32" if str(ctx.device).startswith("mps") else "float64"
+    ctx.dtype = name
+    return getattr(torch, name)
+
+
+def angle_tol(dtype_name: str, max_position: float, scale: float) -> float:
+    """Tolerance for comparing rotations at positions up to max_position: the angle m·θ carries a
+    rounding error of about m·ε, so the tolerance grows with the position."""
+    return 16.0 * EPS[dtype_name] * (1.0 + float(max_position)) * max(scale, 1.0)
+
+
+def round6(v: float) -> float:
+    """v rounded to 6 significant digits (table cells)."""
+    return float(f"{float(v):.6g}")
 
 
 def tol_for(reference: Any, rel: float = 1e-5) -> float:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import register
 from ._common import (
     MAX_MATRIX_SIDE,
     MAX_TABLE_ROWS,
@@ -12,9 +11,21 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import Demo, DemoContext, Param
+from .base import DemoContext, Param
+from .registry import register_demo
 
 
+@register_demo(
+    name="alibi-slopes",
+    title="ALiBi head slopes, including non-power-of-two head counts",
+    claim="For n a power of two the slopes are 2^(−8h/n), h = 1..n; otherwise take the 2^⌊log2 n⌋ set and append every other slope of the next power of two.",
+    title_zh="ALiBi 各注意力头的斜率（含头数不是 2 的幂的情况）",
+    claim_zh="n 为 2 的幂时，斜率为 2^(−8h/n)，h = 1..n；否则先取 2^⌊log2 n⌋ 个头的那组斜率，再从下一个 2 的幂的斜率中隔一个取一个补足。",
+    topic="alibi",
+    params=(Param("n_heads", "int", 12, min=1, max=1024, help="number of attention heads"),),
+    values=("first_slope", "last_slope", "min_slope", "max_error", "n8_last_slope", "n12_ninth_slope"),
+    memory_bytes=lambda n_heads, **_: 8 * n_heads * 8,
+)
 def _run_alibi_slopes(ctx: DemoContext, n_heads: int) -> None:
     import math
 
@@ -128,6 +139,23 @@ def _run_alibi_slopes(ctx: DemoContext, n_heads: int) -> None:
     )
 
 
+@register_demo(
+    name="alibi-bias",
+    title="The ALiBi bias matrix",
+    claim="Head h adds −slopeₕ·(i − j) to the score of query i and key j; BLOOM's +slope·j form differs by a per-row constant, so the softmax is identical.",
+    title_zh="ALiBi 偏置矩阵",
+    claim_zh="第 h 个头在查询 i 与键 j 的注意力分数上加 −slopeₕ·(i − j)；BLOOM 的 +slope·j 写法与之只差一个逐行常数，所以 softmax 结果完全相同。",
+    topic="alibi",
+    params=(
+        Param("n_heads", "int", 4, min=1, max=1024, help="number of attention heads"),
+        Param("seq_len", "int", 8, min=1, max=16384, help="sequence length"),
+        Param("causal", "bool", True, help="mask keys after the query with -inf"),
+    ),
+    values=("max_error", "softmax_offset_error", "bias_last_row_first"),
+    # ~16 float32 [heads, L, L] tensors (paper, BLOOM, random scores, masks, two softmaxes) and the
+    # float64 copies the error checks make
+    memory_bytes=lambda n_heads, seq_len, **_: 72 * n_heads * seq_len * seq_len,
+)
 def _run_alibi_bias(ctx: DemoContext, n_heads: int, seq_len: int, causal: bool) -> None:
     import torch
 
@@ -254,39 +282,3 @@ def _run_alibi_bias(ctx: DemoContext, n_heads: int, seq_len: int, causal: bool) 
         "ALiBi adds nothing to the embeddings: the only position signal is this bias on the logits.",
         zh="ALiBi 不往嵌入里加任何东西：唯一的位置信号就是 logit 上的这个偏置。",
     )
-
-
-register(
-    Demo(
-        name="alibi-slopes",
-        title="ALiBi head slopes, including non-power-of-two head counts",
-        claim="For n a power of two the slopes are 2^(−8h/n), h = 1..n; otherwise take the 2^⌊log2 n⌋ set and append every other slope of the next power of two.",
-        title_zh="ALiBi 各注意力头的斜率（含头数不是 2 的幂的情况）",
-        claim_zh="n 为 2 的幂时，斜率为 2^(−8h/n)，h = 1..n；否则先取 2^⌊log2 n⌋ 个头的那组斜率，再从下一个 2 的幂的斜率中隔一个取一个补足。",
-        topic="alibi",
-        params=(Param("n_heads", "int", 12, min=1, max=1024, help="number of attention heads"),),
-        values=("first_slope", "last_slope", "min_slope", "max_error", "n8_last_slope", "n12_ninth_slope"),
-        run=_run_alibi_slopes,
-        memory_bytes=lambda n_heads, **_: 8 * n_heads * 8,
-    )
-)
-register(
-    Demo(
-        name="alibi-bias",
-        title="The ALiBi bias matrix",
-        claim="Head h adds −slopeₕ·(i − j) to the score of query i and key j; BLOOM's +slope·j form differs by a per-row constant, so the softmax is identical.",
-        title_zh="ALiBi 偏置矩阵",
-        claim_zh="第 h 个头在查询 i 与键 j 的注意力分数上加 −slopeₕ·(i − j)；BLOOM 的 +slope·j 写法与之只差一个逐行常数，所以 softmax 结果完全相同。",
-        topic="alibi",
-        params=(
-            Param("n_heads", "int", 4, min=1, max=1024, help="number of attention heads"),
-            Param("seq_len", "int", 8, min=1, max=16384, help="sequence length"),
-            Param("causal", "bool", True, help="mask keys after the query with -inf"),
-        ),
-        values=("max_error", "softmax_offset_error", "bias_last_row_first"),
-        run=_run_alibi_bias,
-        # ~16 float32 [heads, L, L] tensors (paper, BLOOM, random scores, masks, two softmaxes) and the
-        # float64 copies the error checks make
-        memory_bytes=lambda n_heads, seq_len, **_: 72 * n_heads * seq_len * seq_len,
-    )
-)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import register
 from ._common import randn
-from .base import Constraint, Demo, DemoContext, Param, ParamError
+from .base import Constraint, DemoContext, Param, ParamError
+from .registry import register_demo
 
 GIB = 2**30
 
@@ -22,6 +22,46 @@ def _slack(ctx: DemoContext) -> float:
     return 1.0 if ctx.dtype == "float64" else 1e6
 
 
+@register_demo(
+    name="kv-cache-memory",
+    title="KV-cache memory grows linearly, attention compute quadratically",
+    claim="A KV cache holds 2 × layers × kv_heads × head_dim × bytes per token, so GQA divides it by "
+    "heads / kv_heads; the q·kᵀ and weights·v products of a prefill grow with the square of the length.",
+    title_zh="KV 缓存线性增长，注意力计算平方增长",
+    claim_zh="KV 缓存每个词元占 2 × 层数 × kv_heads × head_dim × 字节数，所以 GQA 把它缩小 heads / kv_heads 倍；"
+    "预填充中 q·kᵀ 与 权重·v 两个乘积随长度的平方增长。",
+    topic="long-context",
+    params=(
+        Param("n_layers", "int", 32, min=1, max=256, help="transformer layers"),
+        Param("n_heads", "int", 32, min=1, max=256, help="query heads"),
+        Param("n_kv_heads", "int", 8, min=1, max=256, help="key/value heads (GQA; 1 = MQA)"),
+        Param("head_dim", "int", 128, min=2, max=1024, even=True, help="head dimension"),
+        Param("seq_len", "int", 131072, min=1, max=100_000_000, help="tokens in the cache"),
+        Param("batch", "int", 1, min=1, max=4096, help="sequences"),
+        Param(
+            "dtype",
+            "str",
+            "bfloat16",
+            choices=("bfloat16", "float16", "float32", "float8"),
+            help="cache type",
+        ),
+        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+    ),
+    values=(
+        "bytes_per_token",
+        "kib_per_token",
+        "cache_gib",
+        "mha_cache_gib",
+        "gqa_saving",
+        "score_matrix_gib",
+        "prefill_score_tflops",
+        "flops_ratio_vs_half_length",
+        "gqa_error",
+    ),
+    constraints=(Constraint("n_kv_heads", "<=", "n_heads"),),
+    # one layer's 4-token cache and a few small float64 heads (≤ 8 heads × 12 × 64)
+    memory_bytes=lambda batch, n_kv_heads, head_dim, **_: 8 * batch * n_kv_heads * 4 * head_dim + 2**20,
+)
 def _run_kv_cache_memory(
     ctx: DemoContext,
     n_layers: int,
@@ -141,6 +181,32 @@ def _run_kv_cache_memory(
     )
 
 
+@register_demo(
+    name="streaming-positions",
+    title="StreamingLLM numbers positions inside the cache",
+    claim="StreamingLLM keeps n_sink initial tokens plus a window of recent ones, caches keys before RoPE and "
+    "rotates them by their slot in the cache, so the largest distance the model ever sees is the cache size.",
+    title_zh="StreamingLLM 在缓存内部编号位置",
+    claim_zh="StreamingLLM 保留开头的 n_sink 个词元和最近的一段窗口，键在做 RoPE 之前缓存，每步按其在缓存中的槽位旋转，"
+    "所以模型见到的最大距离就是缓存大小。",
+    topic="long-context",
+    params=(
+        Param("decode_position", "int", 5000, min=0, max=10_000_000, help="original position being decoded"),
+        Param("n_sink", "int", 4, min=0, max=64, help="initial tokens kept (attention sinks)"),
+        Param("window", "int", 1020, min=0, max=100_000, help="recent tokens kept"),
+        Param("dim", "int", 16, min=2, max=256, even=True, help="head dimension of the score check"),
+        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+    ),
+    values=(
+        "cache_len",
+        "query_position",
+        "max_cache_distance",
+        "max_original_distance",
+        "evicted",
+        "score_match_error",
+    ),
+    memory_bytes=lambda n_sink, window, dim, **_: 8 * 8 * (n_sink + window + 1) * dim,
+)
 def _run_streaming_positions(
     ctx: DemoContext, decode_position: int, n_sink: int, window: int, dim: int, seed: int
 ) -> None:
@@ -193,6 +259,35 @@ def _packed_total(lengths: str) -> int:
         return 0
 
 
+@register_demo(
+    name="packing-positions",
+    title="Sequence packing: restart position_ids, mask across documents",
+    claim="Packed documents need position_ids that restart at 0 (from which the varlen kernel's cu_seqlens are "
+    "found) and a per-document causal mask; a plain causal mask lets documents attend to each other.",
+    title_zh="序列打包：重置 position_ids，跨文档屏蔽注意力",
+    claim_zh="打包的多篇文档需要从 0 重新开始的 position_ids（varlen 内核的 cu_seqlens 由此得到）和按文档的因果掩码；"
+    "只用普通因果掩码会让文档互相关注。",
+    topic="long-context",
+    params=(
+        Param("lengths", "str", "3,5,2", help="comma-separated document lengths (1..256 each, up to 16)"),
+        Param("dim", "int", 8, min=2, max=256, even=True, help="head dimension"),
+        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+    ),
+    values=(
+        "total_len",
+        "n_docs",
+        "max_seqlen",
+        "cu_seqlens_last",
+        "last_position_id",
+        "packed_error",
+        "no_reset_error",
+        "leak_error",
+    ),
+    # float64: inputs, rotated copies and about four total × total matrices (scores, masks, weights)
+    memory_bytes=lambda lengths, dim, **_: (
+        8 * (4 * _packed_total(lengths) ** 2 + 12 * _packed_total(lengths) * dim)
+    ),
+)
 def _run_packing_positions(ctx: DemoContext, lengths: str, dim: int, seed: int) -> None:
     import torch
 
@@ -288,111 +383,3 @@ def _run_packing_positions(ctx: DemoContext, lengths: str, dim: int, seed: int) 
             row_label_zh="查询",
             col_label_zh="键",
         )
-
-
-register(
-    Demo(
-        name="kv-cache-memory",
-        title="KV-cache memory grows linearly, attention compute quadratically",
-        claim="A KV cache holds 2 × layers × kv_heads × head_dim × bytes per token, so GQA divides it by "
-        "heads / kv_heads; the q·kᵀ and weights·v products of a prefill grow with the square of the length.",
-        title_zh="KV 缓存线性增长，注意力计算平方增长",
-        claim_zh="KV 缓存每个词元占 2 × 层数 × kv_heads × head_dim × 字节数，所以 GQA 把它缩小 heads / kv_heads 倍；"
-        "预填充中 q·kᵀ 与 权重·v 两个乘积随长度的平方增长。",
-        topic="long-context",
-        params=(
-            Param("n_layers", "int", 32, min=1, max=256, help="transformer layers"),
-            Param("n_heads", "int", 32, min=1, max=256, help="query heads"),
-            Param("n_kv_heads", "int", 8, min=1, max=256, help="key/value heads (GQA; 1 = MQA)"),
-            Param("head_dim", "int", 128, min=2, max=1024, even=True, help="head dimension"),
-            Param("seq_len", "int", 131072, min=1, max=100_000_000, help="tokens in the cache"),
-            Param("batch", "int", 1, min=1, max=4096, help="sequences"),
-            Param(
-                "dtype",
-                "str",
-                "bfloat16",
-                choices=("bfloat16", "float16", "float32", "float8"),
-                help="cache type",
-            ),
-            Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
-        ),
-        values=(
-            "bytes_per_token",
-            "kib_per_token",
-            "cache_gib",
-            "mha_cache_gib",
-            "gqa_saving",
-            "score_matrix_gib",
-            "prefill_score_tflops",
-            "flops_ratio_vs_half_length",
-            "gqa_error",
-        ),
-        run=_run_kv_cache_memory,
-        constraints=(Constraint("n_kv_heads", "<=", "n_heads"),),
-        # one layer's 4-token cache and a few small float64 heads (≤ 8 heads × 12 × 64)
-        memory_bytes=lambda batch, n_kv_heads, head_dim, **_: 8 * batch * n_kv_heads * 4 * head_dim + 2**20,
-    )
-)
-register(
-    Demo(
-        name="streaming-positions",
-        title="StreamingLLM numbers positions inside the cache",
-        claim="StreamingLLM keeps n_sink initial tokens plus a window of recent ones, caches keys before RoPE and "
-        "rotates them by their slot in the cache, so the largest distance the model ever sees is the cache size.",
-        title_zh="StreamingLLM 在缓存内部编号位置",
-        claim_zh="StreamingLLM 保留开头的 n_sink 个词元和最近的一段窗口，键在做 RoPE 之前缓存，每步按其在缓存中的槽位旋转，"
-        "所以模型见到的最大距离就是缓存大小。",
-        topic="long-context",
-        params=(
-            Param(
-                "decode_position", "int", 5000, min=0, max=10_000_000, help="original position being decoded"
-            ),
-            Param("n_sink", "int", 4, min=0, max=64, help="initial tokens kept (attention sinks)"),
-            Param("window", "int", 1020, min=0, max=100_000, help="recent tokens kept"),
-            Param("dim", "int", 16, min=2, max=256, even=True, help="head dimension of the score check"),
-            Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
-        ),
-        values=(
-            "cache_len",
-            "query_position",
-            "max_cache_distance",
-            "max_original_distance",
-            "evicted",
-            "score_match_error",
-        ),
-        run=_run_streaming_positions,
-        memory_bytes=lambda n_sink, window, dim, **_: 8 * 8 * (n_sink + window + 1) * dim,
-    )
-)
-register(
-    Demo(
-        name="packing-positions",
-        title="Sequence packing: restart position_ids, mask across documents",
-        claim="Packed documents need position_ids that restart at 0 (from which the varlen kernel's cu_seqlens are "
-        "found) and a per-document causal mask; a plain causal mask lets documents attend to each other.",
-        title_zh="序列打包：重置 position_ids，跨文档屏蔽注意力",
-        claim_zh="打包的多篇文档需要从 0 重新开始的 position_ids（varlen 内核的 cu_seqlens 由此得到）和按文档的因果掩码；"
-        "只用普通因果掩码会让文档互相关注。",
-        topic="long-context",
-        params=(
-            Param("lengths", "str", "3,5,2", help="comma-separated document lengths (1..256 each, up to 16)"),
-            Param("dim", "int", 8, min=2, max=256, even=True, help="head dimension"),
-            Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
-        ),
-        values=(
-            "total_len",
-            "n_docs",
-            "max_seqlen",
-            "cu_seqlens_last",
-            "last_position_id",
-            "packed_error",
-            "no_reset_error",
-            "leak_error",
-        ),
-        run=_run_packing_positions,
-        # float64: inputs, rotated copies and about four total × total matrices (scores, masks, weights)
-        memory_bytes=lambda lengths, dim, **_: (
-            8 * (4 * _packed_total(lengths) ** 2 + 12 * _packed_total(lengths) * dim)
-        ),
-    )
-)

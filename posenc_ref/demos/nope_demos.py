@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import register
 from ._common import MAX_SERIES_POINTS, MAX_TABLE_ROWS, randn, sample_indices
-from .base import Demo, DemoContext, Param
+from .base import DemoContext, Param
+from .registry import register_demo
 
 # significand bits (with the implicit one) of each format the demo rounds the head's output to
 _SIGNIFICAND_BITS = {"bfloat16": 8, "float16": 11, "float32": 24}
@@ -42,6 +42,40 @@ def _scan(seq_len: int, dtype_name: str, device: str) -> tuple[int, int]:
     return wrong, collision
 
 
+@register_demo(
+    name="nope-causal-position",
+    title="NoPE: the causal mask alone reveals absolute position",
+    claim="Under a causal mask, a head with equal scores gives token 0 the weight 1/(i+1) at query i, so a "
+    "layer with no position encoding can read absolute position as 1/out − 1, until the output's precision "
+    "runs out.",
+    title_zh="NoPE：仅靠因果掩码就能得到绝对位置",
+    claim_zh="在因果掩码下，分数都相同的注意力头在查询 i 处给第 0 个 token 的权重是 1/(i+1)，所以没有位置编码的层也能用 "
+    "1/out − 1 读出绝对位置，直到输出的精度不够为止。",
+    topic="why-pe",
+    params=(
+        Param("seq_len", "int", 2048, min=2, max=MAX_SEQ_LEN, help="number of positions to read back"),
+        Param("d_model", "int", 16, min=2, max=1024, help="width of the toy head's input"),
+        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+    ),
+    values=(
+        "textbook_error",
+        "head_error",
+        "unmasked_spread",
+        "float64_exact",
+        "signal_at_last",
+        "first_wrong_bfloat16",
+        "first_collision_bfloat16",
+        "first_wrong_float16",
+        "first_collision_float16",
+        "first_wrong_float32",
+        "first_collision_float32",
+    ),
+    # one scan block in float64 (counts, ones, signal, recovered int64, positions, comparisons:
+    # about 48 bytes a position) plus the small full attention and the toy head
+    memory_bytes=lambda seq_len, d_model, **_: (
+        48 * min(seq_len, _BLOCK) + 8 * _SMALL * (3 * _SMALL + 4 * d_model)
+    ),
+)
 def _run_nope_causal_position(ctx: DemoContext, seq_len: int, d_model: int, seed: int) -> None:
     import numpy as np
     import torch
@@ -74,11 +108,11 @@ def _run_nope_causal_position(ctx: DemoContext, seq_len: int, d_model: int, seed
 
     # 2. a real head with no position encoding: token 0 carries a BOS marker channel, W_q = 0 so every
     # score is equal, W_v reads the marker. Its output is the first-token signal 1/(i+1).
-    x = randn(seed, small, d_model, device=ctx.device)
+    x = randn(seed, small, d_model, device=ctx.device, dtype=torch.float32)
     x[:, 0] = 0.0
     x[0, 0] = 1.0  # the marker: only the first token has it
     w_q = torch.zeros(d_model, 1, device=ctx.device)
-    w_k = randn(seed + 1, d_model, 1, device=ctx.device)
+    w_k = randn(seed + 1, d_model, 1, device=ctx.device, dtype=torch.float32)
     w_v = torch.zeros(d_model, 1, device=ctx.device)
     w_v[0, 0] = 1.0
     head = nope_causal_attention(x, w_q, w_k, w_v)[:, 0]
@@ -195,42 +229,3 @@ def _run_nope_causal_position(ctx: DemoContext, seq_len: int, d_model: int, seed
         "position computable, and that a low-precision output channel blurs it beyond a few hundred tokens.",
         zh="NoPE 模型不一定用这种精确的读法；关键在于仅靠因果掩码就能算出位置，而低精度的输出通道在几百个 token 之后就会把它弄糊。",
     )
-
-
-register(
-    Demo(
-        name="nope-causal-position",
-        title="NoPE: the causal mask alone reveals absolute position",
-        claim="Under a causal mask, a head with equal scores gives token 0 the weight 1/(i+1) at query i, so a "
-        "layer with no position encoding can read absolute position as 1/out − 1, until the output's precision "
-        "runs out.",
-        title_zh="NoPE：仅靠因果掩码就能得到绝对位置",
-        claim_zh="在因果掩码下，分数都相同的注意力头在查询 i 处给第 0 个 token 的权重是 1/(i+1)，所以没有位置编码的层也能用 "
-        "1/out − 1 读出绝对位置，直到输出的精度不够为止。",
-        topic="why-pe",
-        params=(
-            Param("seq_len", "int", 2048, min=2, max=MAX_SEQ_LEN, help="number of positions to read back"),
-            Param("d_model", "int", 16, min=2, max=1024, help="width of the toy head's input"),
-            Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
-        ),
-        values=(
-            "textbook_error",
-            "head_error",
-            "unmasked_spread",
-            "float64_exact",
-            "signal_at_last",
-            "first_wrong_bfloat16",
-            "first_collision_bfloat16",
-            "first_wrong_float16",
-            "first_collision_float16",
-            "first_wrong_float32",
-            "first_collision_float32",
-        ),
-        run=_run_nope_causal_position,
-        # one scan block in float64 (counts, ones, signal, recovered int64, positions, comparisons:
-        # about 48 bytes a position) plus the small full attention and the toy head
-        memory_bytes=lambda seq_len, d_model, **_: (
-            48 * min(seq_len, _BLOCK) + 8 * _SMALL * (3 * _SMALL + 4 * d_model)
-        ),
-    )
-)

@@ -12,7 +12,6 @@ Value meanings that are not obvious from their names:
 
 from __future__ import annotations
 
-from . import register
 from ._common import (
     MAX_MATRIX_SIDE,
     MAX_SERIES_POINTS,
@@ -24,7 +23,8 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import Demo, DemoContext, Param, ParamError
+from .base import DemoContext, Param, ParamError
+from .registry import register_demo
 
 SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed")
 
@@ -35,6 +35,29 @@ T5_WORKED_BIDIRECTIONAL = (15, 14, 10, 8, 1, 0, 17, 24, 26, 30, 31)
 T5_WORKED_CAUSAL = (31, 26, 17, 8, 1, 0, 0, 0, 0, 0, 0)
 
 
+@register_demo(
+    name="t5-buckets",
+    title="T5 relative position buckets",
+    claim="T5 maps key − query to a bucket: exact for small distances, log-spaced up to max_distance, then saturated; bidirectional buckets split by direction.",
+    title_zh="T5 相对位置分桶",
+    claim_zh="T5 把 key − query 映射到一个桶：小距离精确对应，较大距离按对数间隔分桶直到 max_distance，再往外则饱和；双向分桶时按方向分成两半。",
+    topic="relative",
+    params=(
+        Param("bidirectional", "bool", True, help="encoder (true) or causal decoder (false)"),
+        Param("num_buckets", "int", 32, min=2, max=1024, even=True, help="number of buckets"),
+        Param("max_distance", "int", 128, min=2, max=1_000_000, help="distance where buckets saturate"),
+        Param(
+            "relative_position",
+            "int",
+            -50,
+            min=-10_000_000,
+            max=10_000_000,
+            help="key − query whose bucket is the value `bucket`",
+        ),
+    ),
+    values=("max_error", "first_max_bucket_distance", "exact_buckets", "bucket"),
+    memory_bytes=lambda max_distance, **_: 8 * (4 * max_distance + 64) * 4,
+)
 def _run_t5_buckets(
     ctx: DemoContext, bidirectional: bool, num_buckets: int, max_distance: int, relative_position: int = -50
 ) -> None:
@@ -194,6 +217,34 @@ def _shaw_gap(first: int, last: int, clipped: int, clip: int) -> str:
     return f"j − i = {lo} … {hi} not listed: all clip to {clipped}, row {clipped + clip}"
 
 
+@register_demo(
+    name="shaw-relative",
+    title="Shaw et al.: clipped relative position embeddings",
+    claim="Shaw's scheme learns 2k + 1 vectors for relative distances clipped to [−k, k] and adds them to the keys (and values) inside attention.",
+    title_zh="Shaw 等人的截断相对位置嵌入",
+    claim_zh="Shaw 的方案为截断到 [−k, k] 的相对距离学习 2k + 1 个向量，并在注意力内部把它们加到键（以及值）上。",
+    topic="relative",
+    params=(
+        Param("seq_len", "int", 8, min=1, max=4096, help="tokens"),
+        Param("clip", "int", 2, min=0, max=4096, help="clipping distance k"),
+        Param("dim", "int", 8, min=1, max=1024, help="head dimension"),
+        SEED,
+        Param(
+            "distance",
+            "int",
+            3,
+            min=-100_000,
+            max=100_000,
+            help="relative distance j − i whose table row is the value `row_for_distance`",
+        ),
+    ),
+    values=("n_embeddings", "max_error", "row_for_distance"),
+    # [L, L] index grids, masks and logits (no [L, L, d] tensor is ever built), [L, d] q/k/v,
+    # q·w^K for every table row, and the two tables in float32 and float64
+    memory_bytes=lambda seq_len, clip, dim, **_: (
+        88 * seq_len * seq_len + 64 * seq_len * dim + 40 * (2 * clip + 1) * (seq_len + dim)
+    ),
+)
 def _run_shaw_relative(
     ctx: DemoContext, seq_len: int, clip: int, dim: int, seed: int, distance: int = 3
 ) -> None:
@@ -295,6 +346,24 @@ def _run_shaw_relative(
     )
 
 
+@register_demo(
+    name="xlnet-terms",
+    title="Transformer-XL/XLNet attention: four terms with u and v",
+    claim="Transformer-XL replaces p_j with the sinusoid of i − j and the query's position terms with learned u and v; the four terms still sum to the full score.",
+    title_zh="Transformer-XL/XLNet 注意力：带 u 和 v 的四项",
+    claim_zh="Transformer-XL 用 i − j 的正弦编码替换 p_j，用可学习的 u 和 v 替换查询一侧的位置项；四项相加仍等于完整的注意力分数。",
+    topic="relative",
+    params=(
+        Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
+        Param("dim", "int", 8, min=2, max=1024, even=True, help="head dimension (even)"),
+        SEED,
+    ),
+    values=("max_error", "position_only_rank"),
+    # the [L, L, d] gathered r_(i−j), the [L, L] terms, and the rank's grid (≤ 1024²) and its SVD
+    memory_bytes=lambda seq_len, dim, **_: (
+        8 * seq_len * seq_len * (dim + 12) + 32 * min(2 * dim + 8, 1024) ** 2
+    ),
+)
 def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> None:
     import torch
 
@@ -413,6 +482,26 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
     )
 
 
+@register_demo(
+    name="deberta-terms",
+    title="DeBERTa disentangled attention: c2c + c2p + p2c",
+    claim="DeBERTa keeps content-to-content, content-to-position and position-to-content terms, drops position-to-position, and indexes relative embeddings by a clipped δ(i, j).",
+    title_zh="DeBERTa 解耦注意力：c2c + c2p + p2c",
+    claim_zh="DeBERTa 保留内容到内容、内容到位置、位置到内容三项，去掉位置到位置项，并用截断后的 δ(i, j) 索引相对位置嵌入。",
+    topic="relative",
+    params=(
+        Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
+        Param("dim", "int", 8, min=1, max=1024, help="head dimension"),
+        Param("span", "int", 4, min=1, max=4096, help="maximum relative distance k"),
+        SEED,
+    ),
+    values=("max_error", "n_terms", "scale"),
+    # [L, L] terms, the 2k-row table P with its projections Q_r, K_r (float32 and the textbook's
+    # float64), and the [L, 2k] products gathered by δ
+    memory_bytes=lambda seq_len, dim, span, **_: (
+        8 * seq_len * seq_len * (dim + 8) + 48 * 2 * span * dim + 32 * seq_len * 2 * span
+    ),
+)
 def _run_deberta_terms(ctx: DemoContext, seq_len: int, dim: int, span: int, seed: int) -> None:
     import math
 
@@ -504,106 +593,3 @@ def _run_deberta_terms(ctx: DemoContext, seq_len: int, dim: int, span: int, seed
         "先把相对位置取负再转置；两次翻转相互抵消，所以检查点里的 p2c 实际上也用 δ(i, j)：移植时必须照代码来才能对上。"
         "DeBERTa 只在靠近输出处加入绝对位置（增强掩码解码器）。",
     )
-
-
-register(
-    Demo(
-        name="t5-buckets",
-        title="T5 relative position buckets",
-        claim="T5 maps key − query to a bucket: exact for small distances, log-spaced up to max_distance, then saturated; bidirectional buckets split by direction.",
-        title_zh="T5 相对位置分桶",
-        claim_zh="T5 把 key − query 映射到一个桶：小距离精确对应，较大距离按对数间隔分桶直到 max_distance，再往外则饱和；双向分桶时按方向分成两半。",
-        topic="relative",
-        params=(
-            Param("bidirectional", "bool", True, help="encoder (true) or causal decoder (false)"),
-            Param("num_buckets", "int", 32, min=2, max=1024, even=True, help="number of buckets"),
-            Param("max_distance", "int", 128, min=2, max=1_000_000, help="distance where buckets saturate"),
-            Param(
-                "relative_position",
-                "int",
-                -50,
-                min=-10_000_000,
-                max=10_000_000,
-                help="key − query whose bucket is the value `bucket`",
-            ),
-        ),
-        values=("max_error", "first_max_bucket_distance", "exact_buckets", "bucket"),
-        run=_run_t5_buckets,
-        memory_bytes=lambda max_distance, **_: 8 * (4 * max_distance + 64) * 4,
-    )
-)
-register(
-    Demo(
-        name="shaw-relative",
-        title="Shaw et al.: clipped relative position embeddings",
-        claim="Shaw's scheme learns 2k + 1 vectors for relative distances clipped to [−k, k] and adds them to the keys (and values) inside attention.",
-        title_zh="Shaw 等人的截断相对位置嵌入",
-        claim_zh="Shaw 的方案为截断到 [−k, k] 的相对距离学习 2k + 1 个向量，并在注意力内部把它们加到键（以及值）上。",
-        topic="relative",
-        params=(
-            Param("seq_len", "int", 8, min=1, max=4096, help="tokens"),
-            Param("clip", "int", 2, min=0, max=4096, help="clipping distance k"),
-            Param("dim", "int", 8, min=1, max=1024, help="head dimension"),
-            SEED,
-            Param(
-                "distance",
-                "int",
-                3,
-                min=-100_000,
-                max=100_000,
-                help="relative distance j − i whose table row is the value `row_for_distance`",
-            ),
-        ),
-        values=("n_embeddings", "max_error", "row_for_distance"),
-        run=_run_shaw_relative,
-        # [L, L] index grids, masks and logits (no [L, L, d] tensor is ever built), [L, d] q/k/v,
-        # q·w^K for every table row, and the two tables in float32 and float64
-        memory_bytes=lambda seq_len, clip, dim, **_: (
-            88 * seq_len * seq_len + 64 * seq_len * dim + 40 * (2 * clip + 1) * (seq_len + dim)
-        ),
-    )
-)
-register(
-    Demo(
-        name="xlnet-terms",
-        title="Transformer-XL/XLNet attention: four terms with u and v",
-        claim="Transformer-XL replaces p_j with the sinusoid of i − j and the query's position terms with learned u and v; the four terms still sum to the full score.",
-        title_zh="Transformer-XL/XLNet 注意力：带 u 和 v 的四项",
-        claim_zh="Transformer-XL 用 i − j 的正弦编码替换 p_j，用可学习的 u 和 v 替换查询一侧的位置项；四项相加仍等于完整的注意力分数。",
-        topic="relative",
-        params=(
-            Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
-            Param("dim", "int", 8, min=2, max=1024, even=True, help="head dimension (even)"),
-            SEED,
-        ),
-        values=("max_error", "position_only_rank"),
-        run=_run_xlnet_terms,
-        # the [L, L, d] gathered r_(i−j), the [L, L] terms, and the rank's grid (≤ 1024²) and its SVD
-        memory_bytes=lambda seq_len, dim, **_: (
-            8 * seq_len * seq_len * (dim + 12) + 32 * min(2 * dim + 8, 1024) ** 2
-        ),
-    )
-)
-register(
-    Demo(
-        name="deberta-terms",
-        title="DeBERTa disentangled attention: c2c + c2p + p2c",
-        claim="DeBERTa keeps content-to-content, content-to-position and position-to-content terms, drops position-to-position, and indexes relative embeddings by a clipped δ(i, j).",
-        title_zh="DeBERTa 解耦注意力：c2c + c2p + p2c",
-        claim_zh="DeBERTa 保留内容到内容、内容到位置、位置到内容三项，去掉位置到位置项，并用截断后的 δ(i, j) 索引相对位置嵌入。",
-        topic="relative",
-        params=(
-            Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
-            Param("dim", "int", 8, min=1, max=1024, help="head dimension"),
-            Param("span", "int", 4, min=1, max=4096, help="maximum relative distance k"),
-            SEED,
-        ),
-        values=("max_error", "n_terms", "scale"),
-        run=_run_deberta_terms,
-        # [L, L] terms, the 2k-row table P with its projections Q_r, K_r (float32 and the textbook's
-        # float64), and the [L, 2k] products gathered by δ
-        memory_bytes=lambda seq_len, dim, span, **_: (
-            8 * seq_len * seq_len * (dim + 8) + 48 * 2 * span * dim + 32 * seq_len * 2 * span
-        ),
-    )
-)

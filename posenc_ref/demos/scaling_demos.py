@@ -2,10 +2,85 @@
 
 from __future__ import annotations
 
-from . import register
-from .base import Constraint, Demo, DemoContext, Param, ParamError
+from .base import Constraint, DemoContext, Param, ParamError
+from .registry import register_demo
 
 
+@register_demo(
+    name="rope-scaling",
+    title="inv_freq under PI, dynamic NTK, YaRN and llama3 scaling",
+    claim="PI divides every frequency by the factor; NTK-aware and dynamic NTK raise the base so high frequencies barely move and low ones shrink most; YaRN and llama3 keep high frequencies, divide low ones by the factor and blend in between.",
+    title_zh="PI、动态 NTK、YaRN 与 llama3 缩放下的 inv_freq",
+    claim_zh="PI 把所有频率都除以缩放因子；NTK-aware 和动态 NTK 通过增大 base，让高频几乎不动、低频缩小得最多；YaRN 和 llama3 保留高频，把低频除以缩放因子，中间频段平滑过渡。",
+    topic="context-extension",
+    params=(
+        Param("dim", "int", 128, min=4, max=8192, even=True, help="head dimension d (even)"),
+        Param("base", "float", 500000.0, min=2.0, max=1e9, help="RoPE base"),
+        Param("factor", "float", 8.0, min=1.0, max=1024.0, help="context extension factor"),
+        Param(
+            "original_max_position_embeddings",
+            "int",
+            8192,
+            min=16,
+            max=10_000_000,
+            help="pre-training context length",
+        ),
+        Param("seq_len", "int", 65536, min=1, max=100_000_000, help="current length (dynamic NTK)"),
+        Param("beta_fast", "float", 32.0, min=0.0, max=1e6, help="YaRN: rotations where interpolation stops"),
+        Param(
+            "beta_slow",
+            "float",
+            1.0,
+            min=0.0,
+            max=1e6,
+            help="YaRN: rotations where interpolation is full",
+        ),
+        Param(
+            "low_freq_factor",
+            "float",
+            1.0,
+            min=0.01,
+            max=1e6,
+            help="llama3: low-frequency wavelength factor",
+        ),
+        Param(
+            "high_freq_factor",
+            "float",
+            4.0,
+            min=0.01,
+            max=1e6,
+            help="llama3: high-frequency wavelength factor",
+        ),
+        Param("pair", "int", 0, min=0, max=4095, help="frequency pair i for the pair_inv_freq_* values"),
+    ),
+    values=(
+        "llama3_kept",
+        "llama3_blended",
+        "llama3_scaled",
+        "yarn_low",
+        "yarn_high",
+        "yarn_attention_factor",
+        "yarn_logit_scale",
+        "llama3_attention_factor",
+        "dynamic_base",
+        "linear_ratio",
+        "ntk_first_ratio",
+        "ntk_last_ratio",
+        "max_error",
+        "pair_inv_freq_default",
+        "pair_inv_freq_linear",
+        "pair_inv_freq_ntk",
+        "pair_inv_freq_yarn",
+        "pair_inv_freq_llama3",
+        "ntk_base",
+        "first_pair_beyond_original",
+    ),
+    memory_bytes=lambda dim, **_: 8 * dim * 16,
+    constraints=(
+        Constraint("beta_fast", ">=", "beta_slow"),
+        Constraint("low_freq_factor", "<", "high_freq_factor"),
+    ),
+)
 def _run_rope_scaling(
     ctx: DemoContext,
     dim: int,
@@ -224,85 +299,3 @@ def _run_rope_scaling(
 
 def _sig(v: float) -> float:
     return float(f"{float(v):.6g}")
-
-
-register(
-    Demo(
-        name="rope-scaling",
-        title="inv_freq under PI, dynamic NTK, YaRN and llama3 scaling",
-        claim="PI divides every frequency by the factor; NTK-aware and dynamic NTK raise the base so high frequencies barely move and low ones shrink most; YaRN and llama3 keep high frequencies, divide low ones by the factor and blend in between.",
-        title_zh="PI、动态 NTK、YaRN 与 llama3 缩放下的 inv_freq",
-        claim_zh="PI 把所有频率都除以缩放因子；NTK-aware 和动态 NTK 通过增大 base，让高频几乎不动、低频缩小得最多；YaRN 和 llama3 保留高频，把低频除以缩放因子，中间频段平滑过渡。",
-        topic="context-extension",
-        params=(
-            Param("dim", "int", 128, min=4, max=8192, even=True, help="head dimension d (even)"),
-            Param("base", "float", 500000.0, min=2.0, max=1e9, help="RoPE base"),
-            Param("factor", "float", 8.0, min=1.0, max=1024.0, help="context extension factor"),
-            Param(
-                "original_max_position_embeddings",
-                "int",
-                8192,
-                min=16,
-                max=10_000_000,
-                help="pre-training context length",
-            ),
-            Param("seq_len", "int", 65536, min=1, max=100_000_000, help="current length (dynamic NTK)"),
-            Param(
-                "beta_fast", "float", 32.0, min=0.0, max=1e6, help="YaRN: rotations where interpolation stops"
-            ),
-            Param(
-                "beta_slow",
-                "float",
-                1.0,
-                min=0.0,
-                max=1e6,
-                help="YaRN: rotations where interpolation is full",
-            ),
-            Param(
-                "low_freq_factor",
-                "float",
-                1.0,
-                min=0.01,
-                max=1e6,
-                help="llama3: low-frequency wavelength factor",
-            ),
-            Param(
-                "high_freq_factor",
-                "float",
-                4.0,
-                min=0.01,
-                max=1e6,
-                help="llama3: high-frequency wavelength factor",
-            ),
-            Param("pair", "int", 0, min=0, max=4095, help="frequency pair i for the pair_inv_freq_* values"),
-        ),
-        values=(
-            "llama3_kept",
-            "llama3_blended",
-            "llama3_scaled",
-            "yarn_low",
-            "yarn_high",
-            "yarn_attention_factor",
-            "yarn_logit_scale",
-            "llama3_attention_factor",
-            "dynamic_base",
-            "linear_ratio",
-            "ntk_first_ratio",
-            "ntk_last_ratio",
-            "max_error",
-            "pair_inv_freq_default",
-            "pair_inv_freq_linear",
-            "pair_inv_freq_ntk",
-            "pair_inv_freq_yarn",
-            "pair_inv_freq_llama3",
-            "ntk_base",
-            "first_pair_beyond_original",
-        ),
-        run=_run_rope_scaling,
-        memory_bytes=lambda dim, **_: 8 * dim * 16,
-        constraints=(
-            Constraint("beta_fast", ">=", "beta_slow"),
-            Constraint("low_freq_factor", "<", "high_freq_factor"),
-        ),
-    )
-)

@@ -9,8 +9,8 @@ from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..i18n import tr
+from ..richtext import highlight
 from .base import LocalizedScreen
-from .search import highlight
 
 __all__ = ["GlossaryScreen"]
 

@@ -36,7 +36,6 @@ from quizbank.search import (
     TITLE,
     Document,
     Match,
-    match_spans,
     question_index,
     question_index_ready,
 )
@@ -44,7 +43,7 @@ from quizbank.search import excerpt as search_excerpt
 from quizbank.search import rank as search_rank
 
 from ..i18n import LANGUAGES, tr
-from ..richtext import plain
+from ..richtext import highlight, plain
 
 __all__ = [
     "ANSWER",
@@ -60,7 +59,6 @@ __all__ = [
 ]
 
 MAX_RESULTS = 60
-MATCH_STYLE = "bold reverse"
 
 
 @dataclass(frozen=True)
@@ -217,14 +215,6 @@ def _other(lang: str) -> str:
 def search(app: Any, query: str) -> list[tuple[str, str, str, Callable[[], None]]]:
     """`rank` as (kind, key, label, jump) tuples."""
     return [(h.kind, h.key, h.label, h.jump) for h in rank(app, query)]
-
-
-def highlight(text: str, query: str, style: str = "") -> Content:
-    """`text` (plain, never markup) with every match of the query's words highlighted."""
-    content = Content.styled(text, style) if style else Content(text)
-    for start, end in match_spans(text, query):
-        content = content.stylize(MATCH_STYLE, start, end)
-    return content
 
 
 class SearchScreen(ModalScreen["Callable[[], None] | None"]):

@@ -1,4 +1,4 @@
-"""Deterministic fixtures for the app's tests, snapshots and benchmarks.
+"""Deterministic fixtures for the app's tests and snapshots (not shipped: the wheel holds only the product).
 
 * `FIXTURE_BANK`: a small bank (two topics, every question type, math, CJK, and bank text that
   looks like Textual markup, which must render literally).
@@ -27,19 +27,6 @@ __all__ = [
 
 FAILING_DEMO = "rope-norm"
 
-# Debian's Chromium, headless, for the browser test and bench/serve.py: the flags keep it off the network
-# (this machine refuses outside connections) and need no sandbox when run as root.
-CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 FIXTURE_BANK = r"""
 topics:
@@ -188,7 +175,7 @@ def make_app(tmp_path: Path, *, language: str = "en", with_user_dir: bool = True
     Sets POSENC_DATA_DIR and POSENC_BANK_DIR for the process (tests should use monkeypatch to
     restore them; `tests/test_tui_*` do).
     """
-    from .app import PosencApp
+    from tui.app import PosencApp
 
     bank_dir = tmp_path / "banks"
     write_fixture_bank(bank_dir)

@@ -1,0 +1,267 @@
+"""Learned and discrete absolute PE demos: a learned table cannot extrapolate; integer and binary codes."""
+
+from __future__ import annotations
+
+import math
+
+from ._common import (
+    MAX_MATRIX_SIDE,
+    MAX_SERIES_POINTS,
+    randn,
+    sample_indices,
+    torch_dtype,
+)
+from .base import DemoContext, Param, ParamError
+from .registry import register_demo
+
+SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed")
+
+
+@register_demo(
+    name="learned-extrapolation",
+    title="Learned position tables cannot extrapolate",
+    claim="A learned table has no row for positions ≥ max_len, and rows past the training length never receive a gradient, so they stay at their random init.",
+    title_zh="可学习的位置表无法外推",
+    claim_zh="可学习的位置表里没有位置 ≥ max_len 的行；超出训练长度的行从未收到梯度，因此一直停留在随机初始化的值。",
+    topic="absolute",
+    params=(
+        Param("max_len", "int", 16, min=2, max=100_000, help="rows in the table"),
+        Param("train_len", "int", 8, min=1, max=100_000, help="longest sequence seen in training"),
+        Param("dim", "int", 8, min=1, max=4096, help="embedding dimension"),
+        SEED,
+    ),
+    values=("refused", "untrained_grad_norm", "trained_grad_norm"),
+    # float32: a batch of 4 sequences (tokens, targets, the loss's temporaries and their
+    # gradients: up to ~56 copies of [train_len, dim]) and the table with its init copy, gradient, drift
+    memory_bytes=lambda max_len, train_len, dim, **_: 4 * dim * (56 * train_len + 6 * max_len),
+)
+def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, dim: int, seed: int) -> None:
+    import torch
+
+    from ..learned import LearnedPositionalEmbedding, PositionOutOfRangeError
+
+    if train_len > max_len:
+        raise ParamError(
+            f"train_len ({train_len}) must be <= max_len ({max_len}): training cannot see rows the table lacks"
+        )
+    torch.manual_seed(seed)
+    table = LearnedPositionalEmbedding(max_len, dim, device=ctx.device, dtype=torch_dtype(ctx))
+    init = table.weight.detach().clone()
+
+    try:
+        table(torch.tensor([max_len], device=ctx.device))
+        refused, message = 0.0, "no error"
+    except PositionOutOfRangeError as exc:
+        refused, message = 1.0, str(exc)
+    ctx.check_true(
+        f"looking up position max_len = {max_len} raises PositionOutOfRangeError",
+        refused == 1.0,
+        zh=f"查找位置 max_len = {max_len} 会抛出 PositionOutOfRangeError",
+    )
+    ctx.check_true(
+        f"position max_len − 1 = {max_len - 1} is still served",
+        table(max_len).shape == (max_len, dim),
+        zh=f"位置 max_len − 1 = {max_len - 1} 仍然可以查到",
+    )
+
+    # one training batch of sequences no longer than train_len: x + pe -> regress a random target
+    tokens = randn(seed + 1, 4, train_len, dim, device=ctx.device, dtype=torch_dtype(ctx))
+    target = randn(seed + 2, 4, train_len, dim, device=ctx.device, dtype=torch_dtype(ctx))
+    grad_norm_rows = None
+    for step in range(5):  # plain SGD, lr 0.1
+        table.zero_grad()
+        loss = ((tokens + table(train_len) - target) ** 2).mean()
+        loss.backward()
+        if step == 0:
+            grad_norm_rows = table.weight.grad.detach().norm(dim=-1).cpu()
+        with torch.no_grad():
+            table.weight.sub_(0.1 * table.weight.grad)
+    assert grad_norm_rows is not None
+    trained = float(grad_norm_rows[:train_len].norm())
+    untrained = float(grad_norm_rows[train_len:].norm()) if train_len < max_len else 0.0
+    drift = (table.weight.detach() - init).norm(dim=-1).cpu()
+    ctx.check(
+        f"rows {train_len}..{max_len - 1} (never in a training sequence) get exactly zero gradient",
+        untrained,
+        0.0,
+        zh=f"第 {train_len}..{max_len - 1} 行（从未出现在训练序列中）的梯度恰好为零",
+    )
+    ctx.check_true(
+        "rows 0..train_len − 1 do get a gradient", trained > 0, zh="第 0..train_len − 1 行确实有梯度"
+    )
+    ctx.check(
+        "after 5 SGD steps the untrained rows are still exactly their random init",
+        float(drift[train_len:].max()) if train_len < max_len else 0.0,
+        0.0,
+        zh="5 步 SGD 之后，未训练的行仍然与随机初始化完全相同",
+    )
+    ctx.value("refused", refused)
+    ctx.value("untrained_grad_norm", untrained)
+    ctx.value("trained_grad_norm", trained)
+
+    shown = sorted(
+        {0, 1, max(train_len - 2, 0), train_len - 1, train_len, train_len + 1, max_len - 1}
+        & set(range(max_len))
+    )
+    ctx.table(
+        "Gradient and drift per table row",
+        ["row (position)", "seen in training", "‖grad‖ at step 1", "‖W − W_init‖ after 5 steps"],
+        [[r, "yes" if r < train_len else "no", float(grad_norm_rows[r]), float(drift[r])] for r in shown],
+        title_zh="表中每一行的梯度与漂移",
+        columns_zh=["行（位置）", "训练中出现过", "第 1 步的 ‖grad‖", "5 步后的 ‖W − W_init‖"],
+    )
+    ctx.table(
+        "Asking for a position past the table",
+        ["request", "result"],
+        [[f"position {max_len - 1}", "a row of the table"], [f"position {max_len}", message]],
+        title_zh="请求超出表长的位置",
+        columns_zh=["请求", "结果"],
+    )
+    idx = sample_indices(max_len, MAX_SERIES_POINTS)
+    ctx.series(
+        "Gradient norm per row after one training step",
+        [float(i) for i in idx],
+        {"‖grad‖": [float(grad_norm_rows[i]) for i in idx]},
+        "position",
+        "gradient norm",
+        title_zh="一步训练后每一行的梯度范数",
+    )
+    if train_len == max_len:
+        ctx.note(
+            "train_len = max_len: every row was trained, so the zero-gradient claim holds vacuously.",
+            zh="train_len = max_len：每一行都被训练过，所以“零梯度”的断言平凡成立。",
+        )
+    ctx.note(
+        "A sinusoidal or RoPE encoding is a formula and is defined at any position; whether a model "
+        "generalises there is a separate question. A learned table simply has no row.",
+        zh="正弦编码或 RoPE 是一个公式，在任何位置都有定义；模型在那里能否泛化是另一个问题。可学习的表则根本没有那一行。",
+    )
+
+
+@register_demo(
+    name="integer-binary-pe",
+    title="Why not integer or binary position codes?",
+    claim="Integer codes grow without bound (position L−1 dwarfs the embeddings); binary codes are bounded but need ceil(log2 L) bits and jump discretely between neighbours.",
+    title_zh="为什么不直接用整数或二进制编码位置？",
+    claim_zh="整数编码没有上界（位置 L−1 的数值远远盖过词嵌入）；二进制编码有界，但需要 ceil(log2 L) 位，而且相邻位置之间是离散跳变。",
+    topic="why-pe",
+    params=(Param("seq_len", "int", 16, min=2, max=1_000_000, help="sequence length L"),),
+    values=("integer_max", "binary_bits", "max_neighbour_jump"),
+    # float64 integer, normalised and binary codes and the bit-flip counts: ~80 numbers a position
+    memory_bytes=lambda seq_len, **_: 8 * seq_len * 80,
+    uses_torch=False,
+)
+def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
+    import numpy as np
+
+    from ..discrete import binary_bits_needed, binary_pe_np, integer_pe_np
+    from ..sinusoidal import sinusoidal_frequencies_np
+
+    demo_dim = 4
+    ints = integer_pe_np(seq_len, demo_dim)
+    integer_max = float(ints.max())
+    ctx.check(
+        f"the integer code of the last position is L − 1 = {seq_len - 1}",
+        abs(integer_max - (seq_len - 1)),
+        0.0,
+        zh=f"最后一个位置的整数编码是 L − 1 = {seq_len - 1}",
+    )
+    norm_l = integer_pe_np(seq_len, 1, normalize=True)
+    norm_2l = integer_pe_np(2 * seq_len, 1, normalize=True)
+    p = 1
+    ctx.check_true(
+        f"normalising by L makes the code depend on L: position {p} is {norm_l[p, 0]:.4g} at L={seq_len} "
+        f"but {norm_2l[p, 0]:.4g} at L={2 * seq_len}",
+        norm_l[p, 0] != norm_2l[p, 0],
+        zh=f"除以 L 归一化会让编码依赖 L：位置 {p} 在 L={seq_len} 时是 {norm_l[p, 0]:.4g}，"
+        f"在 L={2 * seq_len} 时是 {norm_2l[p, 0]:.4g}",
+    )
+
+    bits = binary_pe_np(seq_len)
+    n_bits = bits.shape[1]
+    ctx.check(
+        f"binary codes need ceil(log2 L) = {binary_bits_needed(seq_len)} bits",
+        abs(n_bits - math.ceil(math.log2(seq_len))),
+        0,
+        zh=f"二进制编码需要 ceil(log2 L) = {binary_bits_needed(seq_len)} 位",
+    )
+    weights = 2 ** np.arange(n_bits - 1, -1, -1)
+    decoded = bits @ weights
+    ctx.check(
+        "binary codes are unique: each row decodes back to its position",
+        float(np.abs(decoded - np.arange(seq_len)).max()),
+        0.0,
+        zh="二进制编码是唯一的：每一行都能解码回它的位置",
+    )
+    flips = np.abs(np.diff(bits, axis=0)).sum(axis=1)  # bits that change from p to p + 1
+    max_jump = int(flips.max())
+    expected_jump = int(math.floor(math.log2(seq_len - 1))) + 1
+    ctx.check(
+        f"the biggest neighbour jump flips floor(log2(L−1)) + 1 = {expected_jump} bits (at 2^k − 1 → 2^k)",
+        abs(max_jump - expected_jump),
+        0,
+        zh=f"相邻位置之间最大的跳变翻转 floor(log2(L−1)) + 1 = {expected_jump} 位（在 2^k − 1 → 2^k 处）",
+    )
+    # contrast: sinusoidal neighbours are one fixed rotation apart, so the step size never changes
+    sin_dim = 2 * max(n_bits, 2)
+    omega = sinusoidal_frequencies_np(sin_dim)
+    step_sq = float(np.sum(2 - 2 * np.cos(omega)))  # ‖PE[p+1] − PE[p]‖²
+    pos = np.arange(min(seq_len, 256), dtype=np.float64)[:, None]
+    table = np.empty((pos.shape[0], sin_dim))
+    table[:, 0::2], table[:, 1::2] = np.sin(pos * omega), np.cos(pos * omega)
+    steps = np.linalg.norm(np.diff(table, axis=0), axis=1)
+    ctx.check(
+        f"by contrast, sinusoidal neighbours (d={sin_dim}) are always the same distance apart",
+        float(np.abs(steps - math.sqrt(step_sq)).max()),
+        1e-9,
+        zh=f"相比之下，正弦编码（d={sin_dim}）的相邻位置之间距离总是相同",
+    )
+    ctx.value("integer_max", integer_max)
+    ctx.value("binary_bits", float(n_bits))
+    ctx.value("max_neighbour_jump", float(max_jump))
+
+    worst = int(np.argmax(flips))
+    shown = sorted(set(range(min(seq_len, 12))) | {worst, worst + 1, seq_len - 1})
+    rows = []
+    for r in shown:
+        rows.append(
+            [
+                r,
+                int(ints[r, 0]),
+                float(norm_l[r, 0]),
+                "".join(str(int(b)) for b in bits[r]),
+                int(flips[r - 1]) if r > 0 else 0,
+            ]
+        )
+    ctx.table(
+        "Integer, normalised and binary codes",
+        ["position", "integer code", "i / L", "binary code", "bits flipped from previous"],
+        rows,
+        title_zh="整数编码、归一化编码与二进制编码",
+        columns_zh=["位置", "整数编码", "i / L", "二进制编码", "相对前一个翻转的位数"],
+    )
+    idx = sample_indices(seq_len - 1, MAX_SERIES_POINTS)
+    ctx.series(
+        "Bits flipped between neighbours p → p + 1",
+        [float(i) for i in idx],
+        {"bits flipped": [float(flips[i]) for i in idx]},
+        "position p",
+        "bits flipped",
+        title_zh="相邻位置 p → p + 1 之间翻转的位数",
+    )
+    ctx.matrix(
+        f"Binary codes (first {min(seq_len, MAX_MATRIX_SIDE)} positions)",
+        bits[:MAX_MATRIX_SIDE],
+        "position",
+        "bit (MSB first)",
+        title_zh=f"二进制编码（前 {min(seq_len, MAX_MATRIX_SIDE)} 个位置）",
+        row_label_zh="位置",
+        col_label_zh="位（高位在前）",
+    )
+    ctx.note(
+        f"Added to unit-scale embeddings, an integer code of {seq_len - 1} swamps the token signal; "
+        "binary codes stay in {0, 1} but move in discrete jumps. Sinusoids are the smooth version "
+        "of the alternating bits: low dims flip fast, high dims slowly.",
+        zh=f"加到量级为 1 的嵌入上时，整数编码 {seq_len - 1} 会淹没 token 信号；二进制编码虽然保持在 {{0, 1}} 内，"
+        "却是离散跳变的。正弦编码是交替比特的平滑版本：低维翻转得快，高维翻转得慢。",
+    )

@@ -1,0 +1,1 @@
+"""Shared test support: app fixtures (`apps`) and the headless browser settings (`chromium`)."""
