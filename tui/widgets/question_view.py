@@ -90,10 +90,12 @@ class QuestionView(Vertical, can_focus=True):
     """
 
     BINDINGS = [
-        *[bind(str(n), f"number({n})", f"choose{n}", "key.check", show=False) for n in range(1, 10)],
-        bind("up", "move(-1)", "choice_up", "key.check", show=False),
-        bind("down", "move(1)", "choice_down", "key.check", show=False),
-        bind("enter", "pick", "choice_pick", "key.check", show=False),
+        *[bind(str(n), f"number({n})", f"choose{n}", "key.choose", show=False) for n in range(1, 10)],
+        bind("t", "true_false(True)", "answer_true", "key.answer_true", show=False),
+        bind("f", "true_false(False)", "answer_false", "key.answer_false", show=False),
+        bind("up", "move(-1)", "choice_up", "key.choice_up", show=False),
+        bind("down", "move(1)", "choice_down", "key.choice_down", show=False),
+        bind("enter", "pick", "choice_pick", "key.choice_pick", show=False),
         bind("y", "self_grade(True)", "self_yes", "key.got_it"),
         bind("x", "self_grade(False)", "self_no", "key.missed"),
         bind("h", "hint", "hint", "key.hint"),
@@ -111,6 +113,17 @@ class QuestionView(Vertical, can_focus=True):
             self.view = view
             self.question_id = question_id
             self.grade = grade
+
+        @property
+        def control(self) -> QuestionView:
+            return self.view
+
+    class Ready(Message):
+        """Mounted and focused (`focus_input`): keys held while it was mounted can follow."""
+
+        def __init__(self, view: QuestionView) -> None:
+            super().__init__()
+            self.view = view
 
         @property
         def control(self) -> QuestionView:
@@ -227,7 +240,8 @@ class QuestionView(Vertical, can_focus=True):
             return
         self._focus_wanted = None
         if self.revealed or not self.answer.focus_input(soft):
-            self.focus()
+            self.screen.set_focus(self)  # at once (focus() waits a turn): held keys follow it
+        self.post_message(self.Ready(self))
 
     # ------------------------------------------------------------------ rendering
 
@@ -471,7 +485,11 @@ class QuestionView(Vertical, can_focus=True):
         if action == "number":
             if self.awaiting_self_grade:
                 return int(parameters[0]) <= 4  # type: ignore[call-overload]
+            if self.mode == "study":
+                return False  # Study's number keys only rate (its screen binds 1-4)
             return choice_type and not self.revealed and int(parameters[0]) <= self._choice_count()  # type: ignore[call-overload]
+        if action == "true_false":
+            return self.qtype == "truefalse" and not self.revealed and self.mode != "reference"
         if action == "move":
             return choice_type and not self.revealed and self.mode != "reference"
         if action == "pick":
@@ -502,6 +520,9 @@ class QuestionView(Vertical, can_focus=True):
             self.self_grade(n >= 2, rating=n)
             return
         self.choose(n - 1)
+
+    def action_true_false(self, value: bool) -> None:
+        self.choose(0 if value else 1)
 
     def action_move(self, delta: int) -> None:
         self.answer.move(delta)
@@ -562,6 +583,9 @@ class QuestionView(Vertical, can_focus=True):
         """Enter in a text answer (called synchronously by `AnswerInput`): in a cloze, move to
         the next blank while some are empty; otherwise check (quiz) or reveal (study)."""
         if self.revealed:
+            return
+        if self.mode == "study" and not field.value.strip():
+            self.reveal()  # Study: Enter in an empty field shows the answer, whatever the card
             return
         target = self.answer.next_field(field)
         if target is not None:

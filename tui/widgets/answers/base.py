@@ -93,7 +93,7 @@ class AnswerWidget(Vertical):
             return False
         if isinstance(fields[0], AnswerInput):
             fields[0].soft = soft
-        fields[0].focus()
+        self.screen.set_focus(fields[0])  # at once (focus() waits a turn): held keys follow it
         return True
 
     def next_field(self, field: Input) -> Input | None:
@@ -128,7 +128,7 @@ class AnswerInput(Input):
     a paste, fast typing), the keys after Enter are already queued on this input, so moving
     to the next blank through `Submitted` would let them land here. Instead Enter is handled
     synchronously (the view moves focus or grades right away) and any key still queued here
-    after focus moved on is handed to the widget that now has focus, in order.
+    after focus moved on is handed to the widget that now has focus (or the screen), in order.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -167,13 +167,24 @@ class AnswerInput(Input):
             return None
         return active
 
+    def replay_key(self, key: str) -> bool:
+        """A held key replayed on this field (`tui.keys.HeldKeys`): Enter acts at once, as typed."""
+        if key != "enter":
+            return False
+        owner = next((a for a in self.ancestors if isinstance(a, AnswerWidget)), None)
+        if owner is None or owner.view is None:
+            return False
+        owner.view.submit_from(self)
+        return True
+
     async def _on_key(self, event: events.Key) -> None:
         focused = self.screen.focused if self.is_attached else None
         if self._handed_off and focused is not self:
             event.stop()
             event.prevent_default()
-            if focused is not None:
-                focused._forward_event(events.Key(event.key, event.character))
+            target = focused if focused is not None else (self.screen if self.is_attached else None)
+            if target is not None:
+                target._forward_event(events.Key(event.key, event.character))
             return
         if self.soft and not self.value and event.is_printable:
             command = self._command_for(event.key)

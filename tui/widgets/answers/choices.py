@@ -106,6 +106,8 @@ class ChoiceAnswer(AnswerWidget):
         return len(self.order)
 
     def hint_key(self, instant: bool) -> str:
+        if self.mode == "study":
+            return self.HINT_KEY + "_study"
         return self.HINT_KEY + ("_instant" if instant and self.INSTANT else "")
 
     def compatible_with(self, question: Any) -> bool:
@@ -178,6 +180,8 @@ class ChoiceAnswer(AnswerWidget):
             item.set_class(revealed and is_correct and not missed, "-correct")
             item.set_class(revealed and chosen and not is_correct, "-wrong")
             item.set_class(missed, "-missed")
+            # Study picks choices with the arrows only (its number keys rate): no numbers there
+            number = "   " if self.mode == "study" else f" {position + 1} "
             tag = ""
             if revealed:
                 if missed:
@@ -185,13 +189,13 @@ class ChoiceAnswer(AnswerWidget):
                 elif is_correct:
                     marker = " ✓ "
                 else:
-                    marker = " ✗ " if chosen else f" {position + 1} "
+                    marker = " ✗ " if chosen else number
                 if answered and (chosen or is_correct):
                     tag = choice_tag(chosen, is_correct, lang, multi=multi)
             elif multi:
-                marker = "[x]" if chosen else f"[{position + 1}]"
+                marker = "[x]" if chosen else ("[ ]" if self.mode == "study" else f"[{position + 1}]")
             else:
-                marker = "(•)" if chosen else f" {position + 1} "
+                marker = "(•)" if chosen else ("( )" if self.mode == "study" else number)
             item.set_marker(marker)
             if tag:
                 style = (
