@@ -168,6 +168,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
         self.demos = {d.name: d for d in list_demos()}
         self.demo_name = demo_name if demo_name in self.demos else next(iter(self.demos), None)
         self.errors: dict[str, str] = {}
+        self.hold_keys()  # from the start: keys typed while it opens wait for the form
 
     def compose(self) -> ComposeResult:
         lang = self.app.language
@@ -193,7 +194,6 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
 
     async def on_mount(self) -> None:
         super().on_mount()
-        self.hold_keys()
         await self._build_form()
         self.query_one("#lab-demo", Select).focus()
         self.app.call_later(self.release_keys)  # after focus() has landed (it is queued on the app too)

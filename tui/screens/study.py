@@ -198,6 +198,7 @@ class StudyScreen(HeldKeys, Screen):
         self.suggested: int | None = None
         self.suggest_reason: str | None = None
         self.shown_at = time.monotonic()
+        self.hold_keys()  # from the start: keys typed while it opens wait for the first card
 
     # ------------------------------------------------------------------ layout
 
@@ -224,7 +225,6 @@ class StudyScreen(HeldKeys, Screen):
         self.watch(self.app, "banks_version", self._banks_changed, init=False)
         self.query_one("#study-demo", DemoPanel).display = False
         self.query_one("#study-ratings").display = False
-        self.hold_keys()  # until the first card is on screen
         await self._start()
 
     # ------------------------------------------------------------------ state
