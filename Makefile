@@ -2,16 +2,32 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+SHELL := /bin/bash
 
-.PHONY: run test lint bench install clean
+# Two workers: the machines this runs on have two cores. The per-test timeout stops a hung test
+# (a child that never answers) with a traceback instead of hanging the run.
+PYTEST_WORKERS ?= 2
+PYTEST_TIMEOUT ?= 300
+PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --timeout=$(PYTEST_TIMEOUT)
+
+.PHONY: run check test lint bench gpu-check install clean
 
 $(BIN)/python:
+	@echo "posenc: creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
 
-# Re-install only when the project metadata or the pins change.
+# Re-install only when the project metadata or the pins change. pip's full output goes to
+# .venv/pip-install.log; the console gets one line per step (the first install downloads torch,
+# a few minutes), and the log's tail if pip fails.
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
-	touch $(STAMP)
+	@echo "posenc: installing posenc and its pinned dependencies (log: $(VENV)/pip-install.log)"
+	@$(BIN)/python -m pip install --progress-bar off -c constraints.txt -e '.[test]' 2>&1 \
+	  | tee $(VENV)/pip-install.log \
+	  | grep --line-buffered -E '^(Collecting|Downloading|Installing|Successfully|ERROR)'; \
+	  status=$${PIPESTATUS[0]}; \
+	  if [ "$$status" -ne 0 ]; then tail -n 40 $(VENV)/pip-install.log; exit "$$status"; fi
+	@touch $(STAMP)
+	@echo "posenc: installed"
 
 install: $(STAMP)
 
@@ -22,8 +38,19 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The fast loop: lint and every test not marked slow (no subprocess suites, no browser).
+check: lint
+	$(PYTEST) -m "not slow"
+
+# The full loop, as CI runs it (.ci/run): lint and every test.
 test: lint
-	$(BIN)/python -m pytest
+	$(PYTEST)
+
+# The GPU check: CUDA tests, numpy-vs-torch oracles, every demo and bench/rope.py on the GPU
+# (on the CPU where there is no CUDA). It needs only Python, numpy and torch: on a GPU machine run
+# `python3 bench/gpu_check.py` from the source tree with nothing installed.
+gpu-check: $(STAMP)
+	$(BIN)/python bench/gpu_check.py
 
 bench: $(STAMP)
 	MALLOC_MMAP_THRESHOLD_=17179869184 MALLOC_TRIM_THRESHOLD_=17179869184 $(BIN)/python bench/rope.py

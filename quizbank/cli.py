@@ -3,6 +3,7 @@
     posenc bank validate [PATH ...] [--no-checks]
     posenc bank new TOPIC [--dir DIR]
     posenc bank stats [--json]
+    posenc bank sample ID [--seed N] [--json]
 
 The global `--bank PATH` option (on the top-level `posenc` parser, `args.bank`) adds banks to
 `validate` and `stats`.
@@ -66,6 +67,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     stats.add_argument("--json", action="store_true", help="print JSON")
     stats.set_defaults(func=cmd_stats)
+
+    sample = actions.add_parser(
+        "sample",
+        help="print one instance of a generated question",
+        description="Draw one instance of a generated question (vary): its parameters, prompt and the "
+        "answer computed by its demo. The same seed gives the same instance in any process.",
+    )
+    sample.add_argument("id", metavar="ID", help="question id")
+    sample.add_argument("--seed", type=int, default=None, help="seed (default: a fresh one, printed)")
+    sample.add_argument("--json", action="store_true", help="print JSON")
+    sample.add_argument("--device", default="cpu", help="device for the demo: cpu (default), cuda, auto")
+    sample.set_defaults(func=cmd_sample)
 
     def no_action(args: argparse.Namespace) -> int:
         bank.print_help(sys.stderr)
@@ -135,6 +148,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
             report.runs += more.runs
             report.seconds += more.seconds
         problems.extend(report.problems)
+    live = None
+    if report is not None:
+        from .instance_checks import instance_report
+
+        live = instance_report(bankset, cache, only=ids)
+        if unloaded_ids and unloaded is not None:
+            more_live = instance_report(unloaded, cache, only=unloaded_ids)
+            live.problems.extend(more_live.problems)
+            live.questions += more_live.questions
+            live.instances += more_live.instances
+            live.instances_passed += more_live.instances_passed
+        problems.extend(live.problems)
     problems.sort(key=lambda p: (p.path, p.line, p.col, p.message))
     for problem in problems:
         print(problem)
@@ -151,6 +176,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
             f"; {report.checks_passed}/{report.checks_run} checks passed, "
             f"{report.demos_verified} demos verified ({_plural(report.runs, 'run')}, {report.seconds:.1f} s)"
         )
+        if live is not None and live.questions:
+            checked += (
+                f"; {live.instances_passed}/{live.instances} instances of "
+                f"{_plural(live.questions, 'generated question')} passed"
+            )
     elif args.no_checks:
         checked += "; checks not run (--no-checks)"
     if errors:
@@ -213,6 +243,52 @@ def cmd_stats(args: argparse.Namespace) -> int:
             f"note: {_plural(len(bankset.skipped), 'bank file')} skipped because of problems; "
             "run `posenc bank validate` to see them"
         )
+    return 0
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    from .instances import MAX_SEED, InstanceError, draw_instance, fresh_seed, is_generated, resolve
+    from .instances import default_runner as instance_runner
+    from .loader import load_banks
+    from .safetext import escape_json_unsafe, escape_unsafe
+    from .vary import VaryError, format_param
+
+    seed = fresh_seed() if args.seed is None else args.seed
+    if not 0 <= seed <= MAX_SEED:
+        _err(f"posenc bank sample: --seed must be in 0..{MAX_SEED}, got {seed}")
+        return 2
+    bankset = load_banks(list(getattr(args, "bank", None) or []))
+    question = bankset.questions.get(args.id)
+    if question is None or not is_generated(question):
+        from .validate import did_you_mean
+
+        generated = sorted(qid for qid, q in bankset.questions.items() if is_generated(q))
+        what = "no question" if question is None else "not a generated question (no vary)"
+        _err(f"posenc bank sample: {args.id!r} is {what}{did_you_mean(args.id, generated)}")
+        return 2
+    from posenc_ref.device import DeviceUnavailableError, pick_device
+
+    try:
+        pick_device(args.device)
+    except DeviceUnavailableError as exc:
+        _err(f"posenc bank sample: {exc}; use --device cpu")
+        return 2
+    try:
+        instance = resolve(draw_instance(question, seed), question, instance_runner(args.device))
+    except (VaryError, InstanceError) as exc:
+        _err(f"posenc bank sample: {args.id} seed {seed}: {exc}")
+        return 1
+    if args.json:
+        print(escape_json_unsafe(json.dumps(instance.to_json(), ensure_ascii=False, indent=2)))
+        return 0
+    lines = [f"{instance.question_id}  seed {seed}"]
+    lines.append("params: " + ", ".join(f"{k}={format_param(v)}" for k, v in instance.params.items()))
+    for lang, text in instance.prompt.items():
+        lines.append(f"{lang}: {text}")
+    lines.append(f"answer: {instance.value:.10g} (± {instance.tolerance:.3g})")
+    demo_params = " ".join(f"{k}={format_param(v)}" for k, v in instance.demo_params.items())
+    lines.append(f"demo: posenc demo run {instance.demo_name} {demo_params}  ->  {instance.path}".rstrip())
+    print(escape_unsafe("\n".join(lines)))
     return 0
 
 

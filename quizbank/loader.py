@@ -52,6 +52,7 @@ from .validate import (
     replaces_findings,
     schema_findings,
 )
+from .vary_findings import vary_findings
 
 if TYPE_CHECKING:  # yaml (~90 ms to import) loads only when a file is parsed, not from the cache
     from .yamlsafe import YamlDoc
@@ -256,6 +257,7 @@ def _check_doc(
             continue  # a duplicate, reported above
         result.add(question_self_findings(question), record.raw_path)
         result.add(demo_findings(question), record.raw_path)
+        result.add(vary_findings(question), record.raw_path)
         records.append(record)
         result.valid.append((question, record.raw_path))
     result.records = records
@@ -264,6 +266,7 @@ def _check_doc(
             continue
         result.add(question_self_findings(question), where)
         result.add(demo_findings(question), where)
+        result.add(vary_findings(question), where)
         result.valid.append((question, where))
     result.problems.sort(key=lambda p: (p.line, p.col))
     return result
@@ -335,6 +338,9 @@ class BankSet:
     file_kind: dict[str, str] = field(default_factory=dict)  # file -> "shipped" | "user"
     demo_origin: dict[str, Location] = field(default_factory=dict)  # question id -> its `demo:`
     check_origin: dict[tuple[str, int], Location] = field(default_factory=dict)  # (id, i) -> check i
+    # (id, "vary" | "answer" | "answer.path" | "answer.params" | "prompt" | "explanation") of a
+    # generated question (not kept by the bank cache: `posenc bank validate` never reads it from there)
+    live_origin: dict[tuple[str, str], Location] = field(default_factory=dict)
     # the questions of skipped files that are valid on their own: never shown, but
     # `posenc bank validate` runs their checks too, so that one run reports every problem
     skipped_bank: BankSet | None = None
@@ -619,3 +625,6 @@ def _register(bankset: BankSet, result: _FileResult, question: Any, where: tuple
         bankset.demo_origin[qid] = result.location((*where, "demo"))
     for i in range(len(question.checks)):
         bankset.check_origin[(qid, i)] = result.location((*where, "checks", i))
+    if getattr(question, "vary", None):
+        for key in ("vary", "answer", "answer.path", "answer.params", "prompt", "explanation"):
+            bankset.live_origin[(qid, key)] = result.location((*where, *key.split(".")))

@@ -6,6 +6,8 @@ solution). Two kernel facilities keep them from outliving the process that start
 - ``PR_SET_PDEATHSIG`` (prctl(2)): the kernel sends a signal to a process when the *thread* that forked it
   exits, SIGKILL and the OOM killer included. Call :func:`die_with_parent` in the child right after fork (a
   ``preexec_fn``), then check that the parent did not already die (the race the man page describes).
+- ``PR_SET_DUMPABLE`` 0: a process that judges untrusted code (the drill grader) keeps that code, running as
+  the same user, from reading or writing its memory through ptrace or ``/proc/PID/mem``.
 - ``PR_SET_CHILD_SUBREAPER``: orphaned descendants (double forks, ``setsid()``) are re-parented to the
   subreaper instead of init, so :func:`descendants` still finds them and the supervisor can kill them all.
 
@@ -23,6 +25,7 @@ import sys
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 
 _libc = None
@@ -58,6 +61,12 @@ def die_with_parent(sig: int = signal.SIGKILL, expected_parent: int | None = Non
 def become_subreaper() -> bool:
     """Make this process the reaper of its orphaned descendants (Linux 3.4+)."""
     return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def forbid_ptrace() -> bool:
+    """Make this process non-dumpable (``PR_SET_DUMPABLE`` 0): a process of the same user without
+    ``CAP_SYS_PTRACE`` can no longer attach to it or open ``/proc/PID/mem``. Also turns off its core dumps."""
+    return _prctl(PR_SET_DUMPABLE, 0)
 
 
 def children(pid: int) -> list[int]:

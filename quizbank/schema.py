@@ -21,11 +21,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
 
 LANGS: tuple[str, ...] = ("en", "zh")
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
 BLANK_RE = re.compile(r"\{\{(\d+)\}\}")
+_EXPONENT_NUMBER = re.compile(r"[+-]?\d+(\.\d*)?[eE][+-]?\d+")
 ParamValue = int | float | bool | str
 # A number as written in YAML: an int or a float, never quoted text, true/false, .inf or .nan
 # (an infinite tolerance would make a check pass whatever the demo computes).
@@ -202,16 +203,144 @@ class TrueFalseQuestion(_QuestionBase):
     correct: StrictBool
 
 
+# A parameter name drawn by `vary` (also how `{name}` placeholders and bounds refer to it).
+VaryName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=40)]
+# A bound of an int or float range: a number, or the name of an earlier parameter.
+VaryBound = StrictInt | FiniteNumber | VaryName
+VaryChoice = StrictInt | FiniteNumber | NonBlankText
+
+
+class VaryParam(_Strict):
+    """One parameter drawn per showing: `{int: [lo, hi]}`, `{float: [lo, hi]}` (with `step:` or
+    `log: true` for either), or `{choices: [...]}`. Bounds are inclusive and may name an earlier
+    parameter. See quizbank/vary.py for how a value is drawn."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    int_: list[VaryBound] | None = Field(default=None, alias="int", min_length=2, max_length=2)
+    float_: list[VaryBound] | None = Field(default=None, alias="float", min_length=2, max_length=2)
+    choices: list[VaryChoice] | None = Field(default=None, min_length=2, max_length=64)
+    step: FiniteNumber | None = Field(default=None, gt=0)
+    log: StrictBool = False
+
+    @property
+    def kind(self) -> str:
+        return "int" if self.int_ is not None else "float" if self.float_ is not None else "choices"
+
+    @property
+    def bounds(self) -> list[Any]:
+        return list(self.int_ if self.int_ is not None else self.float_ or [])
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> VaryParam:
+        kinds = [k for k, v in (("int", self.int_), ("float", self.float_), ("choices", self.choices)) if v]
+        if len(kinds) != 1:
+            found = " and ".join(kinds) if kinds else "none"
+            raise ValueError(
+                f"a vary parameter is exactly one of int: [lo, hi], float: [lo, hi] or choices: [...] "
+                f"(found {found})"
+            )
+        if self.choices is not None and (self.step is not None or self.log):
+            raise ValueError("step and log apply to int and float ranges, not to choices")
+        if self.step is not None and self.log:
+            raise ValueError(
+                "a range is drawn either in steps (step:) or on a log scale (log: true), not both"
+            )
+        if self.int_ is not None:
+            for bound in self.int_:
+                if isinstance(bound, float):
+                    raise ValueError(f"int bounds are whole numbers or parameter names, got {bound:g}")
+            if self.step is not None and not float(self.step).is_integer():
+                raise ValueError(f"an int range steps by a whole number, got step {self.step:g}")
+        if self.choices is not None:
+            seen: list[Any] = []
+            for choice in self.choices:
+                if choice in seen:
+                    raise ValueError(f"choices lists {choice!r} twice")
+                seen.append(choice)
+        return self
+
+
+class LiveAnswer(_Strict):
+    """A generated question's answer: one number in a demo result, recomputed for every instance.
+    `params` values and `path` may use the question's `{name}` placeholders."""
+
+    demo: str
+    params: dict[str, ParamValue] = Field(default_factory=dict)
+    path: str
+    rel_tol: FiniteNumber | None = Field(default=None, ge=0)
+    abs_tol: FiniteNumber | None = Field(default=None, ge=0)
+
+    @field_validator("rel_tol", "abs_tol", mode="before")
+    @classmethod
+    def _yaml11_exponent(cls, value: Any) -> Any:
+        # YAML 1.1 reads 1e-6 (no dot) as text; a tolerance written that way is still meant as a number
+        if isinstance(value, str) and _EXPONENT_NUMBER.fullmatch(value.strip()):
+            return float(value)
+        return value
+
+    @model_validator(mode="after")
+    def _tolerance(self) -> LiveAnswer:
+        if self.rel_tol is None and self.abs_tol is None:
+            raise ValueError("an answer from a demo needs rel_tol (relative) or abs_tol (absolute), or both")
+        return self
+
+    def tolerance_for(self, value: float) -> float:
+        """The absolute tolerance for `value`: the larger of abs_tol and rel_tol·|value|."""
+        return max(self.abs_tol or 0.0, (self.rel_tol or 0.0) * abs(value))
+
+
 class NumericQuestion(_QuestionBase):
+    """A number: either fixed (`value`, `tolerance`, backed by a check) or generated (`vary` plus an
+    `answer: {demo, params, path, rel_tol|abs_tol}` taken from a demo result for each instance; in
+    Python that answer is `live_answer`, so `answer` stays the optional explanation text)."""
+
     type: Literal["numeric"]
-    value: FiniteNumber
-    tolerance: FiniteNumber = Field(ge=0)
+    value: FiniteNumber | None = None
+    tolerance: FiniteNumber | None = Field(default=None, ge=0)
     unit: str | None = None
+    vary: dict[VaryName, VaryParam] | None = Field(default=None, min_length=1, max_length=12)
+    live_answer: LiveAnswer | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _answer_from_demo(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("answer"), dict) and "demo" in data["answer"]:
+            data = dict(data)
+            data["live_answer"] = data.pop("answer")
+        return data
+
+    @property
+    def generated(self) -> bool:
+        """True for a question drawn fresh per showing (`vary`)."""
+        return self.vary is not None
 
     @model_validator(mode="after")
     def _backed_by_check(self) -> NumericQuestion:
+        if self.vary is not None or self.live_answer is not None:
+            if self.vary is None:
+                raise ValueError("an answer taken from a demo needs vary: the parameters drawn per showing")
+            if self.live_answer is None:
+                raise ValueError(
+                    "a question with vary takes its answer from a demo: "
+                    "answer: {demo: ..., params: {...}, path: ..., rel_tol: ...}"
+                )
+            fixed = [name for name in ("value", "tolerance") if getattr(self, name) is not None]
+            if fixed:
+                raise ValueError(
+                    f"a generated question computes its answer per instance; remove {' and '.join(fixed)}"
+                )
+            if self.demo is not None:
+                raise ValueError(
+                    "a generated question shows its answer's demo at the instance's parameters; remove demo:"
+                )
+            return self
+        for name in ("value", "tolerance"):
+            if getattr(self, name) is None:
+                raise ValueError(f"missing required key {name!r} (a numeric question needs it)")
         if not self.checks:
             raise ValueError("a numeric question must be backed by a check that recomputes its value")
+        assert self.value is not None and self.tolerance is not None
         if not any(abs(c.expect - self.value) <= max(self.tolerance, c.tolerance) for c in self.checks):
             raise ValueError(
                 f"no check expects the answer value {self.value} (within tolerance {self.tolerance})"

@@ -20,13 +20,13 @@ def question_languages(question: Any) -> set[str]:
 
 def bank_stats(bankset: Any) -> dict[str, Any]:
     """`{"questions", "by_topic", "by_type", "by_difficulty", "languages", "with_demo", "with_checks",
-    "with_drill"}`."""
+    "with_drill", "generated"}`; `generated` counts the questions drawn fresh per showing (`vary`)."""
     questions = bankset.ordered_questions()
     by_topic = {t.id: len(t.question_ids) for t in bankset.topics}
     by_type = dict.fromkeys(QUESTION_TYPES, 0)
     by_difficulty = {"1": 0, "2": 0, "3": 0}
     languages = dict.fromkeys(LANGS, 0)
-    with_demo = with_checks = with_drill = 0
+    with_demo = with_checks = with_drill = generated = 0
     for question in questions:
         by_type[question.type] = by_type.get(question.type, 0) + 1
         key = str(question.difficulty)
@@ -36,6 +36,7 @@ def bank_stats(bankset: Any) -> dict[str, Any]:
         with_demo += question.demo is not None
         with_checks += bool(question.checks)
         with_drill += question.drill is not None
+        generated += bool(getattr(question, "vary", None))
     return {
         "questions": len(questions),
         "by_topic": by_topic,
@@ -45,6 +46,7 @@ def bank_stats(bankset: Any) -> dict[str, Any]:
         "with_demo": with_demo,
         "with_checks": with_checks,
         "with_drill": with_drill,
+        "generated": generated,
     }
 
 
@@ -88,6 +90,7 @@ def format_stats(stats: dict[str, Any], bankset: Any | None = None) -> str:
             "with a demo": stats["with_demo"],
             "with checks": stats["with_checks"],
             "with a drill": stats.get("with_drill", 0),
+            "generated (vary)": stats.get("generated", 0),
         },
     )
     return "\n".join(lines)

@@ -79,6 +79,21 @@ def _tag_name(member: Any) -> str:
     return member.__name__ if isinstance(member, type) else str(member)
 
 
+# model fields written under another key in YAML: a generated numeric question's `answer:` mapping is
+# validated as `live_answer` (schema.NumericQuestion), so its problems point at `answer`
+_YAML_KEYS = {"live_answer": "answer"}
+
+
+def _model_field(model: type[BaseModel], element: Any) -> Any:
+    """The field `element` names, by name or by alias (`int` for VaryParam.int_)."""
+    if not isinstance(element, str):
+        return None
+    field = model.model_fields.get(element)
+    if field is None:
+        field = next((f for f in model.model_fields.values() if f.alias == element), None)
+    return field
+
+
 class _LocInfo:
     """What a pydantic loc means: the data path, the model holding the last key, the leaf type."""
 
@@ -114,12 +129,14 @@ def _explain_loc(loc: Loc, root: Any = BankFile) -> _LocInfo:
                     ann = names[element]
                     union_members = members
                     continue
-        path.append(element)
         if _is_model(ann):
             parent = ann
-            field = ann.model_fields.get(element) if isinstance(element, str) else None
+            field = _model_field(ann, element)
+            path.append(_YAML_KEYS.get(element, element) if isinstance(element, str) else element)
             ann = field.annotation if field is not None else None
-        elif get_origin(ann) is list:
+            continue
+        path.append(element)
+        if get_origin(ann) is list:
             parent = None
             ann = get_args(ann)[0]
         elif get_origin(ann) is dict:
@@ -191,6 +208,8 @@ _MODEL_NOUNS = {
     "Choice": "a choice: {text: ..., correct: true/false, why: ...}",
     "Blank": "a blank: {accept: [...]}",
     "Topic": "a topic: {topic: ..., title: ..., questions: [...]}",
+    "VaryParam": "a vary parameter: {int: [lo, hi]}, {float: [lo, hi], step: ...} or {choices: [...]}",
+    "LiveAnswer": "an answer from a demo: {demo: ..., params: {...}, path: ..., rel_tol: ...}",
 }
 
 
@@ -234,7 +253,11 @@ def _message(error: dict[str, Any], info: _LocInfo) -> tuple[Loc, bool, str]:
         return path[:-1], False, f"missing required key {name!r}{hint}"
     if kind == "extra_forbidden":
         name = str(path[-1]) if path else "?"
-        fields = list(info.parent_model.model_fields) if info.parent_model is not None else []
+        fields = (
+            [_YAML_KEYS.get(n, f.alias or n) for n, f in info.parent_model.model_fields.items()]
+            if info.parent_model is not None
+            else []
+        )
         suggestion = did_you_mean(name, fields)
         if not suggestion and fields:
             if info.parent_model is Text:

@@ -10,10 +10,14 @@ import pytest
 
 @pytest.fixture(scope="session", autouse=True)
 def _bank_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The loaded-bank cache of the whole run lives in a temporary folder, never the user's cache folder."""
+    """The loaded-bank cache of the whole run lives in a temporary folder, never the user's cache folder.
+
+    Set, not defaulted: a POSENC_CACHE_DIR from the shell must not leak in. Under pytest-xdist each
+    worker is its own process with its own session, so each worker gets its own folder.
+    """
     import os
 
-    os.environ.setdefault("POSENC_CACHE_DIR", str(tmp_path_factory.mktemp("bank-cache")))
+    os.environ["POSENC_CACHE_DIR"] = str(tmp_path_factory.mktemp("bank-cache"))
 
 
 @pytest.fixture

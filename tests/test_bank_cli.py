@@ -286,7 +286,9 @@ def test_stats_json_shape(tmp_path, capsys, empty_user_dir):
         "with_demo",
         "with_checks",
         "with_drill",
+        "generated",
     }
+    assert stats["generated"] >= 40  # the shipped generated (vary) questions
     assert stats["by_topic"]["mine"] == 2
     assert sum(stats["by_topic"].values()) == stats["questions"]
     assert sum(stats["by_type"].values()) == stats["questions"]
@@ -311,6 +313,7 @@ def test_stats_counts_exactly(tmp_path, capsys, empty_user_dir, monkeypatch):
         "with_demo": 2,
         "with_checks": 1,
         "with_drill": 0,
+        "generated": 0,
     }
 
 

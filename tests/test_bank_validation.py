@@ -701,14 +701,14 @@ def _yaml_blocks() -> list[str]:
 
 def test_docs_question_examples_validate():
     snippets = [b for b in _yaml_blocks() if b.startswith("- id:")]
-    assert len(snippets) == 6  # one per type
+    assert len(snippets) == 7  # one per type, and a generated (vary) numeric question
     text = "topic: docs\ntitle: {en: Docs, zh: 文档}\nquestions:\n" + "".join(
         textwrap.indent(s, "  ") for s in snippets
     )
     bank, problems = load_bank_text(text, "docs.yaml", require_languages=("en", "zh"))
     assert [str(p) for p in problems] == []
     assert sorted(q.type for q in bank.topics[0].questions) == sorted(
-        ["open", "mcq", "multi", "truefalse", "numeric", "cloze"]
+        ["open", "mcq", "multi", "truefalse", "numeric", "numeric", "cloze"]
     )
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from quizbank.drills import DRILL_NAMES, FIXED_DRILL_NAMES, get_drill, grade_source
-from quizbank.drills.cases import Grader, spec_for
+from quizbank.drills.judging import Grader
 from quizbank.drills.loading import load_function
+from quizbank.drills.specs import spec_for
 
 FIXED = (
     "sinusoidal-pe",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from quizbank.drills import get_drill, grade_file, grade_source
+from quizbank.drills.grader import Supervisor, WarmGrader
 from tui.cli import main
 
 pytestmark = pytest.mark.slow
@@ -22,17 +23,25 @@ def failed_messages(report) -> list[str]:
     return [f"{c.name}: {c.message}" for c in report.cases if not c.passed]
 
 
+def ready_supervisor() -> Supervisor:
+    """A grading child that has imported torch, and torch and the cases imported here: time limits start now."""
+    supervisor = Supervisor.start()
+    WarmGrader.warm_parent()
+    supervisor.wait_ready()
+    return supervisor
+
+
 def test_a_hanging_solution_is_killed_within_the_limit() -> None:
     source = "def ntk_inv_freq(dim, base, factor):\n    while True:\n        pass\n"
+    supervisor = ready_supervisor()
     started = time.perf_counter()
-    report = grade_source(NTK, source, timeout_s=5.0)
-    assert time.perf_counter() - started < 10.0
+    report = grade_source(NTK, source, timeout_s=5.0, supervisor=supervisor)
+    assert time.perf_counter() - started < 5.0 + 5.0  # the limit, plus judging the first case and stopping
     assert not report.passed
     first = report.cases[0]
-    assert "timed out after 5 s and was stopped" in first.message
-    if "while running case" in first.message:  # on a loaded machine the import may take the whole limit
-        assert first.name == "dim 128, base 10000, factor 4"
-        assert all(c.message == "not run." for c in report.cases[1:]) and len(report.cases) == 5
+    assert first.message.startswith("the program timed out after 5 s and was stopped")
+    assert first.name == "dim 128, base 10000, factor 4" and "while running case" in first.message
+    assert all(c.message == "not run." for c in report.cases[1:]) and len(report.cases) == 5
 
 
 def test_a_hang_in_a_child_process_is_killed_with_its_group(tmp_path: Path) -> None:
@@ -43,13 +52,14 @@ def test_a_hang_in_a_child_process_is_killed_with_its_group(tmp_path: Path) -> N
         f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
         "def ntk_inv_freq(dim, base, factor):\n    while True:\n        pass\n"
     )
-    report = grade_source(NTK, source, timeout_s=5.0)
+    report = grade_source(NTK, source, timeout_s=5.0, supervisor=ready_supervisor())
     assert not report.passed
     pid = int(pid_file.read_text())
-    deadline = time.monotonic() + 5.0
-    while Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid):
-        assert time.monotonic() < deadline, "the grandchild outlived the grade"
-        time.sleep(0.1)
+    assert not alive(pid), "the grandchild outlived the grade"
+
+
+def alive(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid)
 
 
 def _state(pid: int) -> str:
@@ -67,17 +77,21 @@ def test_exiting_early_or_printing_a_fake_result_fails() -> None:
     fake = (
         "import json, os, sys\n"
         'print(json.dumps({"drill": "ntk-inv-freq", "passed": True, "cases": []}))\n'
-        "for fd in range(3, 1024):\n"
-        "    try:\n"
-        '        os.write(fd, b\'{"event": "done"}\\n\')\n'
-        "    except OSError:\n"
-        "        pass\n"
         "def ntk_inv_freq(dim, base, factor):\n"
-        '    print("\\x1b[32mPASSED\\u202e all cases")\n'
+        '    print("\\x1b[32mPASSED\\u202e all cases", flush=True)\n'
+        "    for fd in range(3, 1024):\n"
+        "        try:\n"
+        '            os.write(fd, b\'PSNC{"event": "done", "passed": true}\\n\')\n'
+        "        except OSError:\n"
+        "            pass\n"
         "    os._exit(0)\n"
     )
     report = grade_source(NTK, fake)
-    assert not report.passed
+    assert not report.passed and report.cases_passed == 0
+    assert (
+        "the grader's private channel" in report.cases[0].message
+        or "exited with code 0" in report.cases[0].message
+    )
     assert '"passed": true' in report.output  # shown as the program's output, never taken as a result
     assert "\\x1b[32mPASSED\\u202e" in report.output and "\x1b" not in report.output
 

@@ -229,3 +229,55 @@ async def test_a_solved_drill_comes_back_in_study_and_on_stats(env: Path) -> Non
         app.open_stats()
         await settle(pilot)
         assert "coding drills: 1 attempts · 1/18 solved · last: alibi-slopes 12/12" in screen_text(app)
+
+
+@pytest.mark.slow  # starts grading children
+@pilot_test
+async def test_eight_quick_ctrl_r_run_one_grade_at_a_time(env: Path) -> None:
+    """Each Ctrl+R cancels the running grade and kills its processes before the next one starts."""
+    app = make_app(env)
+    log = env / "workers.log"
+    source = (
+        "import os, time\n"
+        f"with open({str(log)!r}, 'a') as f:\n"
+        "    f.write(f'{os.getpid()}\\n')\n"
+        "time.sleep(0.3)\n" + get_drill("ntk-inv-freq").solution
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_drills("ntk-inv-freq")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DrillScreen)
+        editor = screen.query_one("#drill-code", TextArea)
+        editor.text = source
+        editor.focus()
+        most = 0
+
+        def running() -> int:
+            pids = [int(p) for p in log.read_text().split()] if log.exists() else []
+            return sum(_alive(p) for p in pids)
+
+        for _ in range(8):
+            await pilot.press("ctrl+r")
+            most = max(most, running())
+            await pilot.pause(0.05)
+        deadline = time.monotonic() + 120
+        while screen.report is None or screen.grading:
+            most = max(most, running())
+            assert time.monotonic() < deadline, "timed out waiting for the last grade"
+            await pilot.pause(0.05)
+        assert most <= 1
+        assert screen.report.passed and screen.report.cases_passed == 5
+        assert [a.passed for a in app.store.drill_attempts("ntk-inv-freq")] == [
+            True
+        ]  # cancelled ones: no record
+        assert running() == 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_every_term_is_bilingual_and_unique():
     terms = load_glossary()
-    assert len(terms) >= 25
+    assert len(terms) >= 60
     assert len({t.id for t in terms}) == len({t.zh for t in terms}) == len(terms)
     by_id = {t.id: t for t in terms}
     assert by_id["dimension-pair"].zh == "维度对"
@@ -32,6 +33,23 @@ def test_every_term_is_bilingual_and_unique():
     for term in terms:
         assert term.definition_en.strip() and term.definition_zh.strip()
         assert term.zh not in term.banned
+
+
+def test_the_chosen_terms():
+    """token stays English (what Chinese engineers write); query/key/value, base, interpolation and the
+    KV cache are written in Chinese; the long-context methods have entries of their own."""
+    by_id = {t.id: t for t in load_glossary()}
+    assert by_id["token"].zh == "token" and "词元" in by_id["token"].banned
+    assert (by_id["query"].zh, by_id["key"].zh, by_id["value"].zh) == ("查询", "键", "值")
+    assert by_id["rope-base"].zh == "底数"
+    assert (
+        by_id["position-interpolation"].zh == "位置插值" and "内插" in by_id["position-interpolation"].banned
+    )
+    assert by_id["kv-cache"].zh == "KV 缓存" and "KV cache" in by_id["kv-cache"].banned
+    assert {"yarn", "ntk-aware", "longrope", "alibi", "deberta"} <= set(by_id)
+    assert by_id["ntk-aware"].zh == "NTK-aware 缩放"
+    for english, term_id in ENGLISH_IN_CHINESE_PROSE.items():
+        assert term_id in by_id, english
 
 
 def test_docs_glossary_is_generated_from_the_yaml(capsys):
@@ -68,6 +86,56 @@ def test_the_shipped_bank_uses_no_banned_variant():
         f"{where}: {variant!r} (use {term.zh!r}, {term.en}): …{text[max(0, at - 12) : at + 12]}…"
         for where, text in texts
         for variant, term, at in banned_hits(text)
+    ]
+    assert not problems, "\n".join(problems)
+
+
+# English words that Chinese prose must write with the glossary's Chinese term. Only prose is checked: a word
+# inside $math$ or `code`, an identifier (rope_local_base_freq, num_key_value_heads, passkey) or a formula
+# with no Chinese character beside it (θ_i = base^(−2i/d)) stays as written.
+ENGLISH_IN_CHINESE_PROSE = {
+    "base": "rope-base",
+    "query": "query",
+    "queries": "query",
+    "key": "key",
+    "keys": "key",
+    "value": "value",
+}
+_SPANS = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|`[^`]*`", re.S)
+_ENGLISH_WORD = re.compile(
+    r"(?<![A-Za-z0-9_\-'./])(" + "|".join(ENGLISH_IN_CHINESE_PROSE) + r")(?![A-Za-z0-9_\-'/])"
+)
+_CJK = re.compile("[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+def english_prose_hits(text: str) -> list[tuple[str, int]]:
+    """(word, offset) for each English term used as a Chinese prose noun: a CJK character (or CJK
+    punctuation) is its neighbour, spaces aside."""
+    plain = _SPANS.sub(lambda m: " " * len(m.group()), text)
+    hits = []
+    for m in _ENGLISH_WORD.finditer(plain):
+        before = plain[: m.start()].rstrip(" ")[-1:]
+        after = plain[m.end() :].lstrip(" ")[:1]
+        if _CJK.match(before) or _CJK.match(after):
+            hits.append((m.group(1), m.start()))
+    return hits
+
+
+def test_english_prose_hits_only_flag_prose():
+    assert english_prose_hits("提高 base 会让频率变慢") == [("base", 3)]
+    assert english_prose_hits("新 query 与缓存的 key 相乘") == [("query", 2), ("key", 13)]
+    assert english_prose_hits("θ_i = base^(−2i/d) 只取决于头维度") == []
+    assert english_prose_hits("配置里的 rope_local_base_freq 和 num_key_value_heads") == []
+    assert english_prose_hits("passkey 检索；`key - query`；$base^{-2i/d}$") == []
+
+
+def test_the_shipped_bank_writes_chinese_terms_not_english_in_chinese_prose():
+    by_id = {t.id: t for t in load_glossary()}
+    problems = [
+        f"{where}: {word!r} (use {by_id[ENGLISH_IN_CHINESE_PROSE[word]].zh!r}): …{text[max(0, at - 12) : at + 12]}…"
+        for where, text in _zh_texts(load_banks(include_user=False))
+        if "cloze answer" not in where
+        for word, at in english_prose_hits(text)
     ]
     assert not problems, "\n".join(problems)
 

@@ -4,6 +4,9 @@ store methods behind them (save_mock_session, mock_sessions, make_due_now)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -70,6 +73,25 @@ def test_plan_json_shape(capsys: Any) -> None:
     assert any(item["kind"] == "drill" for item in data["items"])
     # the same seed prints the same plan
     assert json.loads(run(capsys, "mock", "plan", "--json", "--seed", "7", "--minutes", "45")[1]) == data
+
+
+def test_a_seed_gives_the_same_plan_in_any_process(isolated: Path) -> None:
+    """`mock plan --seed 1` in two interpreters whose str hashes differ (PYTHONHASHSEED): one plan."""
+    outputs = []
+    for hash_seed in ("1", "2", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(
+            [sys.executable, "-m", "tui", "mock", "plan", "--minutes", "45", "--seed", "1", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0]["seed"] == 1 and len(outputs[0]["items"]) >= 5
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
 
 
 def test_plan_text_and_topics(capsys: Any) -> None:

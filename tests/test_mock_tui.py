@@ -355,3 +355,85 @@ def test_interview_snapshot(snap_compare: Any, snap_app: Any, size: tuple[int, i
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_report_snapshot(snap_compare: Any, snap_app: Any, size: tuple[int, int], lang: str) -> None:
     assert snap_compare(snap_app(lang), terminal_size=size, run_before=_report)
+
+
+SHORT_PLAN = InterviewPlan(
+    minutes=10,
+    seed=1,
+    level="standard",
+    topics=("fixture-rope",),
+    items=(
+        item("question", "fx.mcq", "concept", 3.0, "mcq"),
+        item("question", "fx.truefalse", "concept", 3.0, "truefalse"),
+    ),
+)
+
+
+def saved_sessions(env: Path) -> list[dict[str, Any]]:
+    from quizbank.progress.store import open_store
+
+    with open_store(env / "data") as store:
+        return store.mock_sessions()
+
+
+@pilot_test
+async def test_ctrl_q_mid_interview_asks_then_saves_it_as_ended_early(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = interview(SHORT_PLAN)
+        await app.push_screen(screen)
+        await settle(pilot)
+        await pilot.press(*choice_keys(screen.current), "space")  # item 1 answered right
+        await settle(pilot)
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmEndScreen) and app.screen.quitting
+        assert "End the interview and quit?" in screen_text(app)
+        await pilot.press("n")  # go on: nothing ends, nothing is saved
+        await settle(pilot)
+        assert app.screen is screen and app.is_running
+        assert app.store.mock_sessions() == []
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        await pilot.press("y")
+        await pilot.pause()
+    assert not app.is_running
+    [report] = saved_sessions(env)
+    assert report["id"] == "20260504-093000-test" and report["ended_early"] is True
+    assert [i["status"] for i in report["items"]] == ["answered", "not_reached"]
+    assert report["score"] == 1.0
+
+
+@pilot_test
+async def test_an_app_ending_mid_interview_saves_it_as_ended_early(env: Path) -> None:
+    """A closed `posenc serve` tab (SIGTERM: the web driver quits cleanly) or any other exit: the interview
+    screen unmounts before the app closes the store, and saves what was done."""
+    app = make_app(env, language="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await app.push_screen(interview(SHORT_PLAN))
+        await settle(pilot)
+        app.exit()
+        await pilot.pause()
+    [report] = saved_sessions(env)
+    assert report["ended_early"] is True and report["language"] == "zh"
+    assert [i["status"] for i in report["items"]] == ["skipped", "not_reached"]
+
+
+@pilot_test
+async def test_ctrl_q_after_the_report_quits_without_asking(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await app.push_screen(interview(SHORT_PLAN))
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        await pilot.press("y")  # ended from the interview: the report screen saves it
+        await settle(pilot)
+        assert isinstance(app.screen, MockReportScreen)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert not app.is_running
+    assert len(saved_sessions(env)) == 1

@@ -43,15 +43,29 @@ def test_export_to_stdout_has_the_documented_shape(tmp_path, capsys):
     _seed(tmp_path / "a")
     assert main(["--data-dir", str(tmp_path / "a"), "progress", "export"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["version"] == 1 and data["format"] == "posenc-progress"
+    assert data["version"] == 2 and data["format"] == "posenc-progress"
     assert len(data["reviews"]) == 6 and len(data["cards"]) == 3 and len(data["attempts"]) == 1
-    assert set(data["reviews"][0]) == {"question_id", "rating", "reviewed_at", "duration_ms"}
-    assert data["reviews"][0] == {
+    assert set(data["reviews"][0]) == {
+        "question_id",
+        "rating",
+        "reviewed_at",
+        "duration_ms",
+        "state_before",
+        "card_before",
+        "card_after",
+    }
+    first = {k: v for k, v in data["reviews"][0].items() if k != "card_after"}
+    assert first == {
         "question_id": "fx.mcq",
         "rating": 3,
         "reviewed_at": "2025-03-01T09:00:00.000000+00:00",
         "duration_ms": 2000,
+        "state_before": None,  # a new card
+        "card_before": None,
     }
+    assert data["reviews"][0]["card_after"]["last_review"] == "2025-03-01T09:00:00+00:00"
+    for key in ("drill_attempts", "mock_sessions", "marks", "id_migrations"):
+        assert data[key] == []
     card = next(c for c in data["cards"] if c["question_id"] == "fx.mcq")
     assert card["state"] == 2 and card["reps"] == 2 and card["lapses"] == 0
     assert data["settings"] == {"enable_fuzzing": False}  # only what was set, never the defaults
@@ -61,9 +75,12 @@ def test_export_import_round_trip_rebuilds_identical_state(tmp_path, capsys):
     _seed(tmp_path / "a")
     backup = tmp_path / "backup.json"
     assert main(["--data-dir", str(tmp_path / "a"), "progress", "export", "--out", str(backup)]) == 0
-    assert "wrote 6 reviews" in capsys.readouterr().err
+    assert "wrote 3 cards, 6 reviews, 1 attempts, 0 drill attempts" in capsys.readouterr().err
     assert main(["--data-dir", str(tmp_path / "b"), "progress", "import", str(backup)]) == 0
-    assert "imported 6 reviews (0 already present), 1 attempts; rebuilt 3 cards" in capsys.readouterr().out
+    assert (
+        "imported 6 reviews (0 already present), 1 attempts; rebuilt 0 cards; 3 cards taken as they were; "
+        "1 settings"
+    ) in capsys.readouterr().out
     a, b = _dump(tmp_path / "a"), _dump(tmp_path / "b")
     assert a["backup"]["reviews"] == b["backup"]["reviews"]
     assert a["backup"]["attempts"] == b["backup"]["attempts"]
@@ -87,7 +104,9 @@ def test_import_merges_two_machines_histories(tmp_path):
     _seed(tmp_path / "desktop", offset_days=3, ids=("fx.mcq", "fx.open"))
     with open_store(tmp_path / "desktop") as store:
         report = import_backup(store, export_backup(open_store(tmp_path / "laptop")))
-        assert (report.reviews_added, report.reviews_skipped, report.cards_rebuilt) == (4, 0, 2)
+        # fx.mcq has reviews on both sides: replayed; fx.tf only on the laptop: taken as it was
+        assert (report.reviews_added, report.reviews_skipped, report.cards_rebuilt) == (4, 0, 1)
+        assert report.cards_added == 1
         assert store.review_count() == 8
         mcq = store.card_info("fx.mcq", T0 + timedelta(days=4))
         assert mcq.reps == 4
@@ -314,7 +333,7 @@ def test_unexpected_sqlite_errors_are_one_line(tmp_path, capsys, monkeypatch):
     def broken(self, since=None):
         raise sqlite3.DatabaseError("database disk image is malformed")
 
-    monkeypatch.setattr(ProgressStore, "review_rows", broken)
+    monkeypatch.setattr(ProgressStore, "review_records", broken)
     assert main(["--data-dir", str(tmp_path / "a"), "progress", "export"]) == 1
     captured = capsys.readouterr()
     assert captured.err == "posenc: error: progress store: database disk image is malformed\n"

@@ -17,7 +17,7 @@ from quizbank.loader import load_banks
 from quizbank.progress import cli as progress_cli
 from quizbank.progress.anki_export import MODEL_IDS, build_anki_package, write_anki
 from quizbank.progress.markdown_export import render_topic, write_markdown
-from quizbank.progress.render import markdown_to_html, math_to_mathjax
+from quizbank.progress.render import choice_order, markdown_to_html, math_to_mathjax
 
 FIXTURE_BANK_YAML = r"""
 topics:
@@ -158,12 +158,51 @@ def test_anki_package_is_a_valid_deck(bankset, tmp_path):
     assert r"\[\theta_i = b^{-2i/d}\]" in mcq[3]
     assert "&lt;script&gt;" in mcq[1] and "<script>" not in mcq[1]
     assert "[bold]whole[/bold]" in mcq[1]
-    assert "<b>A</b>" in mcq[2] and 'href="https://arxiv.org/abs/2104.09864"' in mcq[4]
+    shown = "ABC"[choice_order("fx.mcq", 3).index(0)]  # where the right choice (the bank's first) is shown
+    assert f"<b>{shown}</b>. Pairs" in mcq[2] and 'href="https://arxiv.org/abs/2104.09864"' in mcq[4]
     cloze = fields[genanki.guid_for("fx.cloze")]
     assert "{{c1::Q}}" in cloze[0] and "{{c2::K}}" in cloze[0]
     assert "Q / query" in cloze[1]
     tags = {guid: tag.split() for guid, _, _, tag in notes}
     assert {"fx-rope", "type::mcq", "difficulty::1"} <= set(tags[genanki.guid_for("fx.mcq")])
+
+
+def test_anki_choices_are_shuffled_per_question_and_stable(tmp_path):
+    """Over the shipped bank (which lists the right choice first), no answer letter holds more than 40% of the
+    single-answer notes, multi-answer notes do not put the right choices first, and two exports hold
+    byte-identical notes (the order is seeded by the question id)."""
+    import collections
+    import re
+
+    bankset = load_banks(include_user=False)
+    paths = [tmp_path / "one.apkg", tmp_path / "two.apkg"]
+    for path in paths:
+        write_anki(bankset, path)
+    first, second = _notes(paths[0]), _notes(paths[1])
+    assert first == second and len(first) == len(bankset.questions)
+    by_guid = {genanki.guid_for(qid): q for qid, q in bankset.questions.items()}
+    single: collections.Counter[str] = collections.Counter()
+    multi_prefix = multi = 0
+    for guid, fields, _mid, _tags in first:
+        question = by_guid[guid]
+        if question.type not in ("mcq", "multi"):
+            continue
+        answer = fields.split("\x1f")[2]
+        letters = re.findall(r"<b>([A-Z])</b>\. ", answer)
+        correct = [c for c in question.choices if c.correct]
+        assert len(letters) == len(correct)
+        # the letters name the right choices where the front shows them
+        order = choice_order(question.id, len(question.choices))
+        assert letters == [chr(65 + i) for i, index in enumerate(order) if question.choices[index].correct]
+        if len(correct) == 1:
+            single[letters[0]] += 1
+        else:
+            multi += 1
+            multi_prefix += letters == [chr(65 + i) for i in range(len(correct))]
+    total = sum(single.values())
+    assert total >= 90, total
+    assert max(single.values()) <= 0.4 * total, single
+    assert multi >= 10 and multi_prefix <= multi // 2, (multi, multi_prefix)
 
 
 def test_anki_languages(bankset):
@@ -184,7 +223,9 @@ def test_cli_export_anki_counts_every_loaded_question(tmp_path, monkeypatch):
     out = tmp_path / "out" / "posenc.apkg"
     assert main(["--bank", str(bank), "--data-dir", str(tmp_path / "data"), "export", "anki", str(out)]) == 0
     expected = load_banks([bank], include_user=False)
-    assert len(_notes(out)) == len(expected.questions) >= FIXTURE_QUESTION_COUNT
+    generated = sum(1 for q in expected.questions.values() if getattr(q, "vary", None))
+    # a generated question is exported as three seeded instances (three notes)
+    assert len(_notes(out)) == len(expected.questions) + 2 * generated >= FIXTURE_QUESTION_COUNT
 
 
 def test_cli_export_anki_rejects_bad_names(tmp_path, capsys):

@@ -338,7 +338,7 @@ def test_missing_tables_in_a_current_store_are_moved_aside(tmp_path):
 
 
 def test_migrations_upgrade_an_old_store_and_keep_its_history(tmp_path, monkeypatch):
-    from quizbank.progress import store as store_module
+    from quizbank.progress import migrations as store_module
 
     with open_store(tmp_path) as s:
         s.review("q1", Rating.Good, T0)
@@ -356,7 +356,7 @@ def test_migrations_upgrade_an_old_store_and_keep_its_history(tmp_path, monkeypa
 
 
 def test_a_failing_migration_leaves_the_file_unchanged(tmp_path, monkeypatch):
-    from quizbank.progress import store as store_module
+    from quizbank.progress import migrations as store_module
 
     with open_store(tmp_path) as s:
         s.review("q1", Rating.Good, T0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -479,3 +480,33 @@ def test_snapshot_stats(snap_compare, tmp_path):
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
+
+
+def _open_handles(path: Path) -> list[str]:
+    """This process's open file descriptors on `path` (and its -wal / -shm), from /proc."""
+    names = {str(path), f"{path}-wal", f"{path}-shm"}
+    found = []
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target in names:
+            found.append(target)
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+@pilot_test
+async def test_the_app_closes_its_progress_store_on_exit(tmp_path: Path) -> None:
+    from quizbank.progress.store import DB_NAME
+
+    app = make_app(tmp_path)
+    db = (tmp_path / "data" / DB_NAME).resolve()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        store = app.store
+        store.review("fx.mcq", 3)
+        assert _open_handles(db)  # the store is open while the app runs
+    assert store._conn is None and app.store is None
+    assert _open_handles(db) == []

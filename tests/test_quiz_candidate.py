@@ -14,10 +14,11 @@ import pytest
 from _pilot import pilot_test, settle
 from textual.widgets import Checkbox, Input
 
+from quizbank.grading import Grade
+from quizbank.progress.scheduler import State
 from quizbank.progress.store import open_store, parse_setting_text, validate_setting
-from tui.grading import Grade
-from tui.question_status import QuestionStatus, load_status
-from tui.quiz_session import QuizConfig, QuizSession, select_question_ids
+from quizbank.question_status import QuestionStatus, load_status
+from quizbank.quiz_session import QuizConfig, QuizSession, select_question_ids
 from tui.screens.browse import BrowseScreen
 from tui.screens.marks import NoteScreen
 from tui.screens.quiz import (
@@ -28,7 +29,7 @@ from tui.screens.quiz import (
     summary_detail,
     topic_result,
 )
-from tui.screens.study import StudyScreen
+from tui.screens.study import LEARN_AHEAD, StudyScreen
 from tui.testing import make_app, screen_text
 from tui.widgets.question_view import QuestionView, choice_tag
 
@@ -56,7 +57,7 @@ def positions(view: QuestionView) -> tuple[list[int], list[int]]:
 
 def test_counts_keep_answered_skipped_and_not_reached_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = [100.0]
-    monkeypatch.setattr("tui.quiz_session.time.monotonic", lambda: clock[0])
+    monkeypatch.setattr("quizbank.quiz_session.time.monotonic", lambda: clock[0])
     session = QuizSession(QuizConfig(), [f"q{i}" for i in range(10)])
     session.started_at = session.shown_at = 100.0
     session.record("q0", Grade(True, "1"))
@@ -357,11 +358,40 @@ async def test_quiz_answers_feed_the_schedule(env: Path) -> None:
         _right, wrong = positions(screen.view)
         await pilot.press(str(wrong[0]), "space")
         await settle(pilot)
-        assert app.store.card("fx.mcq").due <= datetime.now(UTC)  # a wrong answer makes it due
+        # a wrong answer is an Again review: the card lapses, due within Study's learn-ahead window
+        card = app.store.card("fx.mcq")
+        assert card.due <= datetime.now(UTC) + LEARN_AHEAD and card.state == State.Relearning
+        assert [int(r.rating) for r in app.store.review_rows() if r.question_id == "fx.mcq"] == [4, 1]
         app.store.set_setting("quiz_schedules", False)
         await pilot.press("n", "2", "space")  # wrong again, with the setting off
         await settle(pilot)
         assert app.store.card("fx.truefalse") is None
+
+
+@pilot_test
+async def test_a_wrong_answer_on_a_new_question_is_its_first_review(env: Path) -> None:
+    """Never a due card without a review row: the card is the replay of its reviews (Again, learning)."""
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.mcq", "fx.multi"])
+        _right, wrong = positions(screen.view)
+        await pilot.press(str(wrong[0]), "space")
+        await settle(pilot)
+        [review] = app.store.review_rows()
+        assert review.question_id == "fx.mcq" and int(review.rating) == 1 and review.state_before is None
+        card = app.store.card("fx.mcq")
+        assert card.state == State.Learning and card.due <= datetime.now(UTC) + LEARN_AHEAD
+        assert app.store.study_queue(["fx.mcq"], learn_ahead=LEARN_AHEAD).due == ["fx.mcq"]
+        assert app.store.card_json("fx.mcq") == review_after(app.store, "fx.mcq")
+
+
+def review_after(store: Any, question_id: str) -> str:
+    return store._read(
+        lambda c: c.execute(
+            "SELECT card_after FROM reviews WHERE question_id = ? ORDER BY id DESC LIMIT 1", (question_id,)
+        ).fetchone()[0]
+    )
 
 
 @pilot_test

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from _pilot import settle
 
-from tui.grading import Grade
-from tui.quiz_session import QuizConfig, QuizSession
+from quizbank.grading import Grade
+from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.quiz import QuizScreen, QuizSummaryScreen
 
 SIZES = [(100, 30), (80, 24)]

@@ -158,3 +158,17 @@ def test_bench_mode_exits_after_first_paint_and_logs_it(tmp_path: Path) -> None:
     assert seen["code"] == 0
     events = [json.loads(line) for line in log.read_text().splitlines()]
     assert [e["event"] for e in events] == ["first_paint"]
+
+
+def test_a_subcommand_imports_only_its_own_cli_module():
+    """`posenc drill check` must not load the serve, progress or demo command modules (startup of the CLI)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from tui import cli; cli.build_parser(only=cli._command_in(['--data-dir', 'x', 'drill', 'list']));"
+        "print(' '.join(m for m in ('tui.serve', 'quizbank.progress.cli', 'posenc_ref.cli', 'quizbank.mock.cli',"
+        " 'quizbank.drills.cli') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["quizbank.drills.cli"]

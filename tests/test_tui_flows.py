@@ -16,7 +16,7 @@ from rich.cells import cell_len
 from textual.widgets import Input, Markdown, OptionList, Static, Tree
 from textual_plotext import PlotextPlot
 
-from tui.quiz_session import QuizConfig, QuizSession
+from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.browse import BrowseScreen
 from tui.screens.demo_lab import DemoLabScreen
 from tui.screens.home import HomeScreen
@@ -167,7 +167,7 @@ async def test_quiz_from_setup_answers_and_summarises(env: Path) -> None:
         assert isinstance(screen, QuizScreen)
         assert sorted(screen.session.question_ids) == sorted(app.bankset.questions)
         # the seed is fixed (1): the order is stable for the session and across runs
-        from tui.quiz_session import select_question_ids
+        from quizbank.quiz_session import select_question_ids
 
         assert screen.session.question_ids == select_question_ids(app.bankset, screen.session.config)
         for _ in range(6):

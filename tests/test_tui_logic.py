@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tui.grading import (
+from quizbank.grading import (
     grade_choices,
     grade_cloze,
     grade_numeric,
@@ -17,9 +17,9 @@ from tui.grading import (
     normalize_blank,
     parse_number,
 )
+from quizbank.quiz_session import QuizConfig, QuizSession, choice_order, select_question_ids
 from tui.i18n import STRINGS, demo_claim, demo_title, tr
 from tui.keys import keymap_errors
-from tui.quiz_session import QuizConfig, QuizSession, choice_order, select_question_ids
 from tui.richtext import render_text
 
 
@@ -118,7 +118,7 @@ def test_selection_filters_shuffles_and_counts() -> None:
 
 
 def test_session_tracks_score_and_revisit_list() -> None:
-    from tui.grading import Grade
+    from quizbank.grading import Grade
 
     session = QuizSession(QuizConfig(), ["a", "b", "c", "d"])
     session.record("a", Grade(True, "1"))

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from _pilot import settle
 
-from tui.quiz_session import QuizConfig, QuizSession
+from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.quiz import QuizScreen
 
 SIZE = (100, 30)

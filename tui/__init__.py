@@ -9,8 +9,8 @@ Layout, Posting/Harlequin style:
 * `widgets/` - `QuestionView` (a question with type-specific input and a revealed state),
   `DemoPanel` (a live demo run in a worker), `Heatmap`.
 * `demo_host.py` - the child process that imports torch and runs demos.
-* pure helpers (no Textual): `grading.py`, `quiz_session.py`, `mathtext.py` (LaTeX -> Unicode),
-  `i18n.py`; `richtext.py` renders bank text as data; `cjkwrap.py` lets lines break inside
+* pure helpers (no Textual): `mathtext.py` (LaTeX -> Unicode), `i18n.py`; grading, quiz
+  sessions and question status live in `quizbank/`; `richtext.py` renders bank text as data; `cjkwrap.py` lets lines break inside
   Chinese text; `testing.py` holds test fixtures.
 
 Importing this package is free: nothing is imported here.

@@ -48,7 +48,7 @@ from .keys import bind, focused_takes_text, keymap_errors, localize_bindings
 from .messages import BankPreviewReady, BanksLoaded, StoreOpened, TorchWarmed
 
 if TYPE_CHECKING:
-    from .grading import Grade
+    from quizbank.grading import Grade
 
 __all__ = ["PosencApp", "run_app"]
 
@@ -142,6 +142,9 @@ class PosencApp(App[int], inherit_bindings=False):
         # wait for it, so the UI thread has the GIL to itself for that paint
         self._preview_shown = threading.Event()
         self.store: Any = None
+        self._store_lock = threading.Lock()  # the open-store worker and shutdown agree on who closes it
+        self._closing = False
+        self._opened_store: Any = None
         self.store_error: str | None = None
         self.store_notices: list[str] = []
         self.store_ready = False
@@ -289,7 +292,29 @@ class PosencApp(App[int], inherit_bindings=False):
         except Exception as exc:
             self.post_message(StoreOpened(None, _one_line(exc)))
             return
+        with self._store_lock:
+            if self._closing:  # the app ended while the store opened: nobody would close it
+                store.close()
+                return
+            self._opened_store = store  # shutdown closes it, even before StoreOpened arrives
         self.post_message(StoreOpened(store, None, list(getattr(store, "notices", []))))
+
+    def on_unmount(self) -> None:
+        """The app is ending: every screen has unmounted (a mock interview saved itself), so close the
+        progress store. A worker still writing finishes first (the store's lock); a later one finds no store."""
+        with self._store_lock:
+            self._closing = True
+            store, self._opened_store, self.store = self._opened_store, None, None
+        if store is not None:
+            store.close()
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit at once, unless the screen holds work it must ask about first (`confirm_quit()`
+        returns True once it has asked; the mock interview does)."""
+        ask = getattr(self.screen, "confirm_quit", None)
+        if callable(ask) and ask():
+            return
+        self.exit()
 
     @work(thread=True, name="torch-warmup", group="warmup", exclusive=True, exit_on_error=False)
     def warm_up_torch(self) -> None:
@@ -376,6 +401,8 @@ class PosencApp(App[int], inherit_bindings=False):
             pending()  # what was asked for while the banks loaded
 
     def on_store_opened(self, message: StoreOpened) -> None:
+        if self._closing:
+            return
         self.store = message.store
         self.store_error = message.error
         self.store_notices = message.notices
@@ -521,7 +548,8 @@ class PosencApp(App[int], inherit_bindings=False):
         if question_id not in self.bankset.questions:
             self.notify(tr("question.missing", self.language, id=question_id), severity="warning")
             return
-        from .quiz_session import QuizConfig, QuizSession, new_seed
+        from quizbank.quiz_session import QuizConfig, QuizSession, new_seed
+
         from .screens.quiz import QuizScreen
 
         seed = self.fixed_seed if self.fixed_seed is not None else new_seed()
@@ -603,31 +631,52 @@ class PosencApp(App[int], inherit_bindings=False):
         return run_demo
 
     def record_attempt(
-        self, question_id: str, grade: Grade, duration_ms: int, *, schedule: bool = False
+        self,
+        question_id: str,
+        grade: Grade,
+        duration_ms: int,
+        *,
+        schedule: bool = False,
+        instance: dict[str, Any] | None = None,
     ) -> None:
         """Record a quiz answer in the store (in a worker: the UI never waits on the disk). `schedule`: a
-        quiz answer also updates the Study card (unless the "quiz_schedules" setting is off)."""
+        quiz answer also updates the Study card (unless the "quiz_schedules" setting is off). `instance`:
+        the seed and parameters of a generated question's showing."""
         if self.store is None:
             return
-        self._record_attempt_worker(question_id, grade.correct, grade.response, duration_ms, schedule)
+        self._record_attempt_worker(
+            question_id, grade.correct, grade.response, duration_ms, schedule, instance
+        )
 
     @work(thread=True, group="record", exit_on_error=False)
     def _record_attempt_worker(
-        self, question_id: str, correct: bool | None, response: str, duration_ms: int, schedule: bool = False
+        self,
+        question_id: str,
+        correct: bool | None,
+        response: str,
+        duration_ms: int,
+        schedule: bool = False,
+        instance: dict[str, Any] | None = None,
     ) -> None:
         try:
-            self.store.record_attempt(question_id, correct, response, duration_ms)
+            if instance is None:
+                self.store.record_attempt(question_id, correct, response, duration_ms)
+            else:
+                self.store.record_attempt(question_id, correct, response, duration_ms, instance=instance)
             if schedule and correct is not None and self.store.get_setting("quiz_schedules", True):
                 self._schedule_from_quiz(question_id, correct, duration_ms)
         except Exception as exc:
             self.notify(tr("store.record_failed", self.language, error=_one_line(exc)), severity="error")
 
     def _schedule_from_quiz(self, question_id: str, correct: bool, duration_ms: int) -> None:
-        """A wrong quiz answer makes the card due now; a right one on a due card counts as a Good review."""
+        """A quiz answer counts as a Study review when it tells the scheduler something, so that every card
+        state comes from its review rows: a wrong answer is an Again review (a never-studied question gets
+        its first card, learning, due in a minute, inside Study's learn-ahead; a studied card lapses into
+        relearning), a right one on a due card a Good review. A right answer otherwise changes nothing."""
         from datetime import UTC, datetime
 
         if not correct:
-            self.store.make_due_now([question_id])
+            self.store.review(question_id, 1, duration_ms=duration_ms)
             return
         card = self.store.card(question_id)
         if card is not None and card.due <= datetime.now(UTC):

@@ -10,15 +10,22 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+# Each subcommand: the module that owns it and the function that adds its parser. Only the chosen
+# subcommand's module is imported (a syntax error in a drill is reported before the other CLIs load).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("posenc_ref.cli", "add_parser"),
+    "bank": ("quizbank.cli", "add_parser"),
+    "progress": ("quizbank.progress.cli", "add_parser"),
+    "export": ("quizbank.progress.cli", "add_export_parser"),
+    "mock": ("quizbank.mock.cli", "add_parser"),
+    "serve": ("tui.serve", "add_parser"),
+    "drill": ("quizbank.drills.cli", "add_parser"),
+}
 
-def build_parser() -> argparse.ArgumentParser:
-    from posenc_ref import cli as demo_cli
-    from quizbank import cli as bank_cli
-    from quizbank.drills import cli as drill_cli
-    from quizbank.mock import cli as mock_cli
-    from quizbank.progress import cli as progress_cli
 
-    from . import serve as serve_cli
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or (`only`) the global options plus one subcommand's parser."""
+    import importlib
 
     parser = argparse.ArgumentParser(
         prog="posenc",
@@ -34,14 +41,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--data-dir", metavar="DIR", help="progress store folder (or POSENC_DATA_DIR)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo_cli.add_parser(sub)
-    bank_cli.add_parser(sub)
-    progress_cli.add_parser(sub)
-    progress_cli.add_export_parser(sub)
-    mock_cli.add_parser(sub)
-    serve_cli.add_parser(sub)
-    drill_cli.add_parser(sub)
+    for name, (module, adder) in COMMANDS.items():
+        if only is None or name == only:
+            getattr(importlib.import_module(module), adder)(sub)
     return parser
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand named in `argv` (skipping the global options and their values), or None."""
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token in ("--bank", "--data-dir"):
+            i += 2
+            continue
+        if token.startswith("-"):
+            return None  # --help, --bank=..., or anything the full parser should judge
+        return token if token in COMMANDS else None
+    return None
 
 
 def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
@@ -64,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.app import run_app
 
         return run_app(bank_paths=quick.bank, data_dir=quick.data_dir)
-    parser = build_parser()
+    parser = build_parser(only=_command_in(argv))
     args = parser.parse_args(argv)
     if args.command is None:
         from tui.app import run_app

@@ -124,13 +124,16 @@ def _run_sinusoidal_linearity(ctx: DemoContext, dim: int, k: int, seq_len: int, 
     )
 
 
-def _run_sinusoidal_wavelengths(ctx: DemoContext, dim: int, base: float) -> None:
+def _run_sinusoidal_wavelengths(ctx: DemoContext, dim: int, base: float, pair: int = 0) -> None:
     import numpy as np
     import torch
 
     from ..sinusoidal import sinusoidal_frequencies_np, sinusoidal_pe, sinusoidal_wavelengths
 
     wl = sinusoidal_wavelengths(dim, base=base)
+    if pair >= dim // 2:
+        raise ParamError(f"parameter 'pair' must be below dim/2 = {dim // 2}, got {pair}")
+    ctx.value("pair_wavelength", float(wl[pair]))
     wl_t2t = sinusoidal_wavelengths(dim, base=base, frequencies="tensor2tensor")
     half = dim // 2
     min_wl, max_wl = float(wl.min()), float(wl.max())
@@ -741,8 +744,14 @@ register(
         title_zh="正弦位置编码的波长构成等比数列",
         claim_zh="第 i 对的波长为 2π·base^(2i/d)：从第一对的 2π 一直增长到最后一对的接近 2π·base。",
         topic="absolute",
-        params=(Param("dim", "int", 512, min=2, max=65536, even=True, help="model dimension d (even)"), BASE),
-        values=("min_wavelength", "max_wavelength", "ratio", "t2t_max_wavelength"),
+        params=(
+            Param("dim", "int", 512, min=2, max=65536, even=True, help="model dimension d (even)"),
+            BASE,
+            Param(
+                "pair", "int", 0, min=0, max=32767, help="sin/cos pair i for pair_wavelength (below dim/2)"
+            ),
+        ),
+        values=("min_wavelength", "max_wavelength", "ratio", "t2t_max_wavelength", "pair_wavelength"),
         run=_run_sinusoidal_wavelengths,
         # float64 [64, dim] PE table and its sin(2πp/λ) reference, with temporaries
         memory_bytes=lambda dim, **_: 8 * dim * (4 + 64 * 4),

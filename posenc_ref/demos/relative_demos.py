@@ -35,7 +35,9 @@ T5_WORKED_BIDIRECTIONAL = (15, 14, 10, 8, 1, 0, 17, 24, 26, 30, 31)
 T5_WORKED_CAUSAL = (31, 26, 17, 8, 1, 0, 0, 0, 0, 0, 0)
 
 
-def _run_t5_buckets(ctx: DemoContext, bidirectional: bool, num_buckets: int, max_distance: int) -> None:
+def _run_t5_buckets(
+    ctx: DemoContext, bidirectional: bool, num_buckets: int, max_distance: int, relative_position: int = -50
+) -> None:
     import numpy as np
     import torch
 
@@ -126,6 +128,8 @@ def _run_t5_buckets(ctx: DemoContext, bidirectional: bool, num_buckets: int, max
     ctx.value("max_error", max_error)
     ctx.value("first_max_bucket_distance", float(first_max))
     ctx.value("exact_buckets", float(exact))
+    one = t5_relative_position_bucket(torch.tensor([relative_position], device=ctx.device), **kw)
+    ctx.value("bucket", float(one.item()))
 
     rows = []
     starts = np.searchsorted(past, np.arange(per_direction), side="left")  # past is non-decreasing
@@ -190,7 +194,9 @@ def _shaw_gap(first: int, last: int, clipped: int, clip: int) -> str:
     return f"j − i = {lo} … {hi} not listed: all clip to {clipped}, row {clipped + clip}"
 
 
-def _run_shaw_relative(ctx: DemoContext, seq_len: int, clip: int, dim: int, seed: int) -> None:
+def _run_shaw_relative(
+    ctx: DemoContext, seq_len: int, clip: int, dim: int, seed: int, distance: int = 3
+) -> None:
     from ..shaw import shaw_attention, shaw_attention_np, shaw_attention_scores, shaw_relative_indices
 
     dt = torch_dtype(ctx)
@@ -239,6 +245,10 @@ def _run_shaw_relative(ctx: DemoContext, seq_len: int, clip: int, dim: int, seed
         zh="token 全部相同时，分数只依赖 j − i（平移不变）",
     )
     ctx.value("n_embeddings", float(n_embeddings))
+    # the library's own index grid for one (query, key) pair that far apart: 1 × (d + 1) or (|d| + 1) × 1
+    reach = abs(distance) + 1
+    grid = shaw_relative_indices(1 if distance >= 0 else reach, reach if distance >= 0 else 1, clip)
+    ctx.value("row_for_distance", float(grid[0, -1] if distance >= 0 else grid[-1, 0]))
     ctx.value("max_error", max_error)
 
     rows = []
@@ -508,8 +518,16 @@ register(
             Param("bidirectional", "bool", True, help="encoder (true) or causal decoder (false)"),
             Param("num_buckets", "int", 32, min=2, max=1024, even=True, help="number of buckets"),
             Param("max_distance", "int", 128, min=2, max=1_000_000, help="distance where buckets saturate"),
+            Param(
+                "relative_position",
+                "int",
+                -50,
+                min=-10_000_000,
+                max=10_000_000,
+                help="key − query whose bucket is the value `bucket`",
+            ),
         ),
-        values=("max_error", "first_max_bucket_distance", "exact_buckets"),
+        values=("max_error", "first_max_bucket_distance", "exact_buckets", "bucket"),
         run=_run_t5_buckets,
         memory_bytes=lambda max_distance, **_: 8 * (4 * max_distance + 64) * 4,
     )
@@ -527,8 +545,16 @@ register(
             Param("clip", "int", 2, min=0, max=4096, help="clipping distance k"),
             Param("dim", "int", 8, min=1, max=1024, help="head dimension"),
             SEED,
+            Param(
+                "distance",
+                "int",
+                3,
+                min=-100_000,
+                max=100_000,
+                help="relative distance j − i whose table row is the value `row_for_distance`",
+            ),
         ),
-        values=("n_embeddings", "max_error"),
+        values=("n_embeddings", "max_error", "row_for_distance"),
         run=_run_shaw_relative,
         # [L, L] index grids, masks and logits (no [L, L, d] tensor is ever built), [L, d] q/k/v,
         # q·w^K for every table row, and the two tables in float32 and float64

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import register
 from ._common import MAX_SERIES_POINTS, sample_indices
-from .base import Demo, DemoContext, Param
+from .base import Demo, DemoContext, Param, ParamError
 
 DIM = Param("dim", "int", 8, min=2, max=8192, even=True, help="head dimension d (even)")
 BASE = Param("base", "float", 10000.0, min=2.0, max=1e9, help="RoPE base (θ_i = base^(-2i/d))")
@@ -69,7 +69,34 @@ def _fmt(v: float) -> float:
 # ---------------------------------------------------------------------------------------------
 
 
-def _run_rope_relativity(ctx: DemoContext, dim: int, m: int, n: int, base: float, seed: int) -> None:
+def _pair_values(ctx: DemoContext, dim: int, m: int, n: int, base: float, pair: int) -> None:
+    """One frequency pair on its own: its angle m·θᵢ, and the score of a unit vector in that pair
+    rotated to m (query) and n (key), which is cos((m − n)·θᵢ) whatever m and n are."""
+    import math
+
+    import numpy as np
+
+    from ..rope import apply_rope_np
+
+    if pair >= dim // 2:
+        raise ParamError(f"parameter 'pair' must be below dim/2 = {dim // 2}, got {pair}")
+    theta = base ** (-2.0 * pair / dim)
+    unit = np.zeros((1, dim))
+    unit[0, pair] = 1.0  # the first coordinate of pair i in the half layout
+    unit_score = float((apply_rope_np(unit, [m], base=base) @ apply_rope_np(unit, [n], base=base).T).item())
+    ctx.check(
+        f"pair {pair} alone: ⟨R(e, m), R(e, n)⟩ = cos((m − n)·θ_{pair})",
+        abs(unit_score - math.cos((m - n) * theta)),
+        1e-9,
+        zh=f"单看第 {pair} 对：⟨R(e, m), R(e, n)⟩ = cos((m − n)·θ_{pair})",
+    )
+    ctx.value("pair_angle", m * theta)
+    ctx.value("pair_unit_score", unit_score)
+
+
+def _run_rope_relativity(
+    ctx: DemoContext, dim: int, m: int, n: int, base: float, seed: int, pair: int = 0
+) -> None:
     import torch
 
     from ..rope import apply_rope, apply_rope_np
@@ -175,6 +202,7 @@ def _run_rope_relativity(ctx: DemoContext, dim: int, m: int, n: int, base: float
     ctx.value("relative_score", relative)
     ctx.value("max_error", err_offset)
     ctx.value("wrong_sign_score", float(wrong_sign[3 if delta else 0]))  # first row at offset m − n
+    _pair_values(ctx, dim, m, n, base, pair)
     ctx.note(
         f"q and k are seeded normals (seed {seed}); computed in {ctx.dtype}, half layout.",
         zh=f"q 和 k 是固定种子的正态随机向量（种子 {seed}）；用 {ctx.dtype} 计算，half 布局。",
@@ -930,8 +958,9 @@ register(
             Param("n", "int", 2, min=0, max=1_000_000, help="key position n"),
             BASE,
             SEED,
+            Param("pair", "int", 0, min=0, max=4095, help="frequency pair i for pair_angle (below dim/2)"),
         ),
-        values=("score", "relative_score", "max_error", "wrong_sign_score"),
+        values=("score", "relative_score", "max_error", "wrong_sign_score", "pair_angle", "pair_unit_score"),
         run=_run_rope_relativity,
         # the numpy textbook check builds a dense [d, d] float64 rotation matrix (one at a time)
         memory_bytes=lambda dim, **_: 10 * dim * dim + _f64(32, dim, 8),

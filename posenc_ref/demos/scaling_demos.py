@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import register
-from .base import Constraint, Demo, DemoContext, Param
+from .base import Constraint, Demo, DemoContext, Param, ParamError
 
 
 def _run_rope_scaling(
@@ -17,6 +17,7 @@ def _run_rope_scaling(
     beta_slow: float,
     low_freq_factor: float,
     high_freq_factor: float,
+    pair: int = 0,
 ) -> None:
     import math
 
@@ -29,6 +30,8 @@ def _run_rope_scaling(
         yarn_correction_range,
     )
 
+    if pair >= dim // 2:
+        raise ParamError(f"parameter 'pair' must be below dim/2 = {dim // 2}, got {pair}")
     orig = original_max_position_embeddings
     rules: dict[str, dict] = {
         "default": {},
@@ -204,6 +207,13 @@ def _run_rope_scaling(
     ctx.value("ntk_first_ratio", float(ratio["ntk"][0]))
     ctx.value("ntk_last_ratio", float(ratio["ntk"][-1]))
     ctx.value("max_error", max_error)
+    # one pair under every rule, the NTK-aware base, and the first pair too slow to turn once in the
+    # pre-training context (the pairs YaRN and llama3 treat as "low frequency")
+    for name in ("default", "linear", "ntk", "yarn", "llama3"):
+        ctx.value(f"pair_inv_freq_{name}", float(freqs[name][pair]) if name in freqs else math.nan)
+    ctx.value("ntk_base", base * factor ** (dim / (dim - 2)))
+    beyond = np.nonzero(2 * math.pi / theta > orig)[0]
+    ctx.value("first_pair_beyond_original", float(beyond[0]) if len(beyond) else -1.0)
     ctx.note(
         "YaRN's attention factor multiplies cos and sin, so the logits scale by its square. "
         f"YaRN here uses original_max_position_embeddings = {orig}; dynamic NTK uses it as max_position_embeddings.",
@@ -264,6 +274,7 @@ register(
                 max=1e6,
                 help="llama3: high-frequency wavelength factor",
             ),
+            Param("pair", "int", 0, min=0, max=4095, help="frequency pair i for the pair_inv_freq_* values"),
         ),
         values=(
             "llama3_kept",
@@ -279,6 +290,13 @@ register(
             "ntk_first_ratio",
             "ntk_last_ratio",
             "max_error",
+            "pair_inv_freq_default",
+            "pair_inv_freq_linear",
+            "pair_inv_freq_ntk",
+            "pair_inv_freq_yarn",
+            "pair_inv_freq_llama3",
+            "ntk_base",
+            "first_pair_beyond_original",
         ),
         run=_run_rope_scaling,
         memory_bytes=lambda dim, **_: 8 * dim * 16,

@@ -1,6 +1,6 @@
-"""Coding drills: a catalogue of exercises graded against posenc_ref in an isolated child process.
+"""Coding drills: a catalogue of exercises graded against posenc_ref; the code runs in a contained child.
 
-Importing this package and listing drills never imports torch (the grading child does)::
+Importing this package and listing drills never imports torch (grading does, here and in the child)::
 
     from quizbank.drills import DRILL_NAMES, get_drill, grade_file
     report = grade_file("rope-half", "my_rope.py")
@@ -15,7 +15,12 @@ from typing import Any
 from .catalogue import DRILL_NAMES, FIXED_DRILL_NAMES, drills, get_drill
 from .model import CaseResult, Drill, DrillReport
 
-_LAZY: dict[str, str] = {"grade_file": "grader", "grade_source": "grader"}
+_LAZY: dict[str, str] = {
+    "grade_file": "grader",
+    "grade_source": "grader",
+    "GradeCancelled": "grader",
+    "WarmGrader": "grader",
+}
 
 __all__ = [
     "DRILL_NAMES",
@@ -23,6 +28,8 @@ __all__ = [
     "CaseResult",
     "Drill",
     "DrillReport",
+    "GradeCancelled",
+    "WarmGrader",
     "drills",
     "get_drill",
     "grade_file",

@@ -8,14 +8,20 @@
 
 Exit status: 0 done (for `check`: every case passed); 1 `check` found a failing case, or the file does
 not import, lacks the function, raises, hangs or exits; 2 usage errors only (an unknown drill, with the
-valid names; an unreadable file).
+valid names; an unreadable file; a bad $POSENC_DRILL_MEMORY_MIB). SIGTERM or Ctrl+C during `check` stops the
+grade and kills every process it started (exit 143 or 130).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -227,9 +233,15 @@ def format_report(report: Any) -> str:
         f"{report.drill}: {report.cases_passed}/{len(report.cases)} cases passed "
         f"({report.elapsed_ms / 1000:.2f} s){'' if report.passed else ' - not yet'}"
     ]
+    common = report.common_diagnosis
+    if common:
+        failing = len(report.cases) - report.cases_passed
+        lines.append(f"  Likely mistake (all {failing} failing cases): {common}.")
     for case in report.cases:
         lines.append(f"  {_mark(case.passed)} {case.name}  ({case.elapsed_ms:.1f} ms)")
-        lines.append(f"      {case.message}")
+        message = case.message_without(common) if common and not case.passed else case.message
+        if message:
+            lines.append(f"      {message}")
     if report.output:
         lines.append("")
         lines.append("Output of your program:")
@@ -244,20 +256,63 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.timeout > 0:
         _err("--timeout must be a positive number of seconds")
         return EXIT_USAGE
-    from .grader import grade_file
+    from .limits import memory_limit_bytes
+    from .loading import precheck
+    from .model import CaseResult, DrillReport
 
+    try:
+        memory_limit_bytes()
+    except ValueError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
     path = Path(args.file).expanduser()
     try:
-        report = grade_file(drill.name, path, timeout_s=args.timeout)
+        started = time.perf_counter()
+        problem = precheck(path.read_bytes(), str(path.resolve()), drill.function)
+        if problem:  # reported before the grader, torch or any child is even imported
+            ms = (time.perf_counter() - started) * 1000
+            report = DrillReport(drill.name, False, (CaseResult("load", False, problem, 0.0),), ms)
+        else:
+            from .grader import grade_file
+
+            with _terminate_as_interrupt():
+                report = grade_file(drill.name, path, timeout_s=args.timeout)
     except OSError as exc:
         _err(f"cannot read {args.file}: {exc.strerror or exc}")
         return EXIT_USAGE
+    except _Terminated:
+        _err("stopped (SIGTERM); the grade's processes were killed")
+        return 128 + signal.SIGTERM
+    except KeyboardInterrupt:
+        _err("interrupted; the grade's processes were killed")
+        return 130
     _prepare_stdout()
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
         print(format_report(report))
     return 0 if report.passed else EXIT_FAILED
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived during a grade: unwinds like Ctrl+C so the grade's `finally` stops its processes."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
+        raise _Terminated()
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_solution(args: argparse.Namespace) -> int:

@@ -33,6 +33,13 @@ class CaseResult:
     passed: bool
     message: str
     elapsed_ms: float
+    diagnosis: str = ""  # the known mistake the output matched, if any (also part of `message`)
+
+    def message_without(self, diagnosis: str) -> str:
+        """`message` less its "Likely mistake: ..." sentence (shown once for all cases)."""
+        return self.message.replace(f" Likely mistake: {diagnosis}.", "").replace(
+            f"Likely mistake: {diagnosis}.", ""
+        )
 
 
 @dataclass(frozen=True)
@@ -44,10 +51,20 @@ class DrillReport:
     cases: tuple[CaseResult, ...]
     elapsed_ms: float
     output: str = ""
+    network: str = (
+        ""  # "cut" when the program ran without a network, "open" where the kernel did not allow it
+    )
 
     @property
     def cases_passed(self) -> int:
         return sum(case.passed for case in self.cases)
+
+    @property
+    def common_diagnosis(self) -> str:
+        """The known mistake every failing case matched, when there are two or more of them; else ''."""
+        failing = [c for c in self.cases if not c.passed]
+        found = {c.diagnosis for c in failing}
+        return failing[0].diagnosis if len(failing) >= 2 and len(found) == 1 else ""
 
     def to_json(self) -> dict[str, Any]:
         return {

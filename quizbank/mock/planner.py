@@ -339,10 +339,11 @@ def plan_interview(
         if not free:
             break
         # the least covered topic that still has material, then the skill furthest below its share
-        topics_free = sorted({c.topic for c in free}, key=lambda t: (topic_count[t], rng.random()))
+        # sets are sorted before the draw: their order follows str hashes, which PYTHONHASHSEED changes
+        topics_free = sorted(sorted({c.topic for c in free}), key=lambda t: (topic_count[t], rng.random()))
         topic = topics_free[0]
         in_topic = [c for c in free if c.topic == topic]
-        skills_free = {c.skill for c in in_topic}
+        skills_free = sorted({c.skill for c in in_topic})
         skill = min(
             skills_free,
             key=lambda s: (skill_time.get(s, 0.0) / max(spent, 1e-9) - SKILL_SHARE.get(s, 0.0), rng.random()),

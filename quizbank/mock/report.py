@@ -113,7 +113,7 @@ def model_answer(question: Any) -> dict[str, str]:
             parts.append("; ".join(c.text.get(lang) for c in question.choices if c.correct))
         elif question.type == "truefalse":
             parts.append(label("true" if question.correct else "false", lang))
-        elif question.type == "numeric":
+        elif question.type == "numeric" and question.value is not None:  # a generated one has none
             unit = f" {question.unit}" if question.unit else ""
             parts.append(f"{_number(question.value)}{unit}")
         elif question.type == "cloze":

@@ -4,6 +4,8 @@
   note types. Cloze questions use Anki's own cloze note type (`{{c1::...}}`).
 - One subdeck per topic (`posenc::<topic title>`), deck ids derived from the topic id.
 - Note GUIDs are `genanki.guid_for(question_id)`: re-importing updates notes instead of duplicating them.
+- Choices are shown in `render.choice_order` (a shuffle seeded by the question id, multi-answer too): the
+  same in every export, and the right answer is not always `A` (the banks list it first).
 - Math goes to MathJax `\\(..\\)` / `\\[..\\]`; bank text is HTML-escaped (Markdown rendered with raw HTML off),
   and control / bidi characters are shown as visible escapes (`quizbank.safetext`).
 - The package is built in memory and written atomically (`quizbank.atomicio`): a full disk or a kill keeps the
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizbank.atomicio import write_bytes_atomic
-from quizbank.progress.render import label, localized, markdown_to_html
+from quizbank.progress.render import choice_order, label, localized, markdown_to_html
 from quizbank.safetext import escape_unsafe
 
 __all__ = ["DECK_ROOT", "MODEL_IDS", "AnkiExport", "build_anki_package", "write_anki"]
@@ -146,6 +148,25 @@ def _format_number(value: float) -> str:
     return f"{value:g}"
 
 
+def _choices_html(question: Any, lang: str) -> tuple[str, str]:
+    """(front list, answer) of a choice question, choices in `choice_order` (lettered as shown)."""
+    front_items = []
+    correct_items = []
+    whys = []
+    for shown, index in enumerate(choice_order(question.id, len(question.choices))):
+        choice = question.choices[index]
+        choice_html = _block(choice.text, lang, inline=True)
+        front_items.append(f"<li>{choice_html}</li>")
+        if choice.correct:
+            correct_items.append(f"<b>{_letter(shown)}</b>. {choice_html}")
+        if choice.why is not None:
+            whys.append(
+                f"<div class='why'><b>{_letter(shown)}</b>: {_block(choice.why, lang, inline=True)}</div>"
+            )
+    details = '<ol class="choices">' + "".join(front_items) + "</ol>"
+    return details, "<br>".join(correct_items) + "".join(whys)
+
+
 def _fields(question: Any, topic_title: str, lang: str) -> tuple[str, list[str]]:
     """(model key, field values) for one question."""
     qtype = question.type
@@ -173,20 +194,7 @@ def _fields(question: Any, topic_title: str, lang: str) -> tuple[str, list[str]]
 
     details = ""
     if qtype in ("mcq", "multi"):
-        front_items = []
-        correct_items = []
-        for i, choice in enumerate(question.choices):
-            choice_html = _block(choice.text, lang, inline=True)
-            front_items.append(f"<li>{choice_html}</li>")
-            if choice.correct:
-                correct_items.append(f"<b>{_letter(i)}</b>. {choice_html}")
-        details = '<ol class="choices">' + "".join(front_items) + "</ol>"
-        whys = [
-            f"<div class='why'><b>{_letter(i)}</b>: {_block(c.why, lang, inline=True)}</div>"
-            for i, c in enumerate(question.choices)
-            if c.why is not None
-        ]
-        answer = "<br>".join(correct_items) + "".join(whys)
+        details, answer = _choices_html(question, lang)
     elif qtype == "truefalse":
         answer = label("true" if question.correct else "false", lang)
     elif qtype == "numeric":
@@ -226,15 +234,23 @@ def build_anki_package(bankset: Any, lang: str = "en"):
         deck = genanki.Deck(_deck_id(topic.id), deck_name)
         for qid in topic.question_ids:
             question = bankset.questions[qid]
-            key, values = _fields(question, title_text, lang)
-            tags = [topic.id, f"type::{question.type}", f"difficulty::{question.difficulty}"]
-            tags += [tag.replace(" ", "_") for tag in question.tags]
-            values = [escape_unsafe(value) for value in values]
-            tags = [escape_unsafe(tag, one_line=True) for tag in tags]
-            deck.add_note(
-                genanki.Note(model=models[key], fields=values, tags=tags, guid=genanki.guid_for(question.id))
-            )
-            count += 1
+            # a generated question becomes three notes, one per export seed (stable GUIDs and numbers)
+            notes = [(question, genanki.guid_for(question.id))]
+            if getattr(question, "vary", None):
+                from quizbank.instances import EXPORT_SEEDS, export_showings
+
+                shown = export_showings(question)
+                notes = [
+                    (s, genanki.guid_for(question.id, "seed", seed)) for s, seed in zip(shown, EXPORT_SEEDS)
+                ]
+            for note_question, guid in notes:
+                key, values = _fields(note_question, title_text, lang)
+                tags = [topic.id, f"type::{question.type}", f"difficulty::{question.difficulty}"]
+                tags += [tag.replace(" ", "_") for tag in question.tags]
+                values = [escape_unsafe(value) for value in values]
+                tags = [escape_unsafe(tag, one_line=True) for tag in tags]
+                deck.add_note(genanki.Note(model=models[key], fields=values, tags=tags, guid=guid))
+                count += 1
         decks.append(deck)
     return genanki.Package(decks), count
 

@@ -124,11 +124,11 @@ class _TooBig(Exception):
 @_guard
 def _cmd_export(args: argparse.Namespace) -> int:
     from quizbank.atomicio import write_text_atomic
-    from quizbank.progress.backup import export_backup
+    from quizbank.progress.backup import TABLE_KEYS, backup_json, export_backup
 
     with _open(args) as store:
-        data = export_backup(store)
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        data = export_backup(store, include_settings=not args.no_settings)
+    text = backup_json(data)
     if args.out in (None, "-"):
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -136,17 +136,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
         write_text_atomic(args.out, text)
         from quizbank.safetext import escape_unsafe
 
-        done = (
-            f"wrote {len(data['reviews'])} reviews, {len(data['cards'])} cards and "
-            f"{len(data['attempts'])} attempts to {args.out}"
-        )
-        print(escape_unsafe(done, one_line=True), file=sys.stderr)
+        counts = ", ".join(f"{len(data[key])} {key.replace('_', ' ')}" for key in TABLE_KEYS)
+        settings = "" if args.no_settings else f", {len(data['settings'])} settings"
+        print(escape_unsafe(f"wrote {counts}{settings} to {args.out}", one_line=True), file=sys.stderr)
     return 0
 
 
 @_guard
 def _cmd_import(args: argparse.Namespace) -> int:
-    from quizbank.progress.backup import import_backup
+    from quizbank.progress.backup import decode_backup_json, parse_backup
 
     try:
         raw = _read_backup(args.file).decode("utf-8")
@@ -166,20 +164,30 @@ def _cmd_import(args: argparse.Namespace) -> int:
         _error(f"cannot read {args.file}: {exc.strerror or exc}")
         return EXIT_BAD_INPUT
     try:
-        data = json.loads(raw)
+        data = decode_backup_json(raw)
     except json.JSONDecodeError as exc:
         _error(f"{args.file} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
         return EXIT_BAD_INPUT
     except RecursionError:
         _error(f"{args.file}: JSON nested too deeply (a backup is at most 4 levels deep)")
         return EXIT_BAD_INPUT
+    parsed = parse_backup(data)  # every record checked before the store is even opened
+    if args.no_settings:
+        parsed.settings = {}
     with _open(args) as store:
-        report = import_backup(store, data)
+        report = store.merge_backup(parsed)
+    extras = [
+        (report.cards_added, "cards taken as they were"),
+        (report.drill_attempts_added, "drill attempts"),
+        (report.mock_sessions_added, "mock interviews"),
+        (report.marks_changed, "flags/notes"),
+        (report.id_migrations_added, "id migrations"),
+        (report.settings_added, "settings"),
+    ]
     print(
         f"imported {report.reviews_added} reviews ({report.reviews_skipped} already present), "
         f"{report.attempts_added} attempts; rebuilt {report.cards_rebuilt} cards"
-        + (f"; added {report.cards_added} cards without history" if report.cards_added else "")
-        + (f"; {report.settings_added} settings" if report.settings_added else "")
+        + "".join(f"; {n} {what}" for n, what in extras if n)
     )
     return 0
 
@@ -370,8 +378,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     actions = parser.add_subparsers(dest="progress_command", metavar="ACTION", required=True)
 
-    export = actions.add_parser("export", help="write all progress as JSON (stdout by default)")
+    export = actions.add_parser(
+        "export", help="write all progress as a JSON backup, format version 2 (stdout by default)"
+    )
     export.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
+    export.add_argument("--no-settings", action="store_true", help="leave your settings out of the backup")
     export.set_defaults(func=_cmd_export)
 
     imp = actions.add_parser(
@@ -380,6 +391,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     imp.add_argument(
         "file", metavar="FILE", help="backup written by 'posenc progress export' ('-' for stdin)"
     )
+    imp.add_argument("--no-settings", action="store_true", help="keep this store's settings only")
     imp.set_defaults(func=_cmd_import)
 
     orphans = actions.add_parser("orphans", help="list question ids with history that no loaded bank has")

@@ -82,6 +82,30 @@ def _answer_lines(question: Any, lang: str) -> list[str]:
     return lines
 
 
+def _general(question: Any, text: str) -> str:
+    """A generated question's text for the general case: `{{name}}` literals unescaped, `{name}` kept."""
+    if not getattr(question, "vary", None):
+        return text
+    from quizbank.vary import fill
+
+    return fill(text, {})
+
+
+def _instance_lines(question: Any, lang: str) -> list[str]:
+    """A generated question's three export instances: each prompt with its numbers and its answer."""
+    from quizbank.instances import EXPORT_SEEDS, export_showings
+
+    lines = [f"*{label('instances', lang, seeds=', '.join(map(str, EXPORT_SEEDS)))}:*", ""]
+    for n, shown in enumerate(export_showings(question), start=1):
+        lines += [
+            f"**{label('instance', lang, n=n)}.** {_prompt(shown, lang)}",
+            "",
+            *_answer_lines(shown, lang),
+            "",
+        ]
+    return lines
+
+
 def _prompt(question: Any, lang: str) -> str:
     text = _join(question.prompt, lang)
     if question.type == "cloze":
@@ -109,11 +133,15 @@ def render_topic(topic: Any, questions: dict[str, Any], topic_of: dict[str, str]
             "",
             _prompt(question, lang),
             "",
-            *_answer_lines(question, lang),
+            *(
+                _instance_lines(question, lang)
+                if getattr(question, "vary", None)
+                else _answer_lines(question, lang)
+            ),
             "",
             f"**{label('explanation', lang)}.**",
             "",
-            _join(question.explanation, lang),
+            _general(question, _join(question.explanation, lang)),
             "",
         ]
         if question.sources:

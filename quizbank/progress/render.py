@@ -7,11 +7,22 @@ disabled, so text from a bank can never inject markup.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import random
 import re
 from typing import Any
 
-__all__ = ["LANG_CHOICES", "MATH_RE", "label", "localized", "markdown_to_html", "math_to_mathjax", "text_in"]
+__all__ = [
+    "LANG_CHOICES",
+    "MATH_RE",
+    "choice_order",
+    "label",
+    "localized",
+    "markdown_to_html",
+    "math_to_mathjax",
+    "text_in",
+]
 
 LANG_CHOICES = ("en", "zh", "both")
 
@@ -27,6 +38,11 @@ _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 # Fixed words of the exports, per language ("both" shows "English / 中文").
 LABELS: dict[str, tuple[str, str]] = {
     "answer": ("Answer", "答案"),
+    "instances": (
+        "Drawn fresh each time; three instances (seeds {seeds})",
+        "每次出题都重新抽取数字；以下为三个实例（种子 {seeds}）",
+    ),
+    "instance": ("Instance {n}", "实例 {n}"),
     "model_answer": ("Model answer", "参考答案"),
     "key_points": ("Key points", "要点"),
     "explanation": ("Explanation", "解析"),
@@ -47,6 +63,16 @@ LABELS: dict[str, tuple[str, str]] = {
     "question_count": ("Questions", "题数"),
     "bank_title": ("posenc question bank", "posenc 题库"),
 }
+
+
+def choice_order(question_id: str, count: int) -> list[int]:
+    """The order an export shows a question's `count` choices in: a shuffle seeded by the question id (SHA-256),
+    so it is the same in every export and every process (notes do not churn), and the bank's habit of listing
+    the right choice first does not teach "it's A"."""
+    digest = hashlib.sha256(f"posenc-choices:{question_id}".encode()).digest()
+    order = list(range(count))
+    random.Random(int.from_bytes(digest[:8], "big")).shuffle(order)
+    return order
 
 
 def label(key: str, lang: str, **fields: Any) -> str:

@@ -13,9 +13,10 @@ from textual.events import Resize
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from quizbank.question_status import MARK_GLYPHS
+
 from ..i18n import tr
 from ..keys import bind
-from ..question_status import MARK_GLYPHS
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.question_view import QuestionView

@@ -159,7 +159,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
     Ctrl+U, `12` typed as the lab opens edit the first field (`tui.keys.HeldKeys`)."""
 
     CSS_PATH = Path(__file__).with_name("demo_lab.tcss")
-    BINDINGS = [bind("d", "run", "demo", "key.demo")]
+    BINDINGS = [bind("d", "run", "demo", "key.demo"), bind("p", "predict", "predict", "key.predict")]
 
     def __init__(self, demo_name: str | None = None) -> None:
         super().__init__()
@@ -388,6 +388,20 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
             panel.mark_refused()
             return
         panel.set_demo(self.demo_name, params)
+
+    def action_predict(self) -> None:
+        """Predict-then-reveal for the current parameters: the lab's result stays hidden under the
+        prediction screen until the demo runs again there."""
+        from .predict import PredictScreen
+
+        params = self._collect()
+        demo = self.demo
+        if params is None or demo is None:
+            return
+        panel = self.query_one("#lab-panel", DemoPanel)
+        same = panel.result is not None and panel.demo_name == demo.name and panel.params == params
+        seed = getattr(self.app, "fixed_seed", None) or 0
+        self.app.push_screen(PredictScreen(demo, params, panel.result if same else None, seed=seed))
 
     @on(Button.Pressed, "#lab-reset")
     async def _reset(self) -> None:

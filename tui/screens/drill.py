@@ -3,7 +3,9 @@
 The statement is on the left; on the right an editor (Textual's `TextArea` with Python
 highlighting) holds the user's file `<data dir>/drills/NAME.py`, created from the starter and
 saved atomically as it changes. `ctrl+r` saves and grades it in a thread worker ("drill-grade")
-that runs `quizbank.drills.grade_file` (an isolated child process) and posts `DrillGraded`; each
+that runs `quizbank.drills.grade_file` with the screen's warm grader (a grading child started ahead, torch
+already imported) and posts `DrillGraded`. One grade at a time: a new `ctrl+r` cancels the running one,
+which kills its processes before the next starts. Each
 case is shown with ✓/✗, its message and time. `e` opens the file in $EDITOR (the app suspends);
 the screen polls the file's mtime and re-grades whenever it changes on disk. `h` reveals the hints
 one at a time; `v` shows the model solution, only after an attempt and after a confirmation.
@@ -16,6 +18,7 @@ import importlib.util
 import os
 import shlex
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,7 @@ DRILL_CARD_PREFIX = "drill:"
 __all__ = ["ConfirmSolutionScreen", "DrillCard", "DrillScreen", "drill_attempts_line", "drill_workspace"]
 
 POLL_SECONDS = 1.0
+WARM_AFTER_SECONDS = 1.0  # a screen left at once starts no grading child
 
 STRINGS.update(
     {
@@ -78,6 +82,10 @@ STRINGS.update(
             "✗ 通过 {passed}/{total} 个用例（{seconds} 秒）",
         ),
         "drill.grade_failed": ("Could not grade: {error}", "无法评分：{error}"),
+        "drill.common_mistake": (
+            "Likely mistake (all {count} failing cases): {mistake}.",
+            "可能的错误（全部 {count} 个失败用例）：{mistake}。",
+        ),
         "drill.output": ("Output of your program", "你的程序输出"),
         "drill.card": (
             "Solved. Study will bring back “re-implement {name}” tomorrow.",
@@ -284,6 +292,9 @@ class DrillScreen(LocalizedScreen):
         self.attempted = False
         self._saved_mtime: float | None = None
         self._save_timer: Any = None
+        self._warm: Any = None  # quizbank.drills.WarmGrader: the next grade's child, started ahead
+        self._cancel: threading.Event | None = None  # set to cancel the running grade
+        self._grade_lock = threading.Lock()  # one grade's processes at a time
 
     # ------------------------------------------------------------------ layout
 
@@ -319,6 +330,7 @@ class DrillScreen(LocalizedScreen):
         super().on_mount()
         self.load_drill(self.drill_name)
         self.set_interval(POLL_SECONDS, self._poll_file, name="drill-poll")
+        self.set_timer(WARM_AFTER_SECONDS, self._start_warm, name="drill-warm-start")
         self.query_one("#drill-code", TextArea).focus()
 
     def leave_input_target(self) -> Any:
@@ -501,6 +513,13 @@ class DrillScreen(LocalizedScreen):
                 "bold $text-error",
             )
         lines = [head]
+        common = report.common_diagnosis
+        if common:
+            failing = total - report.cases_passed
+            mistake = escape_unsafe(common, one_line=True)
+            lines.append(
+                Content.styled(tr("drill.common_mistake", lang, count=failing, mistake=mistake), "bold")
+            )
         for case in report.cases:
             mark = ("✓ ", "$text-success") if case.passed else ("✗ ", "$text-error")
             lines.append(
@@ -510,11 +529,13 @@ class DrillScreen(LocalizedScreen):
                     (f"  {case.elapsed_ms:.1f} ms", "dim"),
                 )
             )
-            lines.append(
-                Content.styled(
-                    "    " + escape_unsafe(case.message, one_line=True), "" if not case.passed else "dim"
+            message = case.message_without(common) if common and not case.passed else case.message
+            if message:
+                lines.append(
+                    Content.styled(
+                        "    " + escape_unsafe(message, one_line=True), "" if not case.passed else "dim"
+                    )
                 )
-            )
         if report.output:
             lines.append(Content.styled(tr("drill.output", lang), "bold"))
             lines.append(Content(escape_unsafe(report.output)))
@@ -553,21 +574,62 @@ class DrillScreen(LocalizedScreen):
         self.save()
         self._start_grading()
 
+    def _start_warm(self) -> None:
+        """Start the warm grader: a grading child importing torch now, and torch here in a worker."""
+        if self._warm is not None or not self.is_attached:
+            return
+        from quizbank.drills import WarmGrader
+
+        self._warm = WarmGrader()
+        self._refill()
+        self._warm_parent()
+
+    def _refill(self) -> None:
+        # On the main thread on purpose: the child dies with the thread that started it.
+        if self._warm is None:
+            return
+        try:
+            self._warm.refill()
+        except OSError as exc:  # no grading child ahead: the next grade starts one itself
+            self.notify(tr("drill.grade_failed", self.app.language, error=_one_line(exc)), severity="warning")
+
+    @work(thread=True, name="drill-warm", group="drill-warm", exit_on_error=False)
+    def _warm_parent(self) -> None:
+        from quizbank.drills import WarmGrader
+
+        WarmGrader.warm_parent()
+
     def _start_grading(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()  # the running grade stops and kills its processes
+        self._cancel = cancel = threading.Event()
         self.grading = True
         self.error = None
         self._render_results()
-        self._grade(self.drill_name, str(self.path))
+        supervisor = self._warm.take() if self._warm is not None else None
+        self._grade(self.drill_name, str(self.path), supervisor, cancel)
 
-    @work(thread=True, name="drill-grade", group="drill-grade", exclusive=True, exit_on_error=False)
-    def _grade(self, name: str, path: str) -> None:
-        try:
-            from quizbank.drills import grade_file
+    @work(thread=True, name="drill-grade", group="drill-grade", exit_on_error=False)
+    def _grade(self, name: str, path: str, supervisor: Any, cancel: threading.Event) -> None:
+        from quizbank.drills import GradeCancelled, grade_file
 
-            report = grade_file(name, path)
-        except Exception as exc:
-            self.post_message(self.DrillGraded(name, error=_one_line(exc)))
-            return
+        with self._grade_lock:  # the cancelled grade before this one has stopped its processes
+            if cancel.is_set():
+                if supervisor is not None and self._warm is not None:
+                    self._warm.put_back(supervisor)
+                elif supervisor is not None:
+                    supervisor.close()
+                return
+            try:
+                report = grade_file(name, path, supervisor=supervisor, cancel=cancel)
+            except GradeCancelled:
+                return
+            except Exception as exc:
+                self.post_message(self.DrillGraded(name, error=_one_line(exc)))
+                return
+            finally:
+                if supervisor is not None and self._warm is not None:
+                    self._warm.put_back(supervisor)  # kept only if it ran nothing (a syntax error)
         created = False
         store = getattr(self.app, "store", None)
         if store is not None:
@@ -582,6 +644,7 @@ class DrillScreen(LocalizedScreen):
         self.post_message(self.DrillGraded(name, report, card_created=created))
 
     def on_drill_screen_drill_graded(self, message: DrillGraded) -> None:
+        self._refill()
         if message.name != self.drill_name:
             return  # another drill was picked meanwhile
         self.grading = False
@@ -639,6 +702,10 @@ class DrillScreen(LocalizedScreen):
             return 0
 
     def on_unmount(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+        if self._warm is not None:
+            self._warm.close()
         try:
             self.save()
         except Exception:  # the screen is going away; a failed save was already reported

@@ -87,7 +87,7 @@ class HomeScreen(Screen):
             super().__init__()
             self.summary = summary
             self.version = version
-            self.status = status  # tui.question_status.QuestionStatus (marks on question rows)
+            self.status = status  # quizbank.question_status.QuestionStatus (marks on question rows)
 
     def __init__(self) -> None:
         super().__init__()
@@ -382,7 +382,7 @@ class HomeScreen(Screen):
         except Exception:
             return
         try:
-            from ..question_status import load_status
+            from quizbank.question_status import load_status
 
             status = load_status(store)
         except Exception:
@@ -391,7 +391,7 @@ class HomeScreen(Screen):
 
     def _question_label(self, qid: str, question: Any) -> Text:
         """A question row: its status mark (new · seen ○ wrong ✗ due ↻, ⚑ flagged), id and prompt."""
-        from ..question_status import MARK_GLYPHS
+        from quizbank.question_status import MARK_GLYPHS
 
         status = getattr(self, "_status", None)
         mark = MARK_GLYPHS[status.mark(qid)] if status is not None else " "

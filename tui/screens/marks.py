@@ -17,9 +17,10 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from quizbank.question_status import QuestionStatus, load_status
+
 from ..i18n import tr
 from ..keys import bind, localize_bindings
-from ..question_status import QuestionStatus, load_status
 
 __all__ = ["NoteScreen", "QuestionMarks", "StatusReady"]
 

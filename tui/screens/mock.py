@@ -9,6 +9,9 @@
   it with `quizbank.drills.grade_source` in a thread worker ("mock-grade-drill"). A follow-up comes only after
   its parent was answered. `n` moves on (an unanswered item counts as skipped); `q` asks "End the interview?"
   and `y` ends early. The report is built by `quizbank.mock.report` and saved in a thread worker ("mock-save").
+  Ctrl+Q asks "End the interview and quit?" (`confirm_quit`, called by the app's quit action); `y` quits. However
+  the app ends (Ctrl+Q, a closed `posenc serve` tab, SIGTERM), an interview not yet finished is saved as ended
+  early when the screen unmounts, before the app closes the store.
 * `MockReportScreen`: the report (overall, by topic, by skill, time per item, weakest topics, missed items with
   model answers); `a` adds every missed item to Study (due now), `e` exports Markdown.
 
@@ -46,6 +49,7 @@ from textual.widgets.selection_list import Selection
 
 from ..i18n import tr
 from ..keys import bind, localize_bindings
+from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.question_view import QuestionView
 from ..widgets.toggles import GlyphRadioButton, GlyphSelectionList
@@ -88,10 +92,11 @@ class MockSetupScreen(LocalizedScreen):
     BINDINGS = [bind("s,ctrl+s", "start", "mock.setup.start", "mock.start", key_display="s")]
 
     class Planned(Message):
-        def __init__(self, plan: Any = None, error: str | None = None) -> None:
+        def __init__(self, plan: Any = None, error: str | None = None, live: Any = None) -> None:
             super().__init__()
             self.plan = plan
             self.error = error
+            self.live = live or {}  # item id -> showing of a generated question (tui.live)
 
     def __init__(self, topics: tuple[str, ...] = ()) -> None:
         super().__init__()
@@ -218,13 +223,23 @@ class MockSetupScreen(LocalizedScreen):
         except Exception as exc:  # the store may fail; say so in one line
             self.post_message(self.Planned(error=f"{type(exc).__name__}: {exc}"))
             return
-        self.post_message(self.Planned(plan))
+        # every generated item (a numeric follow-up included) gets numbers drawn for it alone
+        live = {}
+        for item in plan.items:
+            question = app.bankset.questions.get(item.id) if item.kind != "drill" else None
+            if question is not None and is_generated(question):
+                try:
+                    live[item.id] = draw_showing(question, app.demo_runner)
+                except Exception as exc:
+                    self.post_message(self.Planned(error=" ".join(str(exc).split())))
+                    return
+        self.post_message(self.Planned(plan, live=live))
 
     def on_mock_setup_screen_planned(self, message: Planned) -> None:
         if message.plan is None:
             self.app.notify(message.error or "?", severity="error")
             return
-        self.app.switch_screen(MockInterviewScreen(message.plan))
+        self.app.switch_screen(MockInterviewScreen(message.plan, live=message.live))
 
 
 # ---------------------------------------------------------------------------------------------------- interview
@@ -247,13 +262,27 @@ class ConfirmEndScreen(ModalScreen[bool]):
         bind("n,escape", "answer(False)", "mock.confirm.no", "mock.key_no"),
     ]
 
+    def __init__(self, *, quitting: bool = False) -> None:
+        """`quitting`: asked by Ctrl+Q ("End the interview and quit?") rather than by `q`."""
+        super().__init__()
+        self.quitting = quitting
+
     def compose(self) -> ComposeResult:
         lang = self.app.language
+        question, detail = (
+            ("mock.quit_question", "mock.quit_detail")
+            if self.quitting
+            else (
+                "mock.end_question",
+                "mock.end_detail",
+            )
+        )
         with Vertical():
-            yield Static(tr("mock.end_question", lang), id="confirm-question", markup=False)
-            yield Static(tr("mock.end_detail", lang), markup=False)
+            yield Static(tr(question, lang), id="confirm-question", markup=False)
+            yield Static(tr(detail, lang), markup=False)
             with Horizontal():
-                yield Button(tr("mock.yes", lang), id="confirm-yes", variant="warning")
+                yes = "mock.yes_quit" if self.quitting else "mock.yes"
+                yield Button(tr(yes, lang), id="confirm-yes", variant="warning")
                 yield Button(tr("mock.no", lang), id="confirm-no")
 
     def on_mount(self) -> None:
@@ -299,12 +328,14 @@ class MockInterviewScreen(LocalizedScreen):
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] | None = None,
         session_id: str | None = None,
+        live: dict[str, Any] | None = None,
     ) -> None:
         """`clock` gives seconds (monotonic) and `now` the wall time: tests and snapshots fix both."""
         from quizbank.mock.report import ItemResult
 
         super().__init__()
         self.plan = plan
+        self.live = dict(live or {})  # item id -> showing of a generated question (tui.live.LiveShowing)
         self.clock = clock
         self.now = now or (lambda: datetime.now(UTC))
         self.started_at = self.now()
@@ -390,6 +421,11 @@ class MockInterviewScreen(LocalizedScreen):
             return Static(tr("question.missing", self.app.language, id=item.id), markup=False)
         if question.type == "open":
             return OpenItem(question)
+        if is_generated(question):
+            showing = self.live.get(item.id)
+            if showing is None:
+                return Static(tr("question.missing", self.app.language, id=item.id), markup=False)
+            question = showing.question
         return QuestionView(question, seed=self.plan.seed, mode="quiz", classes="mock-item")
 
     def _focus_item(self) -> None:
@@ -467,7 +503,11 @@ class MockInterviewScreen(LocalizedScreen):
     def on_question_view_answered(self, message: QuestionView.Answered) -> None:
         message.stop()
         grade = message.grade
-        self._record(1.0 if grade.correct else 0.0, grade.response, {"correct": bool(grade.correct)})
+        detail: dict[str, Any] = {"correct": bool(grade.correct)}
+        item = self.item
+        if item is not None and item.id in self.live:
+            detail["instance"] = self.live[item.id].record()
+        self._record(1.0 if grade.correct else 0.0, grade.response, detail)
 
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
         message.stop()
@@ -570,12 +610,42 @@ class MockInterviewScreen(LocalizedScreen):
 
         self.app.push_screen(ConfirmEndScreen(), callback=answered)
 
-    def _finish(self, *, ended_early: bool) -> None:
-        from quizbank.mock.report import build_report
+    def confirm_quit(self) -> bool:
+        """Ctrl+Q (the app's quit action asks first): "End the interview and quit?"; `y` quits, and the
+        interview is saved as ended early on unmount. True when the question was asked (the app waits)."""
+        if self.finished:
+            return False
 
+        def answered(end: bool | None) -> None:
+            if end:
+                self.app.exit()
+
+        self.app.push_screen(ConfirmEndScreen(quitting=True), callback=answered)
+        return True
+
+    def on_unmount(self) -> None:
+        """The app is ending (Ctrl+Q, a closed served tab, SIGTERM) mid-interview: save it as ended early.
+        Synchronous on purpose: the app closes the store once every screen has unmounted."""
+        if self.finished or self.index < 0:
+            return
+        self.finished = True
+        store = self.app.store
+        if store is None:
+            return
+        try:
+            store.save_mock_report(self._report(ended_early=True))
+        except Exception:  # the app is closing: nowhere to show it; the store keeps what it had
+            return
+
+    def _finish(self, *, ended_early: bool) -> None:
         if self.finished:
             return
         self.finished = True
+        self.app.switch_screen(MockReportScreen(self._report(ended_early=ended_early), save=True))
+
+    def _report(self, *, ended_early: bool) -> dict[str, Any]:
+        from quizbank.mock.report import build_report
+
         item = self.item
         if item is not None:
             result = self._result(item.id)
@@ -596,4 +666,4 @@ class MockInterviewScreen(LocalizedScreen):
             drills=self.drills,
             elapsed_seconds=self.clock() - self.started,
         )
-        self.app.switch_screen(MockReportScreen(report, save=True))
+        return report

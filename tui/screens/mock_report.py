@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -86,16 +85,7 @@ class MockReportScreen(LocalizedScreen):
             self.post_message(self.Done(tr("mock.no_store", lang, error=error), "warning"))
             return
         try:
-            store.save_mock_session(
-                report["id"],
-                datetime.fromisoformat(report["started_at"]),
-                report["minutes"],
-                report["level"],
-                report["language"],
-                report["ended_early"],
-                report["score"],
-                report,
-            )
+            store.save_mock_report(report)
         except Exception as exc:
             self.post_message(self.Done(tr("mock.save_failed", lang, error=self._fail_line(exc)), "error"))
             return

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.cells import cell_len
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import (
     Button,
     Checkbox,
@@ -28,10 +29,12 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
-from ..grading import Grade
+from quizbank.grading import Grade
+from quizbank.quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
+
 from ..i18n import tr
 from ..keys import HeldKeys, bind, focused_takes_text
-from ..quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
+from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.question_view import QuestionView
@@ -292,6 +295,15 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         bind("ctrl+q", "app.quit", "quiz.quit", "key.quit"),
     ]
 
+    class LiveDrawn(Message):
+        """A generated question's showing is ready (or could not be drawn: `error`)."""
+
+        def __init__(self, question_id: str, showing: Any = None, error: str | None = None) -> None:
+            super().__init__()
+            self.question_id = question_id
+            self.showing = showing
+            self.error = error
+
     def __init__(self, session: QuizSession, *, try_it: bool = False) -> None:
         super().__init__()
         self.session = session
@@ -311,6 +323,10 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         self.query_one("#quiz-demo", DemoPanel).display = False
         self.load_question_status()
         self._show_current()
+        bankset = self.app.bankset
+        upcoming = self.session.question_ids[self.session.index :]
+        if bankset is not None and any(is_generated(bankset.questions.get(qid)) for qid in upcoming):
+            self._draw_live(list(upcoming))  # only sessions with generated questions start a worker
 
     # ------------------------------------------------------------------ state
 
@@ -347,6 +363,16 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
             widget.display = False
         if old:
             self.call_after_refresh(self._remove_widgets, old)
+        if is_generated(question):
+            showing = self.session.live.get(question.id)
+            if showing is None:  # the worker is drawing it: LiveDrawn shows it
+                self._view = None
+                note = tr("quiz.drawing", self.app.language, id=question.id)
+                qa.mount(Static(note, classes="hint quiz-drawing", markup=False))
+                self._update_bar()
+                self.refresh_bindings()
+                return
+            question = showing.question
         view = QuestionView(question, seed=self.session.config.seed, mode="quiz", classes="quiz-question")
         view.flagged, view.note = self.mark_of(question.id)
         self._view = view
@@ -401,11 +427,44 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
     def relabel(self) -> None:
         self._update_bar()
 
+    @work(thread=True, name="live-draw", group="live-draw", exclusive=True, exit_on_error=False)
+    def _draw_live(self, question_ids: list[str]) -> None:
+        """Draw this session's generated questions in order (the demo host computes each answer);
+        posts LiveDrawn per question and never touches widgets."""
+        for qid in question_ids:
+            question = self.app.bankset.questions.get(qid) if self.app.bankset is not None else None
+            if question is None or not is_generated(question) or qid in self.session.live:
+                continue
+            try:
+                showing = draw_showing(question, self.app.demo_runner)
+            except Exception as exc:
+                self.post_message(self.LiveDrawn(qid, error=" ".join(str(exc).split())))
+                continue
+            self.post_message(self.LiveDrawn(qid, showing))
+
+    def on_quiz_screen_live_drawn(self, message: LiveDrawn) -> None:
+        if message.showing is not None:
+            self.session.live[message.question_id] = message.showing
+        if self.session.current_id != message.question_id or self.view is not None:
+            return
+        if message.error is not None:
+            self.app.notify(
+                tr("quiz.draw_failed", self.app.language, id=message.question_id, error=message.error),
+                severity="error",
+            )
+            self.session.advance()
+        self._show_current()
+        view = self.view
+        if view is not None:  # mounted from a message: focus once the view itself has composed
+            view.call_after_refresh(view.focus_input)
+
     def banks_reloaded(self) -> None:
         view = self.view
         if view is None or self.app.bankset is None:
             return
         fresh = self.app.bankset.questions.get(view.question_id)
+        if fresh is not None and is_generated(fresh):
+            return  # the instance on screen stays: its numbers were drawn for this showing
         if fresh is None:
             return
         if view.compatible_with(fresh):
@@ -431,7 +490,11 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
 
     def on_question_view_answered(self, message: QuestionView.Answered) -> None:
         duration = self.session.record(message.question_id, message.grade)
-        self.app.record_attempt(message.question_id, message.grade, duration, schedule=True)
+        showing = self.session.live.get(message.question_id)
+        instance = showing.record() if showing is not None else None
+        self.app.record_attempt(
+            message.question_id, message.grade, duration, schedule=True, instance=instance
+        )
         self._update_bar()
 
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:

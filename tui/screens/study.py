@@ -44,6 +44,7 @@ from textual.widgets import Button, Footer, Header, Static
 
 from ..i18n import STRINGS, count, tr
 from ..keys import HeldKeys, bind, focused_takes_text, localize_bindings
+from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.question_view import QuestionView
@@ -166,9 +167,11 @@ class StudyScreen(HeldKeys, Screen):
             undone: Any = None,
             error: str | None = None,
             nothing_to_undo: bool = False,
+            live: Any = None,
         ) -> None:
             super().__init__()
             self.plan = plan
+            self.live = live  # the next card's showing when it is a generated question (tui.live)
             self.rated = rated
             self.undone = undone
             self.error = error
@@ -192,6 +195,7 @@ class StudyScreen(HeldKeys, Screen):
         self.clock = clock or utc_now
         self.seed = seed
         self.plan: StudyPlan | None = None
+        self.live: Any = None  # the showing on screen when the card is a generated question
         self.busy = False
         self.done_count = 0
         self.again_count = 0
@@ -293,6 +297,8 @@ class StudyScreen(HeldKeys, Screen):
         if view is None or bankset is None:
             return
         fresh = bankset.questions.get(view.question_id)
+        if fresh is not None and is_generated(fresh):
+            return  # the instance on screen stays: its numbers were drawn for this showing
         if fresh is not None and fresh is not view.question and view.compatible_with(fresh):
             view.set_question(fresh)
 
@@ -353,10 +359,13 @@ class StudyScreen(HeldKeys, Screen):
             rated = undone = None
             avoid = force = None
             if action == "rate":
-                question_id, rating, duration_ms = payload
+                question_id, rating, duration_ms, instance = payload
                 # With the real clock the store reads the time inside its transaction (commit order).
                 when = None if self.clock is utc_now else self.clock()
-                rated = store.review(question_id, rating, when, duration_ms)
+                if instance is None:
+                    rated = store.review(question_id, rating, when, duration_ms)
+                else:
+                    rated = store.review(question_id, rating, when, duration_ms, instance=instance)
                 avoid = question_id
             elif action == "plan":
                 store.reload_settings()  # `posenc progress config` may have changed them meanwhile
@@ -371,7 +380,15 @@ class StudyScreen(HeldKeys, Screen):
             text = str(exc).strip().splitlines()
             self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
             return
-        self.post_message(self.Planned(plan, rated=rated, undone=undone))
+        live = None
+        question = self.app.bankset.questions.get(plan.question_id or "") if self.app.bankset else None
+        if question is not None and is_generated(question):
+            try:  # fresh numbers for every showing, computed by the demo host (still in this worker)
+                live = draw_showing(question, self.app.demo_runner)
+            except Exception as exc:
+                self.post_message(self.Planned(None, error=" ".join(str(exc).split())))
+                return
+        self.post_message(self.Planned(plan, rated=rated, undone=undone, live=live))
 
     def plan_question_id(self) -> str | None:
         return self.plan.question_id if self.plan is not None else None
@@ -414,6 +431,7 @@ class StudyScreen(HeldKeys, Screen):
                 )
             )
         self.plan = message.plan
+        self.live = message.live
         await self._show_plan()
         if not isinstance(self.view, QuestionView):  # a question view releases them once focused
             self.release_keys()
@@ -470,6 +488,11 @@ class StudyScreen(HeldKeys, Screen):
             self._render_bar()
             self.refresh_bindings()
             return
+        if is_generated(question):
+            if self.live is None or self.live.question.id != question.id:
+                await self._message(tr("study.failed", self.lang, error=question.id))
+                return
+            question = self.live.question  # this showing's numbers, as an ordinary numeric question
         if plan.quiz_correct is not None:
             from quizbank.progress.scheduler import suggest_rating
 
@@ -617,7 +640,8 @@ class StudyScreen(HeldKeys, Screen):
         if rating is not None and not grade.details.get("self_graded"):
             self.suggested = int(rating)
             self.suggest_reason = "right" if grade.correct else "wrong"
-            self.app.record_attempt(message.question_id, grade, self._elapsed_ms())
+            instance = self.live.record() if self.live is not None else None
+            self.app.record_attempt(message.question_id, grade, self._elapsed_ms(), instance=instance)
         self._render_footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -660,7 +684,8 @@ class StudyScreen(HeldKeys, Screen):
             self.app.notify(tr("study.busy", self.lang), timeout=2)
             return
         self.hold_keys()  # until the next card is on screen
-        self._run_store("rate", (view.question_id, int(rating), self._elapsed_ms()))
+        instance = self.live.record() if self.live is not None else None
+        self._run_store("rate", (view.question_id, int(rating), self._elapsed_ms(), instance))
 
     def action_undo(self) -> None:
         store = self.app.store

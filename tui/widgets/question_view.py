@@ -37,9 +37,9 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Markdown, Static
 
+from quizbank.grading import Grade
 from quizbank.safetext import escape_unsafe
 
-from ..grading import Grade
 from ..i18n import tr
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import inline, markdown_source, render_text

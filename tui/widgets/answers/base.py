@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input
 
-from ...grading import Grade
+from quizbank.grading import Grade
 
 __all__ = ["AnswerInput", "AnswerWidget", "fmt_number"]
 

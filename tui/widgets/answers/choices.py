@@ -12,8 +12,9 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from quizbank.quiz_session import choice_order
+
 from ...i18n import tr
-from ...quiz_session import choice_order
 from ...richtext import render_text
 from .base import AnswerWidget
 

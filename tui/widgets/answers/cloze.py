@@ -9,7 +9,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
-from ...grading import Grade, grade_cloze
+from quizbank.grading import Grade, grade_cloze
+
 from ...i18n import tr
 from .base import AnswerInput, AnswerWidget
 

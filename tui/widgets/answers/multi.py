@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from ...grading import Grade, grade_choices
+from quizbank.grading import Grade, grade_choices
+
 from .choices import ChoiceAnswer
 
 __all__ = ["MultiAnswer"]

@@ -9,7 +9,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
-from ...grading import Grade, grade_numeric
+from quizbank.grading import Grade, grade_numeric
+
 from ...i18n import tr
 from .base import AnswerInput, AnswerWidget, fmt_number
 
@@ -59,10 +60,12 @@ class NumericAnswer(AnswerWidget):
     def answer_parts(self, text: Content | None) -> list[Content]:
         q = self.question
         lang = self.view.lang
-        value = fmt_number(q.value)
-        if q.tolerance:
-            value = tr("quiz.within", lang, value=value, tol=fmt_number(q.tolerance))
-        parts = [Content.styled(value + (f" {q.unit}" if q.unit else ""), "bold $text-success")]
+        parts: list[Content] = []
+        if q.value is not None:  # a generated template (Browse) has no value
+            value = fmt_number(q.value)
+            if q.tolerance:
+                value = tr("quiz.within", lang, value=value, tol=fmt_number(q.tolerance))
+            parts.append(Content.styled(value + (f" {q.unit}" if q.unit else ""), "bold $text-success"))
         return parts + ([text] if text is not None else [])
 
     def feedback_parts(self, grade: Grade) -> list[Any]:

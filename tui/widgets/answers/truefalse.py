@@ -6,7 +6,8 @@ from typing import Any
 
 from textual.content import Content
 
-from ...grading import Grade, grade_truefalse
+from quizbank.grading import Grade, grade_truefalse
+
 from ...i18n import tr
 from .choices import ChoiceAnswer
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Drill
+from .model import Drill
 
 
 def starter_source(name: str, title: str, signature: str, doc: str, imports: str) -> str:

@@ -96,6 +96,8 @@ class QuizSession:
     shown_at: float = field(default_factory=time.monotonic)
     ended_at: float | None = None
     reached: set[str] = field(default_factory=set)
+    # generated questions: id -> the showing drawn for this session (tui.live.LiveShowing)
+    live: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.current_id is not None:

@@ -1,10 +1,10 @@
 """Grading cases: run a candidate function against posenc_ref and explain each failure.
 
-Runs inside the grading child (imports torch). Each drill has a `Spec`: its reference, its cases
-(with per-case tolerances), a ladder of small probe inputs, and known mistakes, each a wrong
-variant of the reference with the sentence that names it. When a case fails, the output is
-compared with every known mistake; a match names the mistake, and the smallest probe that fails
-is reported with its max error.
+Runs in the grader's own process (imports torch), never in the candidate's: the function a `Grader` calls
+stands for the candidate's, which runs in the grading child. Each drill has a `Spec`: its reference, its cases
+(with per-case tolerances), a ladder of small probe inputs, and known mistakes, each a wrong variant of the
+reference with the sentence that names it. When a case fails, the output is compared with every known mistake;
+a match names the mistake, and the smallest probe that fails is reported with its max error.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from quizbank.safetext import escape_unsafe
+from .loading import exception_text
 
 Compare = Callable[[Any, Any, "Case"], "Verdict"]
 
@@ -185,18 +185,10 @@ def _fresh_args(case: Case) -> tuple[tuple[Any, ...], dict[str, Any]]:
     return tuple(copy(a) for a in case.args), {k: copy(v) for k, v in case.kwargs.items()}
 
 
-MEMORY_NOTE = "out of memory: the grader limits a program to 4 GiB by default (POSENC_DRILL_MEMORY_MIB)"
-
-
-def exception_text(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    text = escape_unsafe(text, one_line=True)[:300]
-    if isinstance(exc, MemoryError) or "can't allocate memory" in text:
-        text += f" ({MEMORY_NOTE})"
-    return text
-
-
 def where_raised(exc: BaseException, candidate_path: str) -> str:
+    line = getattr(exc, "candidate_line", None)  # raised in the grading child: it sent the line
+    if line is not None:
+        return f" (line {line} of your file)" if line else ""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == candidate_path]
     return f" (line {frames[-1].lineno} of your file)" if frames else ""
 
@@ -230,6 +222,7 @@ class Grader:
     fn: Callable[..., Any]
     candidate_path: str
     _smallest: str | None = None
+    diagnoses: dict[str, str] = field(default_factory=dict)  # case name -> the known mistake it matched
 
     def _compare(self, out: Any, expected: Any, case: Case) -> Verdict:
         return (self.spec.compare or compare_tensors)(out, expected, case)
@@ -294,6 +287,7 @@ class Grader:
             parts[0] += f": max error {verdict.error:.3g} > tolerance {case.tolerance()}"
         mistake = self._mistake(out, case)
         if mistake:
+            self.diagnoses[case.name] = mistake
             parts.append(f"Likely mistake: {mistake}")
         if self.spec.explain is not None:
             extra = self.spec.explain(out, expected, case)
@@ -317,6 +311,8 @@ class Grader:
             return False, f"raised {exception_text(exc)}; expected {case.raises.__name__}."
         message = f"returned a result instead of raising {case.raises.__name__} for {describe(self.spec.reference, case)}"
         mistake = self._mistake(out, case)
+        if mistake:
+            self.diagnoses[case.name] = mistake
         return False, f"{message}. Likely mistake: {mistake}." if mistake else f"{message}."
 
     def run(self) -> Iterator[tuple[str, Callable[[], tuple[bool, str]]]]:
@@ -328,11 +324,3 @@ def timed(step: Callable[[], tuple[bool, str]]) -> tuple[bool, str, float]:
     start = time.perf_counter()
     passed, message = step()
     return passed, message, (time.perf_counter() - start) * 1000.0
-
-
-def spec_for(name: str) -> Spec:
-    from .cases_extra import EXTRA_SPECS
-    from .cases_fixed import FIXED_SPECS
-
-    specs = {**FIXED_SPECS, **EXTRA_SPECS}
-    return specs[name]()

@@ -1,1 +1,0 @@
-"""Drill texts: statements, hints, starters and model solutions (plain strings, no torch)."""

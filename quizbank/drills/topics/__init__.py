@@ -1,0 +1,1 @@
+"""The drills by topic: each package holds its drills (`drills.py`, no torch) and their cases (`cases.py`)."""

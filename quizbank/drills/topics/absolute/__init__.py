@@ -1,0 +1,1 @@
+"""Absolute positions: the sinusoidal table and a learned embedding."""

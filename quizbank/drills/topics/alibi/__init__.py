@@ -1,0 +1,1 @@
+"""ALiBi: per-head slopes and the distance bias."""

@@ -1,0 +1,1 @@
+"""Context extension: NTK-aware, YaRN and Llama 3 frequencies, position interpolation."""

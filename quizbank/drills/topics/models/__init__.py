@@ -1,0 +1,1 @@
+"""Model conversion: Meta's interleaved q/k weights to Hugging Face's half layout."""

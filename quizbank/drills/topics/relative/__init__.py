@@ -1,0 +1,1 @@
+"""Relative positions: T5 buckets and Shaw et al.'s relative logits."""

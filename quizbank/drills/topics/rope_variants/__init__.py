@@ -1,0 +1,1 @@
+"""RoPE variants: M-RoPE position ids, 2-D axial RoPE, partial rotary."""
