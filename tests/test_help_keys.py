@@ -16,7 +16,7 @@ import pytest
 from _pilot import pilot_test
 from textual.worker import WorkerCancelled
 
-from tui.quiz_session import QuizConfig, QuizSession
+from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.help import SECTIONS, _load, help_groups, section_bindings
 from tui.testing import make_app, screen_text
 
