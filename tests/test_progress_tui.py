@@ -459,7 +459,9 @@ def test_snapshot_study_revealed(snap_compare, tmp_path):
         await wait_ready(pilot)
         seed_history(app.store)
         await open_study(pilot)  # fx.mcq: a leech, due now, shown first
-        await pilot.press("2")  # pick a wrong choice: reveals, suggests Again
+        # pick the second (a wrong) choice with the arrows (Study's number keys only rate):
+        # reveals, suggests Again
+        await pilot.press("down", "down", "enter")
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

@@ -418,7 +418,7 @@ async def test_flag_and_note_are_stored_and_shown(env: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await start_quiz(pilot, ["fx.mcq"])
-        await pilot.press("f")
+        await pilot.press("m")  # m marks (flags); f answers false on a true/false question
         await settle(pilot)
         assert app.store.question_marks() == {"fx.mcq": (True, "")}
         assert "⚑ flagged" in screen_text(app)

@@ -42,7 +42,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         bind("p", "move(-1)", "browse.prev", "key.prev"),
         bind("d", "demo", "demo", "key.demo"),
         bind("i", "toggle_index", "browse.index", "key.index"),
-        bind("f", "flag", "browse.flag", "key.flag", show=False),
+        bind("m", "flag", "browse.flag", "key.flag", show=False),
         bind("N", "note", "browse.note", "key.note", show=False),
         bind("g", "glossary", "browse.glossary", "key.glossary"),
     ]
@@ -134,7 +134,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         question = self.app.bankset.questions[self.question_id]
         self.view = QuestionView(question, mode="reference", classes="browse-question")
         self.view.flagged, self.view.note = self.mark_of(question.id)
-        note.mount(self.view)
+        mounting = note.mount(self.view)
         note.scroll_home(animate=False)
         index = self.query_one("#browse-index", OptionList)
         ids = self._ids()
@@ -145,8 +145,22 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
             panel.display = False
         else:
             panel.display = True
+            # the question's text first: the demo runs once the note has been painted, so its
+            # run (a thread that competes for the interpreter) never delays the text
             if (panel.demo_name, panel.params) != (question.demo.name, dict(question.demo.params)):
-                panel.set_demo(question.demo.name, dict(question.demo.params))
+                panel.set_demo(question.demo.name, dict(question.demo.params), run=False)
+                self.call_later(self._demo_after_paint, mounting, question)
+
+    async def _demo_after_paint(self, mounting: Any, question: Any) -> None:
+        await mounting
+        self.call_after_refresh(self._start_demo, question)
+
+    def _start_demo(self, question: Any) -> None:
+        if self.question_id != question.id or question.demo is None:
+            return  # moved on meanwhile
+        panel = self.query_one("#browse-demo", DemoPanel)
+        if panel.demo_name == question.demo.name and panel.result is None and not panel.running:
+            panel.run()
 
     def _update_bar(self) -> None:
         lang = self.app.language

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, Switch
 
 from ..i18n import demo_claim, demo_title, tr
-from ..keys import bind
+from ..keys import HeldKeys, bind
 from ..widgets.demo_panel import DemoPanel, format_value
 from .base import LocalizedScreen
 
@@ -152,8 +152,11 @@ def _default_text(value: Any) -> str:
     return str(value)
 
 
-class DemoLabScreen(LocalizedScreen):
-    """Demo picker, parameter form and the result panel."""
+class DemoLabScreen(HeldKeys, LocalizedScreen):
+    """Demo picker, parameter form and the result panel.
+
+    Keys typed while the form is (re)built are held and replayed once it is in place, so Tab,
+    Ctrl+U, `12` typed as the lab opens edit the first field (`tui.keys.HeldKeys`)."""
 
     CSS_PATH = Path(__file__).with_name("demo_lab.tcss")
     BINDINGS = [bind("d", "run", "demo", "key.demo"), bind("p", "predict", "predict", "key.predict")]
@@ -165,6 +168,7 @@ class DemoLabScreen(LocalizedScreen):
         self.demos = {d.name: d for d in list_demos()}
         self.demo_name = demo_name if demo_name in self.demos else next(iter(self.demos), None)
         self.errors: dict[str, str] = {}
+        self.hold_keys()  # from the start: keys typed while it opens wait for the form
 
     def compose(self) -> ComposeResult:
         lang = self.app.language
@@ -192,6 +196,7 @@ class DemoLabScreen(LocalizedScreen):
         super().on_mount()
         await self._build_form()
         self.query_one("#lab-demo", Select).focus()
+        self.app.call_later(self.release_keys)  # after focus() has landed (it is queued on the app too)
         self.action_run()
 
     def leave_input_target(self) -> Any:
@@ -361,7 +366,12 @@ class DemoLabScreen(LocalizedScreen):
         self.call_next(self._rebuild_and_run)
 
     async def _rebuild_and_run(self) -> None:
+        focused = self.focused
+        self.hold_keys()
         await self._build_form()
+        if focused is not None and focused.is_attached:
+            self.set_focus(focused)
+        self.release_keys()
         self.action_run()
 
     @on(Input.Changed, ".param-input")

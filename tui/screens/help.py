@@ -1,7 +1,13 @@
-"""Help (`?`): every binding, grouped by where it works, with the user's remaps applied."""
+"""Help (`?`): every key, generated from the live bindings of each screen, with the user's remaps.
+
+Nothing here is written by hand: each section lists the bindings a screen (or widget) class
+declares (its own and those of its `tui` mixins), so Help cannot drift from what a key does.
+Bindings that differ only by the key (choose 1 … choose 9) share one row ("1–9").
+"""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
 from typing import Any
 
@@ -16,94 +22,110 @@ from textual.widgets import Static
 from ..i18n import tr
 from ..keys import DESCRIPTION_KEYS
 
-__all__ = ["HelpScreen", "help_groups"]
+__all__ = ["SECTIONS", "HelpScreen", "help_groups", "section_bindings"]
 
 # Where the footer's short label is not enough on its own (the footer shows the language to
 # switch to; the help says what the key does).
 HELP_DESCRIPTIONS = {"posenc.language": "help.language"}
 MAX_DESCRIPTION = 40  # cells; a longer description pushes its binding id to the right
 
+# (section title, "module:Class") in the order Help shows them; None: the app itself
+SECTIONS: list[tuple[str, str | None]] = [
+    ("help.global", None),
+    ("help.home", "tui.screens.home:HomeScreen"),
+    ("help.setup", "tui.screens.quiz:QuizSetupScreen"),
+    ("help.quiz", "tui.screens.quiz:QuizScreen"),
+    ("help.question", "tui.widgets.question_view:QuestionView"),
+    ("help.summary", "tui.screens.quiz:QuizSummaryScreen"),
+    ("help.browse", "tui.screens.browse:BrowseScreen"),
+    ("help.note", "tui.screens.marks:NoteScreen"),
+    ("key.study", "tui.screens.study:StudyScreen"),
+    ("help.lab", "tui.screens.demo_lab:DemoLabScreen"),
+    ("key.drills", "tui.screens.drill:DrillScreen"),
+    ("help.mock_setup", "tui.screens.mock:MockSetupScreen"),
+    ("key.mock", "tui.screens.mock:MockInterviewScreen"),
+    ("help.mock_report", "tui.screens.mock_report:MockReportScreen"),
+    ("key.glossary", "tui.screens.glossary:GlossaryScreen"),
+    ("key.search", "tui.screens.search:SearchScreen"),
+    ("key.stats", "tui.screens.stats:StatsScreen"),
+]
 
-def _bindings_of(cls: Any) -> list[Binding]:
-    return [b for b in getattr(cls, "BINDINGS", []) if isinstance(b, Binding)]
+
+def _load(spec: str) -> Any:
+    module_name, _, class_name = spec.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def section_bindings(cls: Any) -> list[Binding]:
+    """The bindings `cls` declares, its own first, then those of its `tui` base classes (a
+    binding id shown once; Textual's own base-class bindings left out)."""
+    seen: set[str] = set()
+    out: list[Binding] = []
+    for klass in cls.__mro__:
+        if not klass.__module__.startswith("tui."):
+            continue
+        for b in klass.__dict__.get("BINDINGS", []):
+            if not isinstance(b, Binding) or b.system:
+                continue
+            key = b.id or f"{b.key}:{b.action}"
+            if key not in seen:
+                seen.add(key)
+                out.append(b)
+    return out
+
+
+def _collapse(rows: list[tuple[list[str], str, str, str]]) -> list[tuple[str, str, str]]:
+    """Join rows that differ only by a digit key ("1", "2", … -> "1–9")."""
+    out: list[tuple[str, str, str]] = []
+    index = 0
+    while index < len(rows):
+        keys, description, binding_id, action = rows[index]
+        end = index + 1
+        if len(keys) == 1 and keys[0].isdigit():
+            family = action.split("(")[0]
+            while (
+                end < len(rows)
+                and rows[end][1] == description
+                and rows[end][3].split("(")[0] == family
+                and len(rows[end][0]) == 1
+                and rows[end][0][0].isdigit()
+            ):
+                end += 1
+        if end - index > 1:
+            first, last = keys[0], rows[end - 1][0][0]
+            out.append(
+                (f"{first}–{last}", description, f"{binding_id}…{rows[end - 1][2].rsplit('.', 1)[-1]}")
+            )
+        else:
+            out.append((", ".join(keys), description, binding_id))
+        index = end
+    return out
 
 
 def help_groups(app: Any) -> list[tuple[str, list[tuple[str, str, str]]]]:
-    """[(group title, [(keys, description, binding id)])] in the current language."""
-    from .browse import BrowseScreen
-    from .demo_lab import DemoLabScreen
-    from .home import HomeScreen
-    from .quiz import QuizScreen, QuizSetupScreen, QuizSummaryScreen
-
+    """[(section title, [(keys, description, binding id)])] in the current language, one section
+    per screen; the keys are the ones bound now (the user's keymap applied)."""
     lang = app.language
     keymap: dict[str, str] = dict(getattr(app, "_keymap", {}) or {})
 
     def rows(bindings: list[Binding]) -> list[tuple[str, str, str]]:
-        out = []
+        out: list[tuple[list[str], str, str, str]] = []
         for b in bindings:
-            if b.id is None:
-                continue
-            keys = keymap.get(b.id)
-            shown = replace(b, key=keys, key_display=None) if keys else b
-            display = (
-                ", ".join(app.get_key_display(replace(shown, key=k.strip())) for k in shown.key.split(","))
-                if shown.key_display is None
-                else shown.key_display
-            )
-            description_key = HELP_DESCRIPTIONS.get(b.id) or DESCRIPTION_KEYS.get(b.id)
+            keys = keymap.get(b.id, b.key) if b.id else b.key
+            shown = [
+                app.get_key_display(replace(b, key=k.strip(), key_display=None)) for k in keys.split(",")
+            ]
+            description_key = HELP_DESCRIPTIONS.get(b.id or "") or DESCRIPTION_KEYS.get(b.id or "")
             description = tr(description_key, lang) if description_key else b.description
-            out.append((display, description, b.id))
-        return out
+            out.append((shown, description, b.id or "", b.action))
+        return _collapse(out)
 
-    groups = [
-        ("help.global", rows(_bindings_of(type(app)))),
-        ("help.home", rows(_bindings_of(HomeScreen))),
-        ("help.setup", rows(_bindings_of(QuizSetupScreen))),
-        ("help.quiz", rows(_bindings_of(QuizScreen))),
-        ("help.question", _question_rows(lang)),
-        ("help.summary", rows(_bindings_of(QuizSummaryScreen))),
-        ("help.browse", rows(_bindings_of(BrowseScreen))),
-        ("help.lab", rows(_bindings_of(DemoLabScreen))),
-    ]
-    for module_name, class_name, title in (
-        ("study", "StudyScreen", "key.study"),
-        ("stats", "StatsScreen", "key.stats"),
-    ):
-        try:
-            module = __import__(f"tui.screens.{module_name}", fromlist=[class_name])
-            cls = getattr(module, class_name)
-        except Exception:
-            continue
-        found = rows(_bindings_of(cls))
-        if found:
-            groups.append((title, found))
-    return [(tr(title, lang), entries) for title, entries in groups if entries]
-
-
-def _question_rows(lang: str) -> list[tuple[str, str, str]]:
-    zh = lang == "zh"
-    return [
-        (
-            "1–9",
-            "选择（单选立即作答，多选切换）" if zh else "choose (mcq answers, multi toggles)",
-            "posenc.choose1",
-        ),
-        ("↑ ↓ enter", "移动并选择" if zh else "move and pick", "posenc.choice_pick"),
-        ("t / f", "判断题：正确 / 错误" if zh else "true / false", "posenc.answer_true"),
-        (
-            "enter",
-            "输入框中：检查（填空：下一空）" if zh else "in an input: check (cloze: next blank)",
-            "",
-        ),
-        ("esc", "离开输入框" if zh else "leave an input", "posenc.leave_input"),
-        (
-            "1–4, y / n",
-            "开放题看答案后自评：1 没答出，2–4 答对"
-            if zh
-            else "open question, revealed: rate 1 (missed) – 4",
-            "posenc.self_yes",
-        ),
-    ]
+    groups: list[tuple[str, list[tuple[str, str, str]]]] = []
+    for title, spec in SECTIONS:
+        cls = type(app) if spec is None else _load(spec)
+        found = rows(section_bindings(cls)) or [("", tr("help.no_keys", lang), "")]
+        groups.append((tr(title, lang), found))
+    return groups
 
 
 class HelpScreen(ModalScreen[None]):

@@ -1,4 +1,4 @@
-"""Flags and personal notes on questions (`f`, `N`), and the per-question status that screens show.
+"""Flags and personal notes on questions (`m`, `N`), and the per-question status that screens show.
 
 `QuestionMarks` is a mixin for screens showing questions: it loads a `QuestionStatus` in a thread
 worker (`load_question_status()`), toggles the flag and edits the note of `marked_question_id()`,
@@ -75,7 +75,7 @@ class NoteScreen(ModalScreen[str | None]):
 
 
 class QuestionMarks:
-    """Mixin for a Screen: question status, `f` flag and `N` note (see the module docstring)."""
+    """Mixin for a Screen: question status, `m` flag (mark) and `N` note (see the module docstring)."""
 
     question_status: QuestionStatus | None = None
 

@@ -33,7 +33,7 @@ from quizbank.grading import Grade
 from quizbank.quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
 
 from ..i18n import tr
-from ..keys import bind, focused_takes_text
+from ..keys import HeldKeys, bind, focused_takes_text
 from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
@@ -283,7 +283,7 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
 # ---------------------------------------------------------------------------------------------------- quiz
 
 
-class QuizScreen(QuestionMarks, LocalizedScreen):
+class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
     """One question at a time; after answering, the explanation beside the live demo panel.
 
     `try_it=True`: a single question opened from Search or Home ("try it"); the end returns to
@@ -294,7 +294,7 @@ class QuizScreen(QuestionMarks, LocalizedScreen):
         bind("space", "check", "check", "key.check"),
         bind("n", "next", "next", "key.next"),
         bind("d", "demo", "demo", "key.demo"),
-        bind("f", "flag", "flag", "key.flag", show=False),
+        bind("m", "flag", "flag", "key.flag", show=False),
         bind("N", "note", "note", "key.note", show=False),
         bind("o", "read", "read", "key.read", show=False),
         bind("q", "end", "quiz.end", "key.end_quiz"),
@@ -365,6 +365,7 @@ class QuizScreen(QuestionMarks, LocalizedScreen):
             self._view = None
             self._finish()
             return
+        self.hold_keys()  # until the new question is mounted and focused (QuestionView.Ready)
         old = list(qa.children)
         for widget in old:  # hidden now, removed after the new question is on screen
             widget.display = False
@@ -391,7 +392,7 @@ class QuizScreen(QuestionMarks, LocalizedScreen):
         self.remove_class("-answered")
         self._update_bar()
         self.refresh_bindings()
-        self.call_after_refresh(view.focus_input)
+        view.focus_input()  # once it is mounted; then it posts Ready
 
     @staticmethod
     def _remove_widgets(widgets: list[Any]) -> None:
@@ -485,6 +486,15 @@ class QuizScreen(QuestionMarks, LocalizedScreen):
         self._update_bar()
 
     # ------------------------------------------------------------------ events
+
+    def restore_focus(self) -> None:
+        view = self.view
+        if isinstance(view, QuestionView) and view.is_attached:
+            view.focus_input()
+
+    def on_question_view_ready(self, message: QuestionView.Ready) -> None:
+        if message.view is self.view:
+            self.release_keys()
 
     def on_question_view_answered(self, message: QuestionView.Answered) -> None:
         duration = self.session.record(message.question_id, message.grade)

@@ -1,7 +1,9 @@
 """Study: spaced repetition over the cards that are due plus today's new ones (FSRS, `quizbank.progress`).
 
-Every question type is studied the same way: answer if the type takes an answer (or just recall), then Space or
-Enter reveals the answer, the explanation and the live demo. 1-4 rate Again / Hard / Good / Easy; each rating
+Every question type is studied the same way: answer if the type takes an answer (or just recall), then Enter
+reveals the answer, the explanation and the live demo, whatever the card (in a text field too; Space as well
+while no field is being typed in). Choices are picked with the arrows and Enter (or `t` / `f` for true/false):
+the number keys only ever rate. 1-4 rate Again / Hard / Good / Easy; each rating
 button shows the interval the scheduler would give. An auto-graded answer suggests a rating (wrong -> Again,
 right -> Good), and so does a Quiz answer given since the card's last review (or, for a new card, in the last
 day); only the user's rating schedules. `u` undoes the last rating, restoring the card exactly; Ctrl+Z does the
@@ -16,6 +18,10 @@ transaction has committed, so killing the terminal never loses a review the scre
 Queue policy (like Anki): cards due now, most overdue first, then new cards up to the daily limit; when those run
 out, learning cards due within the next 20 minutes are shown early. The card just rated is not shown again
 straight away if anything else is waiting.
+
+No key is lost while a rating is saved and the next card mounted: keys pressed meanwhile are held and
+replayed, in order, on the next card (`tui.keys.HeldKeys`), so "Enter 3 Enter 3 …" at any pace rates
+every card.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from ..i18n import STRINGS, count, tr
-from ..keys import bind, focused_takes_text, localize_bindings
+from ..keys import HeldKeys, bind, focused_takes_text, localize_bindings
 from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
@@ -69,8 +75,9 @@ STRINGS.update(
         "study.good": ("Good", "良好"),
         "study.easy": ("Easy", "简单"),
         "study.reveal_hint": (
-            "Answer if you like, or just recall it; then Space or Enter shows the answer. Ctrl+Z undoes.",
-            "可以先作答，也可以只在心里回忆；然后按空格或回车显示答案。Ctrl+Z 撤销。",
+            "Answer if you like (↑↓ Enter picks a choice), or just recall it; then Enter shows the answer."
+            " Ctrl+Z undoes.",
+            "可以先作答（↑↓ 加回车选择），也可以只在心里回忆；然后按回车显示答案。Ctrl+Z 撤销。",
         ),
         "study.rate_hint": ("Rate your recall: 1-4", "评价你的回忆：1-4"),
         "study.suggested": ("Suggested: {rating} ({why})", "建议：{rating}（{why}）"),
@@ -136,7 +143,7 @@ class StudyPlan:
     quiz_at: datetime | None = None
 
 
-class StudyScreen(Screen):
+class StudyScreen(HeldKeys, Screen):
     """Spaced-repetition study for one topic (`topic_id`) or all topics (None)."""
 
     CSS_PATH = Path(__file__).with_name("study.tcss")  # absolute: subclasses elsewhere still find it
@@ -195,6 +202,7 @@ class StudyScreen(Screen):
         self.suggested: int | None = None
         self.suggest_reason: str | None = None
         self.shown_at = time.monotonic()
+        self.hold_keys()  # from the start: keys typed while it opens wait for the first card
 
     # ------------------------------------------------------------------ layout
 
@@ -266,6 +274,7 @@ class StudyScreen(Screen):
         if store is None:
             if getattr(self.app, "store_ready", False) or getattr(self.app, "store_error", None):
                 await self._message(tr("study.no_store", self.lang, error=self.app.store_error or "?"))
+                self.release_keys()
             else:
                 await self._message(tr("study.loading", self.lang))
             return
@@ -274,6 +283,7 @@ class StudyScreen(Screen):
             return
         if not self.scope_ids():
             await self._message(tr("study.no_questions", self.lang))
+            self.release_keys()
             return
         await self._message(tr("study.loading", self.lang))
         self._run_store("plan")
@@ -389,11 +399,13 @@ class StudyScreen(Screen):
         lang = self.lang
         if message.nothing_to_undo:
             self.app.notify(tr("study.nothing_to_undo", lang), timeout=2)
+            self._refocus()
             return
         if message.error is not None:
             self.app.notify(tr("study.failed", lang, error=message.error), severity="error", timeout=6)
             if self.plan is None:
                 await self._message(tr("study.failed", lang, error=message.error))
+            self._refocus()
             return
         if message.rated is not None:
             self.done_count += 1
@@ -421,6 +433,15 @@ class StudyScreen(Screen):
         self.plan = message.plan
         self.live = message.live
         await self._show_plan()
+        if not isinstance(self.view, QuestionView):  # a question view releases them once focused
+            self.release_keys()
+
+    def _refocus(self) -> None:
+        """The card stays (an error, nothing to undo): focus it again and hand it the held keys."""
+        view = self.view
+        if view is not None and view.is_attached:
+            view.focus()
+        self.release_keys()
 
     def _flash(self, text: str) -> None:
         self.app.notify(text, timeout=2)
@@ -452,7 +473,8 @@ class StudyScreen(Screen):
         if question is None and plan is not None and (plan.question_id or "").startswith("drill:"):
             from .drill import DrillCard
 
-            await qa.mount(DrillCard(plan.question_id, id="study-question"))
+            card = DrillCard(plan.question_id, id="study-question")
+            await qa.mount(card)
             qa.scroll_home(animate=False)
             self.shown_at = time.monotonic()
             self._render_bar()
@@ -483,7 +505,7 @@ class StudyScreen(Screen):
         self._render_bar()
         self._render_footer()
         self.refresh_bindings()
-        self.call_after_refresh(view.focus_input)
+        view.focus_input()  # now, so keys held meanwhile are replayed onto this card
 
     def _done_text(self) -> Content:
         lang = self.lang
@@ -590,6 +612,15 @@ class StudyScreen(Screen):
 
     # ------------------------------------------------------------------ events
 
+    def restore_focus(self) -> None:
+        view = self.view
+        if isinstance(view, QuestionView) and view.is_attached:
+            view.focus_input()
+
+    def on_question_view_ready(self, message: QuestionView.Ready) -> None:
+        if message.view is self.view and not self.busy:  # (busy: a replayed key rated it already)
+            self.release_keys()
+
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
         self.add_class("-revealed")
         self._render_footer()
@@ -652,6 +683,7 @@ class StudyScreen(Screen):
         if self.busy:
             self.app.notify(tr("study.busy", self.lang), timeout=2)
             return
+        self.hold_keys()  # until the next card is on screen
         instance = self.live.record() if self.live is not None else None
         self._run_store("rate", (view.question_id, int(rating), self._elapsed_ms(), instance))
 
@@ -665,6 +697,7 @@ class StudyScreen(Screen):
         if not getattr(store, "can_undo", False):
             self.app.notify(tr("study.nothing_to_undo", self.lang), timeout=2)
             return
+        self.hold_keys()
         self._run_store("undo")
 
     def action_undo_anywhere(self) -> None:

@@ -30,150 +30,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import events
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Input, Label, Markdown, Static
+from textual.widgets import Input, Markdown, Static
 
-from quizbank.grading import Grade, grade_choices, grade_cloze, grade_numeric, grade_truefalse
-from quizbank.quiz_session import choice_order
+from quizbank.grading import Grade
 from quizbank.safetext import escape_unsafe
 
 from ..i18n import tr
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import inline, markdown_source, render_text
+from .answers import AnswerInput, AnswerWidget, ChoiceAnswer, ChoiceItem, answer_widget_for, choice_tag
 
-__all__ = ["AnswerInput", "ChoiceItem", "QuestionView"]
+__all__ = ["AnswerInput", "ChoiceItem", "QuestionView", "choice_tag"]
 
 STARS = {1: "★☆☆", 2: "★★☆", 3: "★★★"}
-
-
-class ChoiceItem(Horizontal):
-    """One choice: a number marker and the wrapped text, with its `why` shown after reveal."""
-
-    DEFAULT_CSS = """
-    ChoiceItem { height: auto; margin-bottom: 0; }
-    ChoiceItem .choice-marker { width: 5; color: $text-accent; text-style: bold; }
-    ChoiceItem .choice-body { height: auto; width: 1fr; }
-    ChoiceItem .choice-text { width: 1fr; }
-    ChoiceItem .choice-why { display: none; color: $text-muted; padding-left: 2; }
-    ChoiceItem .choice-why.-has-why { display: block; }
-    ChoiceItem.-highlight { background: $boost; }
-    ChoiceItem.-highlight .choice-marker { background: $accent; color: $text; }
-    ChoiceItem.-selected .choice-marker { background: $primary; color: $text; }
-    ChoiceItem.-correct .choice-marker { background: $success-muted; color: $text-success; }
-    ChoiceItem.-correct .choice-text { color: $text-success; }
-    ChoiceItem.-wrong .choice-marker { background: $error-muted; color: $text-error; }
-    ChoiceItem.-wrong .choice-text { color: $text-error; }
-    ChoiceItem.-missed .choice-marker { background: $warning-muted; color: $text-warning; }
-    ChoiceItem.-missed .choice-text { color: $text-warning; }
-    """
-
-    class Clicked(Message):
-        def __init__(self, position: int) -> None:
-            super().__init__()
-            self.position = position
-
-    def __init__(self, position: int) -> None:
-        super().__init__(classes="choice")
-        self.position = position
-
-    def compose(self) -> ComposeResult:
-        yield Static(f" {self.position + 1} ", classes="choice-marker", markup=False)
-        with Vertical(classes="choice-body"):
-            yield Static("", classes="choice-text", markup=False)
-            yield Static("", classes="choice-why", markup=False)
-
-    def set_text(self, text: Content, why: Content | None) -> None:
-        self.query_one(".choice-text", Static).update(text)
-        why_widget = self.query_one(".choice-why", Static)
-        why_widget.update(why if why is not None else "")
-        why_widget.set_class(why is not None, "-has-why")
-
-    def set_marker(self, marker: str) -> None:
-        self.query_one(".choice-marker", Static).update(marker)
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        self.post_message(self.Clicked(self.position))
-
-
-class AnswerInput(Input):
-    """A text answer (a cloze blank or the numeric field) whose Enter acts at once.
-
-    Textual delivers keys to the focused widget's queue as they arrive, and `focus()` and the
-    `Submitted` message both take effect later. When a terminal sends a burst ("slope⏎logits",
-    a paste, fast typing), the keys after Enter are already queued on this input, so moving
-    to the next blank through `Submitted` would let them land here. Instead Enter is handled
-    synchronously (the view moves focus or grades right away) and any key still queued here
-    after focus moved on is handed to the widget that now has focus, in order.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._handed_off = False
-        # Focused by the app (a new card), not by the user: while it is empty, a key bound to a
-        # command runs the command instead of landing here. Tab, a click or typing make it a field.
-        self.soft = False
-
-    @property
-    def takes_text(self) -> bool:
-        """True when printable keys go into the field (the footer hides commands they would run)."""
-        return not (self.soft and not self.value)
-
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        """While soft and empty, letters stay bound to their commands (and in the footer)."""
-        return self.takes_text and super().check_consume_key(key, character)
-
-    # Textual calls each class's `_on_<event>` along the MRO (until prevent_default), so these
-    # handlers do not call super(): Input's own run after them.
-    def _on_focus(self, event: events.Focus) -> None:
-        self._handed_off = False
-
-    def _on_blur(self, event: events.Blur) -> None:
-        self.soft = False
-
-    def _on_mouse_down(self, event: events.MouseDown) -> None:
-        if self.soft:
-            self.soft = False
-            self.screen.refresh_bindings()
-
-    def _command_for(self, key: str) -> Any:
-        """The enabled binding (outside this field) that `key` runs, if any."""
-        active = self.screen.active_bindings.get(key) if self.is_attached else None
-        if active is None or not active.enabled or active.node is self:
-            return None
-        return active
-
-    async def _on_key(self, event: events.Key) -> None:
-        focused = self.screen.focused if self.is_attached else None
-        if self._handed_off and focused is not self:
-            event.stop()
-            event.prevent_default()
-            if focused is not None:
-                focused._forward_event(events.Key(event.key, event.character))
-            return
-        if self.soft and not self.value and event.is_printable:
-            command = self._command_for(event.key)
-            if command is not None:
-                event.stop()
-                event.prevent_default()
-                await self.app.run_action(command.binding.action, command.node)
-                return
-            self.soft = False  # typing: from here on keys are text
-            self.screen.refresh_bindings()
-        if event.key == "enter":
-            event.stop()
-            event.prevent_default()
-            view = next((a for a in self.ancestors if isinstance(a, QuestionView)), None)
-            if view is None:
-                await self.action_submit()
-                return
-            view.submit_from(self)
-            self._handed_off = self.screen.focused is not self
 
 
 class QuestionView(Vertical, can_focus=True):
@@ -216,10 +90,12 @@ class QuestionView(Vertical, can_focus=True):
     """
 
     BINDINGS = [
-        *[bind(str(n), f"number({n})", f"choose{n}", "key.check", show=False) for n in range(1, 10)],
-        bind("up", "move(-1)", "choice_up", "key.check", show=False),
-        bind("down", "move(1)", "choice_down", "key.check", show=False),
-        bind("enter", "pick", "choice_pick", "key.check", show=False),
+        *[bind(str(n), f"number({n})", f"choose{n}", "key.choose", show=False) for n in range(1, 10)],
+        bind("t", "true_false(True)", "answer_true", "key.answer_true", show=False),
+        bind("f", "true_false(False)", "answer_false", "key.answer_false", show=False),
+        bind("up", "move(-1)", "choice_up", "key.choice_up", show=False),
+        bind("down", "move(1)", "choice_down", "key.choice_down", show=False),
+        bind("enter", "pick", "choice_pick", "key.choice_pick", show=False),
         bind("y", "self_grade(True)", "self_yes", "key.got_it"),
         bind("x", "self_grade(False)", "self_no", "key.missed"),
         bind("h", "hint", "hint", "key.hint"),
@@ -237,6 +113,17 @@ class QuestionView(Vertical, can_focus=True):
             self.view = view
             self.question_id = question_id
             self.grade = grade
+
+        @property
+        def control(self) -> QuestionView:
+            return self.view
+
+    class Ready(Message):
+        """Mounted and focused (`focus_input`): keys held while it was mounted can follow."""
+
+        def __init__(self, view: QuestionView) -> None:
+            super().__init__()
+            self.view = view
 
         @property
         def control(self) -> QuestionView:
@@ -272,17 +159,14 @@ class QuestionView(Vertical, can_focus=True):
         self.seed = seed
         self.show_meta = show_meta
         self.grade: Grade | None = None
-        self.highlight = 0
-        self.cursor_moved = False  # the highlight shows (and Enter picks) only after an arrow key
         self._asked_for_input = False  # check() without an answer once: the next one reveals
-        self.selected: set[int] = set()  # bank indices
-        self.tf_value: bool | None = None
         self.awaiting_self_grade = False
         self.hints_shown = 0
         self.flagged = False
         self.note = ""
         self._ready = False
-        self.order = self._choice_order()
+        self._focus_wanted: bool | None = None  # focus_input() asked before mount (its `soft`)
+        self.answer: AnswerWidget = answer_widget_for(question, mode=mode, seed=seed)
         self.add_class(f"-type-{question.type}", f"-mode-{mode}")
 
     # ------------------------------------------------------------------ structure
@@ -299,39 +183,20 @@ class QuestionView(Vertical, can_focus=True):
     def lang(self) -> str:
         return self.app.language
 
-    def _choice_order(self) -> list[int]:
-        n = len(getattr(self.question, "choices", []) or [])
-        if self.question.type not in ("mcq", "multi") or self.seed is None or self.mode == "reference":
-            return list(range(n))
-        return choice_order(self.seed, self.question.id, n)
+    @property
+    def order(self) -> list[int]:
+        """Display position -> bank index of the choices (empty for types without choices)."""
+        return list(getattr(self.answer, "order", []))
 
     def _choice_count(self) -> int:
-        if self.qtype in ("mcq", "multi"):
-            return len(self.order)
-        if self.qtype == "truefalse":
-            return 2
-        return 0
+        return self.answer.choice_count()
 
     def compose(self) -> ComposeResult:
         if self.show_meta:
             yield Static("", classes="qv-meta", markup=False)
             yield Static("", classes="qv-note", markup=False)
         yield Static("", classes="qv-prompt", markup=False)
-        qtype = self.qtype
-        if qtype in ("mcq", "multi", "truefalse"):
-            with Vertical(classes="qv-choices"):
-                for position in range(self._choice_count()):
-                    yield ChoiceItem(position)
-        elif qtype == "numeric" and self.mode != "reference":
-            with Horizontal(classes="qv-numeric"):
-                yield AnswerInput(placeholder="0.0", classes="qv-number", compact=True)
-                yield Label("", classes="qv-unit", markup=False)
-            yield Static("", classes="qv-input-error error", markup=False)
-        elif qtype == "cloze" and self.mode != "reference":
-            with Horizontal(classes="qv-blanks"):
-                for n in range(1, len(self.question.blanks) + 1):
-                    yield Label(f"[{n}]", classes="qv-blank-label", markup=False)
-                    yield AnswerInput(classes="qv-blank", id=f"blank-{n}", compact=True)
+        yield self.answer
         if self.mode != "reference":
             yield Static("", classes="qv-hints", markup=False)
             yield Static("", classes="qv-hint hint", markup=False)
@@ -346,6 +211,8 @@ class QuestionView(Vertical, can_focus=True):
         yield Static("", classes="qv-explanation-title section-title", markup=False)
 
     def on_mount(self) -> None:
+        if not self._alive():
+            return  # removed before it mounted (a card replaced at once): nothing to render
         localize_bindings(self, self.lang)
         cursor_blink = getattr(self.app, "cursor_blink", True)
         for field in self.query(Input):
@@ -356,17 +223,25 @@ class QuestionView(Vertical, can_focus=True):
             self.revealed = True  # renders through watch_revealed
         else:
             self.render_texts()
+        if self._focus_wanted is not None:
+            self.focus_input(self._focus_wanted)
+
+    def _alive(self) -> bool:
+        """False once this view is being removed (its children may already be gone)."""
+        return self.is_attached and not self._closing and not self._closed and not self._pruning
 
     def focus_input(self, soft: bool = True) -> None:
         """Focus the first text input (numeric/cloze) or the view itself. `soft`: the app moved
         focus (not the user), so command keys still run commands until the user types."""
-        inputs = list(self.query(Input))
-        if inputs and not self.revealed:
-            if isinstance(inputs[0], AnswerInput):
-                inputs[0].soft = soft
-            inputs[0].focus()
-        else:
-            self.focus()
+        if not self._ready:  # asked before on_mount: done there, once the fields exist
+            self._focus_wanted = soft
+            return
+        if not self._alive():
+            return
+        self._focus_wanted = None
+        if self.revealed or not self.answer.focus_input(soft):
+            self.screen.set_focus(self)  # at once (focus() waits a turn): held keys follow it
+        self.post_message(self.Ready(self))
 
     # ------------------------------------------------------------------ rendering
 
@@ -378,46 +253,24 @@ class QuestionView(Vertical, can_focus=True):
         """Swap in an edited version of the same question (after a reload). Input state is kept
         when the structure is unchanged; otherwise the screen should mount a fresh view."""
         self.question = question
-        self.order = self._choice_order() if len(self.order) != self._choice_count() else self.order
+        self.answer.set_question(question)
         for old in self.query(".qv-explanation"):
             old.remove()
         self.render_texts()
 
     def compatible_with(self, question: Any) -> bool:
         """True if `question` can replace the current one in place (same type and shape)."""
-        if question.type != self.question.type:
-            return False
-        if question.type in ("mcq", "multi"):
-            return len(question.choices) == len(self.question.choices)
-        if question.type == "cloze":
-            return len(question.blanks) == len(self.question.blanks)
-        return True
+        return self.answer.compatible_with(question)
 
-    def _blank_content(self, n: int) -> Content:
-        inputs = list(self.query(".qv-blank").results(Input))
-        value = inputs[n - 1].value.strip() if 0 < n <= len(inputs) else ""
-        per_blank = (self.grade.details.get("blanks") if self.grade else None) or []
-        if self.revealed and n - 1 < len(per_blank):
-            style = "bold $text-success" if per_blank[n - 1] else "bold $text-error strike"
-            shown = value or "…"
-            parts: list[Any] = [(f"⟦{n}: {shown}⟧", style)]
-            if not per_blank[n - 1]:
-                parts.append((f" {self._blank_answer(n)}", "bold $text-success"))
-            return Content.assemble(*parts)
-        if self.mode == "reference" or (self.revealed and not value):
-            return Content.styled(f"⟦{self._blank_answer(n)}⟧", "bold $text-success")
-        if value:
-            return Content.styled(f"⟦{n}: {value}⟧", "bold $text-accent")
-        return Content.styled(f"⟦{n}: ____⟧", "$text-accent")
-
-    def _blank_answer(self, n: int) -> str:
-        accept = self.question.blanks[n - 1].accept
-        readable = [a for a in accept if "\\" not in a] or [a.replace("\\", "") for a in accept]
-        return readable[0]
+    def render_prompt(self) -> None:
+        blank = self.answer.prompt_blank()
+        self.query_one(".qv-prompt", Static).update(
+            render_text(self.question.prompt.get(self.lang), blank=blank)
+        )
 
     def render_texts(self) -> None:
         """(Re)render every text in the current language from the question and the state."""
-        if not self._ready:
+        if not self._ready or not self._alive():
             return
         lang = self.lang
         q = self.question
@@ -438,14 +291,8 @@ class QuestionView(Vertical, can_focus=True):
                 if self.note
                 else ""
             )
-        blank = self._blank_content if q.type == "cloze" else None
-        self.query_one(".qv-prompt", Static).update(render_text(q.prompt.get(lang), blank=blank))
-        if q.type in ("mcq", "multi", "truefalse"):
-            self._render_choices()
-        if q.type == "numeric":
-            unit = q.unit_in(lang)
-            for label in self.query(".qv-unit").results(Label):
-                label.update(unit)
+        self.render_prompt()
+        self.answer.render_state()
         self._render_hint()
         self._render_hints()
         self._render_feedback()
@@ -460,62 +307,6 @@ class QuestionView(Vertical, can_focus=True):
         if self.revealed:
             self._ensure_explanation()
 
-    def _render_choices(self) -> None:
-        lang = self.lang
-        q = self.question
-        items = list(self.query(ChoiceItem))
-        revealed = self.revealed
-        for position, item in enumerate(items):
-            if q.type == "truefalse":
-                value = position == 0
-                text = Content(tr("quiz.true" if value else "quiz.false", lang))
-                why = None
-                is_correct = value == bool(q.correct)
-                chosen = self.tf_value is not None and self.tf_value == value
-            else:
-                index = self.order[position]
-                choice = q.choices[index]
-                text = render_text(choice.text.get(lang))
-                why = render_text(choice.why.get(lang)) if (choice.why is not None and revealed) else None
-                is_correct = bool(choice.correct)
-                chosen = index in self.selected
-            item.set_class(
-                self.cursor_moved
-                and position == self.highlight
-                and not revealed
-                and self.mode != "reference",
-                "-highlight",
-            )
-            answered = revealed and self.grade is not None and self.mode != "reference"
-            missed = answered and is_correct and not chosen
-            item.set_class(chosen and not revealed, "-selected")
-            item.set_class(revealed and is_correct and not missed, "-correct")
-            item.set_class(revealed and chosen and not is_correct, "-wrong")
-            item.set_class(missed, "-missed")
-            tag = ""
-            if revealed:
-                if missed:
-                    marker = " ○ "
-                elif is_correct:
-                    marker = " ✓ "
-                else:
-                    marker = " ✗ " if chosen else f" {position + 1} "
-                if answered and (chosen or is_correct):
-                    tag = choice_tag(chosen, is_correct, lang, multi=q.type == "multi")
-            elif q.type == "multi":
-                marker = "[x]" if chosen else f"[{position + 1}]"
-            else:
-                marker = "(•)" if chosen else f" {position + 1} "
-            item.set_marker(marker)
-            if tag:
-                style = (
-                    "bold $text-success"
-                    if (chosen and is_correct)
-                    else ("bold $text-warning" if missed else "bold $text-error")
-                )
-                text = Content.assemble((tag, style), "  ", text)
-            item.set_text(text, why)
-
     def _render_hint(self) -> None:
         hints = list(self.query(".qv-hint").results(Static))
         if not hints:
@@ -527,17 +318,7 @@ class QuestionView(Vertical, can_focus=True):
             hint.display = False
             return
         hint.display = True
-        key = {
-            "mcq": "quiz.choice_hint",
-            "multi": "quiz.multi_hint",
-            "truefalse": "quiz.tf_hint",
-            "numeric": "quiz.numeric_hint",
-            "cloze": "quiz.cloze_hint",
-            "open": "quiz.open_hint",
-        }[self.qtype]
-        if self.qtype in ("mcq", "truefalse") and self.instant:
-            key += "_instant"
-        text = tr(key, lang, n=self._choice_count())
+        text = tr(self.answer.hint_key(self.instant), lang, n=self._choice_count())
         left = len(getattr(self.question, "hints", None) or []) - self.hints_shown
         if left > 0:
             text += "  ·  " + tr("quiz.hints_left", lang, left=left)
@@ -565,15 +346,7 @@ class QuestionView(Vertical, can_focus=True):
             feedback.update(Content.styled(("✓ " if grade.correct else "✗ ") + tr(key, lang), "bold"))
             return
         head = ("✓ " + tr("quiz.correct", lang)) if grade.correct else ("✗ " + tr("quiz.incorrect", lang))
-        parts: list[Any] = [(head, "bold")]
-        if self.qtype == "numeric":
-            # the expected value is in the Answer box below; here, what was read from the input
-            unit = f" {self.question.unit_in(lang)}" if self.question.unit else ""
-            shown = grade.response
-            parsed = grade.details.get("value")
-            if isinstance(parsed, float) and _fmt_number(parsed) != shown:
-                shown += f" = {_fmt_number(parsed)}"
-            parts.append((f"   {tr('quiz.your_answer', lang)}: {shown}{unit}", ""))
+        parts: list[Any] = [(head, "bold"), *self.answer.feedback_parts(grade)]
         feedback.update(Content.assemble(*parts))
 
     def _render_answer(self) -> None:
@@ -586,31 +359,8 @@ class QuestionView(Vertical, can_focus=True):
             return
         title = "quiz.model_answer" if q.type == "open" else "quiz.answer"
         self.query_one(".qv-answer-title", Static).update(tr(title, lang))
-        parts: list[Content] = []
-        if q.type == "numeric" and q.value is not None:  # a generated template (Browse) has no value
-            value = _fmt_number(q.value)
-            if q.tolerance:
-                value = tr("quiz.within", lang, value=value, tol=_fmt_number(q.tolerance))
-            parts.append(
-                Content.styled(value + (f" {q.unit_in(lang)}" if q.unit else ""), "bold $text-success")
-            )
-        if q.answer is not None:
-            parts.append(render_text(q.answer.get(lang)))
-        if q.type == "cloze":
-            for n, blank in enumerate(q.blanks, start=1):
-                readable = [a for a in blank.accept if "\\" not in a]
-                parts.append(
-                    Content.assemble(
-                        (f"[{n}] ", "bold"),
-                        (readable[0] if readable else self._blank_answer(n), "bold $text-success"),
-                        (
-                            "   " + tr("quiz.accepts", lang, values=", ".join(readable[1:]))
-                            if len(readable) > 1
-                            else "",
-                            "dim",
-                        ),
-                    )
-                )
+        text = render_text(q.answer.get(lang)) if q.answer is not None else None
+        parts = self.answer.answer_parts(text)
         self.query_one(".qv-answer-text", Static).update(Content("\n").join(parts))
         points = self.query_one(".qv-key-points", Static)
         key_points = getattr(q, "key_points", None) or []
@@ -647,37 +397,11 @@ class QuestionView(Vertical, can_focus=True):
     # ------------------------------------------------------------------ answering
 
     def _has_input(self) -> bool:
-        qtype = self.qtype
-        if qtype in ("mcq", "multi"):
-            return bool(self.selected)
-        if qtype == "truefalse":
-            return self.tf_value is not None
-        if qtype == "numeric":
-            return bool(self.query_one(".qv-number", Input).value.strip())
-        if qtype == "cloze":
-            return any(field.value.strip() for field in self.query(".qv-blank").results(Input))
-        return False
+        return self.answer.has_input()
 
     def _grade_input(self) -> Grade | None:
         """Grade what was entered, or None (and say why) if it cannot be graded."""
-        q = self.question
-        qtype = self.qtype
-        if qtype in ("mcq", "multi"):
-            return grade_choices(q, self.selected)
-        if qtype == "truefalse":
-            return grade_truefalse(q, bool(self.tf_value))
-        if qtype == "numeric":
-            raw = self.query_one(".qv-number", Input).value
-            try:
-                return grade_numeric(q, raw)
-            except ValueError as exc:
-                error = self.query_one(".qv-input-error", Static)
-                error.update(tr("quiz.not_number", self.lang, error=str(exc)))
-                error.display = True
-                return None
-        if qtype == "cloze":
-            return grade_cloze(q, [field.value for field in self.query(".qv-blank").results(Input)])
-        return None
+        return self.answer.grade_input()
 
     def check(self) -> Grade | None:
         """Quiz: grade the current answer and reveal. Open questions are revealed for self-grading.
@@ -748,27 +472,11 @@ class QuestionView(Vertical, can_focus=True):
         once when `instant`), multi toggles."""
         if self.revealed or not 0 <= position < self._choice_count():
             return
-        self.highlight = position
-        if self.qtype == "truefalse":
-            self.tf_value = position == 0
-        elif self.qtype == "mcq":
-            self.selected = {self.order[position]}
-        else:
-            self.selected ^= {self.order[position]}
-            self._render_choices()
-            return
-        if self.instant:
+        if self.answer.choose(position) and self.instant:
             self.check()
-        else:
-            self._render_choices()
-            self._render_hint()
-
-    def _chosen_position(self) -> int | None:
-        if self.qtype == "truefalse":
-            return None if self.tf_value is None else (0 if self.tf_value else 1)
-        if self.qtype == "mcq" and self.selected:
-            return self.order.index(next(iter(self.selected)))
-        return None
+            return
+        self.answer.render_state()
+        self._render_hint()
 
     # ------------------------------------------------------------------ keys
 
@@ -777,16 +485,19 @@ class QuestionView(Vertical, can_focus=True):
         if action == "number":
             if self.awaiting_self_grade:
                 return int(parameters[0]) <= 4  # type: ignore[call-overload]
+            if self.mode == "study":
+                return False  # Study's number keys only rate (its screen binds 1-4)
             return choice_type and not self.revealed and int(parameters[0]) <= self._choice_count()  # type: ignore[call-overload]
+        if action == "true_false":
+            return self.qtype == "truefalse" and not self.revealed and self.mode != "reference"
         if action == "move":
             return choice_type and not self.revealed and self.mode != "reference"
         if action == "pick":
-            confirm = self.qtype in ("mcq", "truefalse") and self._has_input()
             return (
-                choice_type
+                isinstance(self.answer, ChoiceAnswer)
                 and not self.revealed
                 and self.mode != "reference"
-                and (self.cursor_moved or confirm)
+                and self.answer.can_pick()
             )
         if action == "hint":
             return (
@@ -810,27 +521,19 @@ class QuestionView(Vertical, can_focus=True):
             return
         self.choose(n - 1)
 
+    def action_true_false(self, value: bool) -> None:
+        self.choose(0 if value else 1)
+
     def action_move(self, delta: int) -> None:
-        count = self._choice_count()
-        if count:
-            if not self.cursor_moved:
-                self.cursor_moved = True
-                self.highlight = 0 if delta > 0 else count - 1
-            else:
-                self.highlight = (self.highlight + delta) % count
-            self._render_choices()
-            items = list(self.query(ChoiceItem))
-            if items:
-                items[self.highlight].scroll_visible()
+        self.answer.move(delta)
 
     def action_pick(self) -> None:
         """Enter: on a single-answer question, confirm the choice (or pick the highlighted one
         first when the cursor moved elsewhere); on a multi, toggle the highlighted choice."""
-        if self.qtype in ("mcq", "truefalse") and self._has_input():
-            if not self.cursor_moved or self.highlight == self._chosen_position():
-                self.check()
-                return
-        self.choose(self.highlight)
+        if self.answer.pick():
+            self.check()
+            return
+        self.choose(getattr(self.answer, "highlight", 0))
 
     def action_hint(self) -> None:
         self.show_hint()
@@ -876,32 +579,18 @@ class QuestionView(Vertical, can_focus=True):
     def action_leave_input(self) -> None:
         self.focus()
 
-    def on_choice_item_clicked(self, message: ChoiceItem.Clicked) -> None:
-        message.stop()
-        if self.mode != "reference":
-            self.choose(message.position)
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        if self.qtype == "cloze":
-            self.query_one(".qv-prompt", Static).update(
-                render_text(self.question.prompt.get(self.lang), blank=self._blank_content)
-            )
-        elif self.qtype == "numeric":
-            self.query_one(".qv-input-error", Static).display = False
-
     def submit_from(self, field: Input) -> None:
         """Enter in a text answer (called synchronously by `AnswerInput`): in a cloze, move to
         the next blank while some are empty; otherwise check (quiz) or reveal (study)."""
         if self.revealed:
             return
-        if self.qtype == "cloze":
-            blanks = list(self.query(".qv-blank").results(Input))
-            if field in blanks:
-                position = blanks.index(field)
-                if position + 1 < len(blanks) and not all(b.value.strip() for b in blanks):
-                    self.screen.set_focus(blanks[position + 1])
-                    return
+        if self.mode == "study" and not field.value.strip():
+            self.reveal()  # Study: Enter in an empty field shows the answer, whatever the card
+            return
+        target = self.answer.next_field(field)
+        if target is not None:
+            self.screen.set_focus(target)
+            return
         if self.mode == "study":
             self.reveal()
         else:
@@ -910,16 +599,3 @@ class QuestionView(Vertical, can_focus=True):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.submit_from(event.input)
-
-
-def choice_tag(chosen: bool, correct: bool, lang: str, *, multi: bool = True) -> str:
-    """The words beside a revealed choice, so the verdict never rests on colour or glyph alone."""
-    if chosen and correct:
-        return tr("quiz.tag_picked_right", lang)
-    if correct:
-        return tr("quiz.tag_missed" if multi else "quiz.tag_answer", lang)
-    return tr("quiz.tag_picked_wrong", lang) if chosen else ""
-
-
-def _fmt_number(value: float) -> str:
-    return f"{value:.6g}"

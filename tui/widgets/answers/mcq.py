@@ -1,0 +1,34 @@
+"""Multiple choice with one right answer: a pick answers (at once when the view is instant)."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from quizbank.grading import Grade, grade_choices
+
+from .choices import ChoiceAnswer
+
+__all__ = ["McqAnswer"]
+
+
+class McqAnswer(ChoiceAnswer):
+    def prepare(self) -> None:
+        super().prepare()
+        self.selected: set[int] = set()  # bank indices
+
+    def has_input(self) -> bool:
+        return bool(self.selected)
+
+    def grade_input(self) -> Grade | None:
+        return grade_choices(self.question, self.selected)
+
+    def choose(self, position: int) -> bool:
+        self.highlight = position
+        self.selected = {self.order[position]}
+        return True
+
+    def chosen_position(self) -> int | None:
+        return self.order.index(next(iter(self.selected))) if self.selected else None
+
+    def _choice(self, position: int) -> tuple[Content, Content | None, bool, bool]:
+        return self._bank_choice(position, self.order[position] in self.selected)
