@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # tests/support: the fixture app helpers
 
 SIZE = (120, 40)
 POLL = 0.002
@@ -41,7 +42,7 @@ async def _until(predicate, timeout: float = 30.0) -> float:
 
 
 def _text(app) -> str:
-    from tui.testing import screen_text
+    from support.apps import screen_text
 
     return screen_text(app)
 

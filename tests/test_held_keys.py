@@ -18,7 +18,7 @@ from _pilot import pilot_test
 from textual import events
 from textual.widgets import Input
 from textual.worker import WorkerCancelled
-from tui.testing import make_app
+from support.apps import make_app
 
 from tui.screens.study import StudyScreen
 

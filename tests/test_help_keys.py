@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from _pilot import pilot_test
 from textual.worker import WorkerCancelled
-from tui.testing import make_app, screen_text
+from support.apps import make_app, screen_text
 
 from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.help import SECTIONS, _load, help_groups, section_bindings

@@ -50,6 +50,11 @@ def describe_bounds(param: Any, lang: str) -> str:
 
 # Chinese for the parameters' help texts (posenc_ref's specs are English); a text not listed shows in English.
 PARAM_HELP_ZH: dict[str, str] = {
+    "frequency pair i for pair_angle (below dim/2)": "pair_angle 所用的频率对 i（小于 dim/2）",
+    "frequency pair i for the pair_inv_freq_* values": "pair_inv_freq_* 各值所用的频率对 i",
+    "key − query whose bucket is the value `bucket`": "key − query 的相对位置，其桶号即值 `bucket`",
+    "relative distance j − i whose table row is the value `row_for_distance`": "相对距离 j − i，其表中行号即值 `row_for_distance`",
+    "sin/cos pair i for pair_wavelength (below dim/2)": "pair_wavelength 所用的 sin/cos 对 i（小于 dim/2）",
     "random seed": "随机种子",
     "random seed for q and k": "q 和 k 的随机种子",
     "head dimension d (even)": "头维度 d（偶数）",
