@@ -14,10 +14,8 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import DemoContext, Param
+from .base import SEED, DemoContext, Param
 from .registry import register_demo
-
-SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed")
 
 
 def _attention(x, w_q, w_k, w_v):

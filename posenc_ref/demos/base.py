@@ -119,6 +119,9 @@ _RELATIONS: dict[str, Callable[[Any, Any], bool]] = {
     ">": lambda a, b: a > b,
     ">=": lambda a, b: a >= b,
 }
+# The seed parameter of every demo that draws random tensors (one definition, one help text).
+SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed")
+
 _RELATION_SIGNS = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
 
 

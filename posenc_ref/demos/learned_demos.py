@@ -11,10 +11,8 @@ from ._common import (
     sample_indices,
     torch_dtype,
 )
-from .base import DemoContext, Param, ParamError
+from .base import SEED, DemoContext, Param, ParamError
 from .registry import register_demo
-
-SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed")
 
 
 @register_demo(

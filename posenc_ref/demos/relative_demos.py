@@ -23,11 +23,8 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import DemoContext, Param, ParamError
+from .base import SEED, DemoContext, Param, ParamError
 from .registry import register_demo
-
-SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed")
-
 
 # HF T5 bucket ids for these key − query offsets, 32 buckets, max_distance 128
 T5_WORKED_POSITIONS = (-128, -64, -20, -8, -1, 0, 1, 8, 20, 64, 128)
