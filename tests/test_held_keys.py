@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 from _pilot import pilot_test
+from support.apps import make_app
 from textual import events
 from textual.widgets import Input
 from textual.worker import WorkerCancelled
-from support.apps import make_app
 
 from tui.screens.study import StudyScreen
 

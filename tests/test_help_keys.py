@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from _pilot import pilot_test
-from textual.worker import WorkerCancelled
 from support.apps import make_app, screen_text
+from textual.worker import WorkerCancelled
 
 from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.help import SECTIONS, _load, help_groups, section_bindings

@@ -20,10 +20,11 @@ CTRL_R = "\x12"
 
 
 async def open_drill(tab: Tab, titles: list[str]) -> None:
-    """Home, then `c`: the first drill, its editor focused."""
+    """Home, then `c`: the first drill; then `i`: its editor focused (the screen opens with focus outside it)."""
     await tab.wait_for(*titles[:3])
     await tab.press("c")
-    await tab.wait_for("Coding drill", DRILL_NAMES[0], "Your file")
+    await tab.wait_for("Coding drill", DRILL_NAMES[0], "Your file", "Enter/i")  # its keys are live
+    await tab.press("i")
 
 
 async def read_for(tab: Tab, seconds: float) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -32,7 +33,7 @@ from textual.widgets import Button, Footer, Header, Markdown, Select, Static, Te
 
 from ..appenv import code_off, workspace_override
 from ..i18n import STRINGS, tr
-from ..keys import bind, localize_bindings
+from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import markdown_source
 from .base import LocalizedScreen
 
@@ -277,7 +278,11 @@ class DrillScreen(LocalizedScreen):
         bind("e", "external_editor", "drill.editor", "drill.key_editor"),
         bind("h", "hint", "drill.hint", "drill.key_hint"),
         bind("v", "solution", "drill.solution", "drill.key_solution"),
-        bind("enter,i", "edit", "drill.edit", "drill.key_edit", key_display="Enter/i"),
+        # `i` is a priority binding: it moves focus to the editor the moment it arrives, so the text typed
+        # right after it goes into the file (a key queued on the old focus would run as a command);
+        # `action_edit` skips itself when a text field already has focus, so `i` is then a letter.
+        bind("i", "edit", "drill.edit", "drill.key_edit", key_display="Enter/i", priority=True),
+        bind("enter", "edit", "drill.edit_enter", "drill.key_edit", show=False),
         bind("escape", "leave_editor", "drill.leave", "drill.key_leave", show=False),
     ]
 
@@ -606,6 +611,8 @@ class DrillScreen(LocalizedScreen):
         self.set_focus(self.leave_input_target())
 
     def action_edit(self) -> None:
+        if focused_takes_text(self.app) or self.app.screen is not self:
+            raise SkipAction()  # typing in a field (or a dialog is open): `i` is a letter there
         self.query_one("#drill-code", TextArea).focus()
 
     def action_grade(self) -> None:
@@ -671,6 +678,8 @@ class DrillScreen(LocalizedScreen):
             finally:
                 if supervisor is not None and self._warm is not None:
                     self._warm.put_back(supervisor)  # kept only if it ran nothing (a syntax error)
+            if cancel.is_set():  # a newer Ctrl+R arrived as this grade ended: that one is the answer
+                return
         created = False
         store = getattr(self.app, "store", None)
         if store is not None:
