@@ -239,3 +239,29 @@ async def test_study_fast_keys_type_reveal_rate_and_reveal_the_next_on_empty_ent
         reviews = app.store.review_rows()
         assert [(r.question_id, int(r.rating)) for r in reviews][:1] == [(first, 2)]
         assert [int(r.rating) for r in reviews] == [2, 1]
+
+
+# ---------------------------------------------------------------------------------------------------- snapshots
+
+SNAP_CASES = [((100, 30), "en"), ((100, 30), "zh"), ((80, 24), "en"), ((80, 24), "zh")]
+
+
+@pytest.mark.parametrize(("size", "lang"), SNAP_CASES, ids=[f"{w}x{h}-{lang}" for (w, h), lang in SNAP_CASES])
+def test_snapshot_study_revealed_typed_answer(
+    snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int], lang: str
+) -> None:
+    """Study after Ctrl+R on a typed answer: 2 points covered, 2 missed, Hard suggested beside the ratings."""
+    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
+    app = open_app(tmp_path, lang)
+
+    async def run_before(pilot: Any) -> None:
+        screen = await open_study(pilot)
+        await post_keys(pilot.app, [*ANSWERS[lang], "ctrl+r"])
+        await wait_for(lambda: screen.revealed and screen.suggested == 2)
+        await settle(pilot)
+        screen.query_one("#study-qa").scroll_home(animate=False)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

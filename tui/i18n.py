@@ -178,8 +178,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "先在心里（或大声）作答，然后按空格显示参考答案。",
     ),
     "open.hint": (
-        "Type your answer (optional) · Enter on an empty box or Ctrl+R reveals · Esc leaves the box",
-        "可在此输入答案（可选）· 空框按 Enter 或 Ctrl+R 显示答案 · Esc 离开输入框",
+        "Type an answer (optional) · Ctrl+R or Enter on empty reveals · Esc leaves",
+        "可输入答案（可选）· Ctrl+R 或空框按 Enter 显示答案 · Esc 离开输入框",
     ),
     "open.key_submit": ("Reveal typed answer", "提交输入的答案"),
     "open.covered": ("covered", "已答到"),
@@ -356,6 +356,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "help.browse": ("Browse", "浏览"),
     "help.lab": ("Demo lab", "演示实验室"),
     "help.question": ("Answering a question", "作答"),
+    "help.open_answer": ("Typing an open answer", "输入开放题答案"),
     "help.note": ("Editing a note", "编辑笔记"),
     "help.no_keys": (
         "no keys of its own: type to filter, ↑↓ and Enter open; the keys under Everywhere apply",
