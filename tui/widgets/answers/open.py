@@ -128,7 +128,7 @@ class OpenAnswer(AnswerWidget):
     OpenAnswer .qv-open-points { height: auto; margin-top: 1; }
     OpenAnswer .qv-open-title { color: $text-accent; text-style: bold; }
     OpenAnswer .qv-open-row { height: auto; }
-    OpenAnswer .qv-open-tick { width: auto; }
+    OpenAnswer .qv-open-tick { width: 5; }
     OpenAnswer .qv-open-text { width: 1fr; }
     OpenAnswer .qv-open-score { text-style: bold; }
     """
