@@ -11,28 +11,16 @@ import asyncio
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
-from _pilot import pilot_test
+from _pilot import pilot_test, settle
 from support.apps import make_app
 from textual import events
 from textual.widgets import Input
-from textual.worker import WorkerCancelled
 
 from tui.screens.study import StudyScreen
 
 NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
-
-
-async def settle(pilot: Any) -> None:
-    """Pending messages, every worker (a cancelled one is fine: a newer run replaced it), the repaint."""
-    await pilot.pause()
-    try:
-        await pilot.app.workers.wait_for_complete()
-    except WorkerCancelled:
-        pass
-    await pilot.pause()
 
 
 SIZE = (100, 30)

@@ -13,23 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pilot import pilot_test
+from _pilot import pilot_test, settle
 from support.apps import make_app, screen_text
-from textual.worker import WorkerCancelled
 
 from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.help import SECTIONS, _load, help_groups, section_bindings
-
-
-async def settle(pilot: Any) -> None:
-    """Pending messages, every worker (a cancelled one is fine: a newer run replaced it), the repaint."""
-    await pilot.pause()
-    try:
-        await pilot.app.workers.wait_for_complete()
-    except WorkerCancelled:
-        pass
-    await pilot.pause()
-
 
 SIZE = (120, 40)
 
