@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _pilot import pilot_test, settle
 from support.apps import make_app
+from support.pilot import pilot_test, settle
 from textual.app import App
 from textual.widgets import Footer
 

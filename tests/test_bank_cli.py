@@ -8,13 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from _bank_fixtures import ALL_TYPES, USER_BANK, write
+from support.banks import ALL_TYPES, USER_BANK, write
+from support.paths import ROOT
 
 from quizbank import cli
 from quizbank.loader import load_bank_file, load_banks
 from quizbank.template import render_template
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -362,7 +361,7 @@ def test_posenc_entry_point_has_the_bank_commands(tmp_path, empty_user_dir):
         ],
         capture_output=True,
         text=True,
-        cwd=REPO,
+        cwd=ROOT,
         env=env,
         timeout=120,
     )

@@ -7,9 +7,9 @@ import os
 from typing import Any
 
 import yaml
-from _bank_fixtures import ALL_TYPES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.banks import ALL_TYPES
 
 from quizbank.loader import load_bank_text
 from quizbank.problems import Problem

@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _bank_fixtures import ALL_TYPES, USER_BANK, shipped_dir, write
+from support.banks import ALL_TYPES, USER_BANK, shipped_dir, write
+from support.paths import ROOT
 
 from quizbank.loader import BankSet, load_bank_file, load_bank_text, load_banks, user_bank_dir
 from quizbank.problems import Location, Problem
 from quizbank.schema import QUESTION_TYPES, BankFile
 from quizbank.yamlsafe import MAX_FILE_BYTES, parse_yaml_text, read_yaml_file
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 # -- the safe YAML reader -------------------------------------------------------------------------------------
@@ -348,12 +347,12 @@ def test_structural_loading_never_imports_torch(tmp_path):
         "import quizbank.cli, quizbank.checks, quizbank.template\n"
         "print('torch' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 
 
 def test_package_import_is_lazy():
     code = "import sys, quizbank; print('pydantic' in sys.modules, 'yaml' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.stdout.strip() == "False False"

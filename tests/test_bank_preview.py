@@ -12,12 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from quizbank import bank_cache
 from quizbank.bank_preview import BankPreview, read_preview
 from quizbank.loader import load_banks
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture

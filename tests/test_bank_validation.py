@@ -7,7 +7,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from _bank_fixtures import ALL_TYPES, USER_BANK, shipped_dir, write
+from support.banks import ALL_TYPES, USER_BANK, shipped_dir, write
+from support.paths import ROOT
 
 from posenc_ref.demos.base import Check, DemoResult
 from quizbank.checks import CheckPathError, check_report, parse_path, resolve_path, run_checks, value_name
@@ -688,7 +689,7 @@ def test_real_demos_confirm_the_fixture(tmp_path):
 
 
 # -- the documentation's examples ------------------------------------------------------------------------------------
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "bank-format.md"
+DOCS = ROOT / "docs" / "bank-format.md"
 
 
 def _yaml_blocks() -> list[str]:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from quizbank.drills import DRILL_NAMES, FIXED_DRILL_NAMES, CaseResult, Drill, DrillReport, drills, get_drill
 from quizbank.loader import load_banks
@@ -112,7 +113,7 @@ def test_listing_and_validating_never_import_torch() -> None:
         "assert drill_findings('rope-halff')\n"
         "assert 'torch' not in sys.modules, 'torch imported'\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
 BANK = """topic: linked

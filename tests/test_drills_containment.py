@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from quizbank import proclife
 from quizbank.drills import get_drill, grade_file, grade_source
@@ -22,7 +23,6 @@ from quizbank.progress.store import open_store
 NTK = "ntk-inv-freq"
 SOLUTION = get_drill(NTK).solution
 WRONG = "def ntk_inv_freq(dim, base, factor):\n    raise NotImplementedError\n"
-REPO = Path(__file__).resolve().parent.parent
 CLI = "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))"
 GRADE = "import sys; from quizbank.drills import grade_source; grade_source(sys.argv[1], sys.argv[2], timeout_s=60)"
 
@@ -204,7 +204,7 @@ def test_sigterm_to_drill_check_mid_grade_leaves_no_child(tmp_path: Path) -> Non
     )
     cli = subprocess.Popen(
         [sys.executable, "-I", "-c", CLI, "drill", "check", NTK, str(path), "--timeout", "60"],
-        cwd=REPO,
+        cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -242,7 +242,7 @@ def test_a_grader_killed_mid_grade_leaves_no_child(tmp_path: Path) -> None:
     )
     grader = subprocess.Popen(
         [sys.executable, "-I", "-c", GRADE, NTK, source],
-        cwd=REPO,
+        cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -292,7 +292,7 @@ def test_a_file_that_cannot_define_the_function_fails_before_torch_is_imported(
         "print('torch' in sys.modules, 'quizbank.drills.specs' in sys.modules)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-I", "-c", probe, str(path)], cwd=REPO, capture_output=True, text=True, timeout=60
+        [sys.executable, "-I", "-c", probe, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
     first, second = done.stdout.splitlines()

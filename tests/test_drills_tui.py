@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pilot import pilot_test, settle
 from support.apps import make_app, screen_text
+from support.pilot import pilot_test, settle
 from textual.widgets import Markdown, Static, TextArea
 
 from quizbank.drills import get_drill

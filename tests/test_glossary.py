@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from quizbank.glossary import (
     GlossaryError,
@@ -17,8 +17,6 @@ from quizbank.glossary import (
     to_markdown,
 )
 from quizbank.loader import load_banks
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_term_is_bilingual_and_unique():
@@ -189,7 +187,7 @@ def test_browse_g_opens_the_glossary_filtered_as_you_type_in_both_languages(tmp_
 
 
 async def _settle(pilot) -> None:
-    from _pilot import settle  # a superseded exclusive worker (Home's progress counts) is no failure
+    from support.pilot import settle  # a superseded exclusive worker (Home's progress counts) is no failure
 
     await settle(pilot)
 

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 
 def _gpu_check():

@@ -7,15 +7,13 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-from _bank_fixtures import ALL_TYPES
+from support.banks import ALL_TYPES
+from support.paths import ROOT
 
 from quizbank.loader import load_bank_file, load_bank_text, load_banks
 from quizbank.yamlsafe import MAX_ALIAS_BYTES, MAX_NUMBER_CHARS, parse_yaml_text
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _one_problem(problems, where: str) -> str:
@@ -61,7 +59,7 @@ def test_cli_with_a_fifo_returns_instead_of_hanging(tmp_path, how):
         [sys.executable, "-m", "quizbank.cli", *argv],
         capture_output=True,
         text=True,
-        cwd=REPO,
+        cwd=ROOT,
         env=env,
         timeout=60,
     )

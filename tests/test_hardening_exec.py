@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from tui.demo_host import DemoHost, host_command
 
-REPO = Path(__file__).resolve().parent.parent
 PAYLOAD = "from pathlib import Path\nPath(__file__).with_name('RAN-' + Path(__file__).stem).write_text('x')\n"
 
 
@@ -38,7 +38,7 @@ def test_demo_host_ignores_modules_in_the_current_folder(hostile_cwd):
 def test_host_command_is_isolated(hostile_cwd):
     argv, cwd = host_command()
     assert argv[1] == "-I" and "-m" not in argv
-    assert Path(cwd).resolve() == REPO.resolve()
+    assert Path(cwd).resolve() == ROOT.resolve()
     assert str(hostile_cwd) not in argv[-1] and '""' not in argv[-1]
 
 
@@ -46,13 +46,13 @@ def test_every_python_child_the_app_starts_is_isolated():
     """Every `sys.executable` the shipped code runs gets `-I` (no current folder on sys.path)."""
     checked = 0
     for package in ("tui", "quizbank", "posenc_ref"):
-        for file in sorted((REPO / package).rglob("*.py")):
+        for file in sorted((ROOT / package).rglob("*.py")):
             lines = file.read_text(encoding="utf-8").splitlines()
             for i, line in enumerate(lines):
                 if "sys.executable" in line and not line.lstrip().startswith("#"):
                     window = " ".join(lines[i : i + 3])
-                    assert '"-I"' in window, f"{file.relative_to(REPO)}:{i + 1}: {line.strip()}"
+                    assert '"-I"' in window, f"{file.relative_to(ROOT)}:{i + 1}: {line.strip()}"
                     checked += 1
     assert checked >= 1
-    source = (REPO / "tui" / "demo_host.py").read_text(encoding="utf-8")
+    source = (ROOT / "tui" / "demo_host.py").read_text(encoding="utf-8")
     assert '"-m", "tui.demo_host"' not in source

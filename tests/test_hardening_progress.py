@@ -17,12 +17,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_progress_export import load_fixture_bankset, main, write_fixture_bank
+from support.export_bank import load_fixture_bankset, main, write_fixture_bank
+from support.paths import ROOT
 
 from quizbank.progress.backup import BackupError, export_backup, import_backup, parse_backup
 from quizbank.progress.store import open_store
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -241,7 +240,7 @@ def test_anki_export_writes_through_a_symlink(tmp_path, capsys):
 MARKDOWN_ON_A_FULL_DISK = """
 import resource, signal, sys
 sys.path.insert(0, sys.argv[3])
-from test_progress_export import load_fixture_bankset
+from support.export_bank import load_fixture_bankset
 from quizbank.progress.markdown_export import write_markdown
 from pathlib import Path
 bankset = load_fixture_bankset(Path(sys.argv[1]))
@@ -264,10 +263,10 @@ def test_markdown_export_leaves_no_partial_file_on_a_full_disk(tmp_path):
         p.write_bytes(b"previous " + p.name.encode())
     limit = min(len(b) for b in before.values()) // 2
     proc = subprocess.run(
-        [sys.executable, "-c", MARKDOWN_ON_A_FULL_DISK, str(tmp_path), str(limit), str(REPO / "tests")],
+        [sys.executable, "-c", MARKDOWN_ON_A_FULL_DISK, str(tmp_path), str(limit), str(ROOT / "tests")],
         capture_output=True,
         text=True,
-        cwd=REPO,
+        cwd=ROOT,
         timeout=120,
     )
     assert proc.stdout.startswith("failed"), proc.stdout + proc.stderr

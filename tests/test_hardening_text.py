@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 import yaml
-from _bank_fixtures import ALL_TYPES
-from _pilot import settle
+from support.banks import ALL_TYPES
+from support.pilot import settle
 
 from quizbank.loader import load_bank_text
 from quizbank.safetext import UNSAFE_RE, escape_json_unsafe, escape_unsafe
@@ -256,7 +256,7 @@ def _orphan_store(folder: Path, qid: str) -> None:
 
 
 def test_progress_orphans_escapes_question_ids(tmp_path, monkeypatch, capsys):
-    from test_progress_export import main
+    from support.export_bank import main
 
     monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "none"))
     _orphan_store(tmp_path / "data", "gone" + HOSTILE)
@@ -271,7 +271,7 @@ def test_progress_orphans_escapes_question_ids(tmp_path, monkeypatch, capsys):
 
 
 def test_progress_import_errors_escape_and_name_the_record(tmp_path, monkeypatch, capsys):
-    from test_progress_export import main
+    from support.export_bank import main
 
     backup = {
         "format": "posenc-progress",

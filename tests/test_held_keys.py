@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from _pilot import pilot_test, settle
 from support.apps import make_app
+from support.pilot import pilot_test, settle
 from textual import events
 from textual.widgets import Input
 
@@ -108,7 +108,7 @@ async def test_keys_typed_as_study_opens_act_on_the_first_card(env: Path) -> Non
 
 @pilot_test
 async def test_quiz_keys_after_next_reach_the_next_question(env: Path) -> None:
-    from test_tui_flows import start_quiz
+    from support.apps import start_quiz
 
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:

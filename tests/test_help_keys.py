@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pilot import pilot_test, settle
 from support.apps import make_app, screen_text
+from support.pilot import pilot_test, settle
 
 from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.help import SECTIONS, _load, help_groups, section_bindings

@@ -9,11 +9,9 @@ import subprocess
 import sys
 import tomllib
 from importlib import metadata
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 # library -> the module that hooks its private API
 HOOKED = {

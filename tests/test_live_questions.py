@@ -8,11 +8,11 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.paths import ROOT
 
 from posenc_ref import cli as demo_cli
 from quizbank import cli
@@ -32,7 +32,6 @@ from quizbank.schema import VaryParam
 from quizbank.vary import draw, fill, fill_param, fill_path, placeholders
 from quizbank.vary_findings import VALIDATION_SEEDS
 
-REPO = Path(__file__).resolve().parents[1]
 HEAD = "topic: live\ntitle: {en: Live, zh: 实时}\nquestions:\n"
 
 
@@ -161,7 +160,7 @@ def test_the_draw_is_the_same_in_any_process_whatever_pythonhashseed(empty_user_
             ],
             capture_output=True,
             text=True,
-            cwd=REPO,
+            cwd=ROOT,
             env=env,
             timeout=120,
         )
@@ -252,7 +251,7 @@ def test_loading_generated_questions_never_imports_torch():
         "[draw_instance(q, 1) for q in b.questions.values() if is_generated(q)]; "
         "print(sum(map(is_generated, b.questions.values())), 'torch' in sys.modules)"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.stdout.split() == [done.stdout.split()[0], "False"], done.stderr
     assert int(done.stdout.split()[0]) >= 40
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from _pilot import pilot_test, settle
 from support.apps import make_app, screen_text
+from support.pilot import pilot_test, settle
 
 from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.quiz import QuizScreen

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _pilot import pilot_test, settle
 from support.apps import make_app, screen_text
+from support.pilot import pilot_test, settle
 
 from quizbank.loader import load_banks
 

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from test_progress_export import main, write_fixture_bank
+from support.export_bank import main, write_fixture_bank
 
 from quizbank.progress.backup import BackupError, export_backup, import_backup, parse_backup
 from quizbank.progress.scheduler import Rating

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_progress_export import load_fixture_bankset
+from support.export_bank import load_fixture_bankset
 
 from quizbank.mock.planner import InterviewPlan, PlanItem
 from quizbank.mock.report import ItemResult, build_report, render_markdown

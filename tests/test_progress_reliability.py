@@ -13,10 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from quizbank.progress.store import DB_NAME, open_store
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # A study session in miniature: rate a card, and print "recorded <n> <review id> <question>" once it is committed.
 REVIEW_LOOP = """
@@ -209,7 +208,7 @@ def _app_env(tmp_path: Path) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_sigkill_of_the_study_screen_loses_nothing_it_showed(tmp_path):
-    from test_progress_export import write_fixture_bank
+    from support.export_bank import write_fixture_bank
 
     bank = write_fixture_bank(tmp_path)
     env = _app_env(tmp_path)
@@ -244,7 +243,7 @@ def test_sigkill_of_the_study_screen_loses_nothing_it_showed(tmp_path):
 @pytest.mark.slow
 def test_two_study_apps_on_one_data_dir_lose_nothing(tmp_path):
     """Two headless apps study the same cards at once until nothing is left; every confirmed rating is stored."""
-    from test_progress_export import write_fixture_bank
+    from support.export_bank import write_fixture_bank
 
     bank = write_fixture_bank(tmp_path)
     with open_store(tmp_path / "data"):

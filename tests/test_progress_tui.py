@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from _pilot import settle
-from test_progress_export import write_fixture_bank
+from support.export_bank import write_fixture_bank
+from support.pilot import settle
 from textual.widgets import Button, Input
 
 from tui.app import PosencApp

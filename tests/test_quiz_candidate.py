@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pilot import pilot_test, settle
-from support.apps import make_app, screen_text
+from support.apps import make_app, screen_text, start_quiz
+from support.pilot import pilot_test, settle
 from textual.widgets import Checkbox, Input
 
 from quizbank.grading import Grade
@@ -36,13 +36,6 @@ from tui.widgets.question_view import QuestionView, choice_tag
 SIZE = (100, 30)
 SMALL = (80, 24)
 NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
-
-
-async def start_quiz(pilot: Any, question_ids: list[str]) -> QuizScreen:
-    screen = QuizScreen(QuizSession(QuizConfig(seed=1), question_ids))
-    await pilot.app.push_screen(screen)
-    await settle(pilot)
-    return screen
 
 
 def positions(view: QuestionView) -> tuple[list[int], list[int]]:

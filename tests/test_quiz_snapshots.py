@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _pilot import settle
+from support.pilot import settle
 
 from quizbank.grading import Grade
 from quizbank.quiz_session import QuizConfig, QuizSession

@@ -7,7 +7,7 @@ import sqlite3
 import textwrap
 from datetime import UTC, datetime, timedelta
 
-from _pilot import settle
+from support.pilot import settle
 
 from quizbank.loader import load_banks
 from quizbank.progress.scheduler import Rating
@@ -186,7 +186,7 @@ def test_the_same_review_under_both_ids_is_kept_once(tmp_path):
 
 
 def test_progress_cli_migrates_before_listing_orphans(tmp_path, monkeypatch, capsys):
-    from test_progress_export import main
+    from support.export_bank import main
 
     monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "no-user-banks"))
     (tmp_path / "banks").mkdir()

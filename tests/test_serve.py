@@ -23,14 +23,14 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from _pilot import settle
 from support.apps import write_fixture_bank
+from support.paths import ROOT
+from support.pilot import settle
 
 from tui.serve import app_command
 from tui.serve_apps import SPARE_SIZE
 from tui.serve_settings import is_loopback
 
-ROOT = Path(__file__).resolve().parents[1]
 COLS, ROWS = 120, 40
 ANSI = re.compile(
     r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b."

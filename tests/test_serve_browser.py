@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from support.chromium import CHROMIUM, CHROMIUM_ARGS
+from support.paths import ROOT
 from test_serve import TOKEN, events, ready_spare, shipped_topic_titles, start_server, stop_server
 
-ROOT = Path(__file__).resolve().parents[1]
 VIEWPORT = {"width": 1280, "height": 800}
 
 pytestmark = [

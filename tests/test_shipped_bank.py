@@ -5,15 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from quizbank.loader import load_banks, shipped_bank_dir
 from quizbank.schema import LANGS, QUESTION_TYPES
 from quizbank.stats import bank_stats, question_languages
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +102,7 @@ def test_validate_with_every_check_is_green(tmp_path):
         [sys.executable, "-m", "quizbank.cli", "bank", "validate"],
         capture_output=True,
         text=True,
-        cwd=REPO,
+        cwd=ROOT,
         env=env,
         timeout=300,
     )

@@ -14,8 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 
 def _run(code: str, tmp_path: Path, extra_env: dict[str, str] | None = None) -> dict:

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from _pilot import pilot_test
+from support.pilot import pilot_test
 from textual.widgets import Tree
 
 from quizbank import bank_cache

@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pilot import pilot_test, settle
 from rich.cells import cell_len
-from support.apps import fake_demo_runner, make_app, screen_text
+from support.apps import fake_demo_runner, make_app, screen_text, start_quiz
+from support.pilot import pilot_test, settle
 from textual.widgets import Input, Markdown, OptionList, Static, Tree
 from textual_plotext import PlotextPlot
 
-from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.browse import BrowseScreen
 from tui.screens.demo_lab import DemoLabScreen
 from tui.screens.home import HomeScreen
@@ -27,14 +26,6 @@ from tui.widgets.heatmap import Heatmap
 from tui.widgets.question_view import QuestionView
 
 SIZE = (100, 30)
-
-
-async def start_quiz(pilot: Any, question_ids: list[str]) -> QuizScreen:
-    app = pilot.app
-    screen = QuizScreen(QuizSession(QuizConfig(seed=1), question_ids))
-    await app.push_screen(screen)
-    await settle(pilot)
-    return screen
 
 
 def correct_position(view: QuestionView) -> int:

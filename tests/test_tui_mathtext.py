@@ -9,11 +9,12 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.paths import ROOT
 
 from tui.mathtext import FALLBACK_SYMBOLS, MathSpan, convert_math, latex_to_unicode, split_math
 
 RAW_COMMAND = re.compile(r"\\[A-Za-z]+")
-BANK_DIR = Path(__file__).resolve().parents[1] / "quizbank" / "data"
+BANK_DIR = ROOT / "quizbank" / "data"
 
 
 @pytest.mark.parametrize(

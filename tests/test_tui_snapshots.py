@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _pilot import settle
+from support.pilot import settle
 
 from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.quiz import QuizScreen

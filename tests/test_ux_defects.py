@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 import yaml
-from _pilot import pilot_test, settle
 from markdown_it import MarkdownIt
 from rich.cells import cell_len
 from support.apps import fake_demo_runner, make_app, screen_text
+from support.paths import ROOT
+from support.pilot import pilot_test, settle
 
 from posenc_ref.demos import get_demo, list_demos, run_demo
 from posenc_ref.demos.base import Check, ConstraintError, DemoContext, Table
@@ -23,7 +24,7 @@ from tui.richtext import ITALIC_STYLE, _blocks, inline, markdown_source, plain
 from tui.screens.demo_lab import DemoLabScreen
 from tui.widgets.demo_panel import DemoPanel, DemoTable
 
-SHIPPED = Path(__file__).resolve().parents[1] / "quizbank" / "data"
+SHIPPED = ROOT / "quizbank" / "data"
 RAW_LATEX = re.compile(r"\^\{|_\{|\\[A-Za-z]+|\$")
 
 

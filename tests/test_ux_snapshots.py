@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _pilot import settle
 from support.apps import fake_demo_runner
+from support.pilot import settle
 
 from posenc_ref.demos.base import Check, Table
 

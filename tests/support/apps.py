@@ -22,6 +22,7 @@ __all__ = [
     "fake_demo_runner",
     "make_app",
     "screen_text",
+    "start_quiz",
     "write_fixture_bank",
 ]
 
@@ -196,6 +197,18 @@ def make_app(tmp_path: Path, *, language: str = "en", with_user_dir: bool = True
     }
     options.update(kwargs)
     return PosencApp([str(bank_dir)], str(data_dir), **options)
+
+
+async def start_quiz(pilot: Any, question_ids: list[str]) -> Any:
+    """Open a Quiz on `question_ids` (seed 1) over the current screen and let it settle."""
+    from quizbank.quiz_session import QuizConfig, QuizSession
+    from support.pilot import settle
+    from tui.screens.quiz import QuizScreen
+
+    screen = QuizScreen(QuizSession(QuizConfig(seed=1), question_ids))
+    await pilot.app.push_screen(screen)
+    await settle(pilot)
+    return screen
 
 
 def screen_text(app: Any) -> str:
