@@ -316,3 +316,13 @@ def test_parse_assignments():
     assert parse_assignments(["dim=16", "k=-3", "name=a=b"]) == {"dim": "16", "k": "-3", "name": "a=b"}
     with pytest.raises(ValueError, match="malformed"):
         parse_assignments(["dim"])
+
+
+def test_cli_refuses_a_constraint_with_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    from posenc_ref.cli import main
+
+    assert main(["demo", "run", "rope-scaling", "low_freq_factor=8", "high_freq_factor=2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "error: parameters must satisfy low_freq_factor < high_freq_factor, got low_freq_factor=8 and high_freq_factor=2"
+    ]

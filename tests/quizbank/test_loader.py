@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -356,3 +358,68 @@ def test_package_import_is_lazy():
     code = "import sys, quizbank; print('pydantic' in sys.modules, 'yaml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.stdout.strip() == "False False"
+
+
+# ----------------------------------------------------------------------------- non-regular bank files (FIFOs, devices)
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "bank.yaml"
+    os.mkfifo(fifo)
+    start = time.perf_counter()
+    bank, problems = load_bank_file(fifo)
+    assert time.perf_counter() - start < 1.0
+    assert bank is None
+    assert str(problems[0]).endswith(
+        "is not a regular file (a FIFO, device or socket); bank files must be files"
+    )
+    bankset = load_banks([fifo], include_shipped=False, include_user=False)
+    assert [path for path, _ in bankset.skipped] == [problems[0].path]
+
+
+def test_a_character_device_is_refused():
+    bank, problems = load_bank_file("/dev/zero")  # would never end if it were read
+    assert bank is None and "is not a regular file" in str(problems[0])
+
+
+@pytest.mark.parametrize("how", ["validate", "--bank"])
+def test_cli_with_a_fifo_returns_instead_of_hanging(tmp_path, how):
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    argv = (
+        ["bank", "validate", str(fifo), "--no-checks"]
+        if how == "validate"
+        else ["--bank", str(fifo), "bank", "stats"]
+    )
+    env = {**os.environ, "POSENC_BANK_DIR": str(tmp_path / "none")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "quizbank.cli", *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+    )
+    assert "Traceback" not in proc.stderr
+    if how == "validate":
+        assert proc.returncode == 1 and "is not a regular file" in proc.stdout
+    else:
+        assert proc.returncode == 0 and "1 bank file skipped" in proc.stderr
+
+
+def test_hints_are_an_optional_localized_field() -> None:
+    from quizbank.schema import OpenQuestion
+
+    question = OpenQuestion.model_validate(
+        {
+            "id": "t.q",
+            "type": "open",
+            "prompt": {"en": "p"},
+            "answer": {"en": "a"},
+            "key_points": [{"en": "k"}],
+            "explanation": {"en": "e"},
+            "hints": [{"en": "first", "zh": "第一"}, {"en": "second"}],
+        }
+    )
+    assert [h.get("zh") for h in question.hints] == ["第一", "second"]
+    assert question.hints[0] in question.text_fields()

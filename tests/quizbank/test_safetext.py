@@ -1,5 +1,6 @@
-"""Issue 8, case 1: control and bidi characters in bank text are rejected at load time with
-path:line:col, and every output that prints text from a file, a backup or a path escapes them."""
+"""The text policy (quizbank/safetext.py): control and bidi characters in bank text are rejected at load
+time with path:line:col, and every output that prints text from a file, a backup or a path escapes them
+(the CLIs, the Markdown and Anki exports, the app's problems pane)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,17 @@
-"""Bank YAML used by the quizbank tests (tests/test_bank_*.py)."""
+"""Bank YAML used by the bank tests (tests/quizbank/), and every string of the shipped bank."""
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import yaml
+
+from support.paths import ROOT
+
+SHIPPED = ROOT / "quizbank" / "data"
 
 # One bilingual question of each type; line numbers matter to the tests that use them.
 ALL_TYPES = textwrap.dedent(
@@ -103,3 +111,22 @@ def shipped_dir(tmp_path: Path, text: str = ALL_TYPES, name: str = "basics.yaml"
     folder = tmp_path / "shipped"
     write(folder, name, text)
     return folder
+
+
+def _strings(node: Any) -> Iterator[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _strings(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _strings(value)
+
+
+def shipped_strings() -> list[str]:
+    """Every string in the shipped bank's YAML files (quizbank/data/*.yaml), in file order."""
+    out: list[str] = []
+    for path in sorted(SHIPPED.glob("*.yaml")):
+        out += list(_strings(yaml.safe_load(path.read_text(encoding="utf-8"))))
+    return out

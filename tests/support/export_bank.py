@@ -5,10 +5,12 @@ progress/export subcommands.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from quizbank.loader import load_banks
 from quizbank.progress import cli as progress_cli
+from quizbank.progress.store import open_store
 
 __all__ = [
     "FIXTURE_BANK_YAML",
@@ -110,3 +112,11 @@ def load_fixture_bankset(folder: Path):
     bankset = load_banks([write_fixture_bank(folder)], include_shipped=False, include_user=False)
     assert not bankset.skipped and not bankset.errors, bankset.problems
     return bankset
+
+
+def seeded_data_dir(tmp_path: Path) -> Path:
+    """A data folder whose progress store holds one review (q.one, Good, 2025-03-01)."""
+    folder = tmp_path / "data"
+    with open_store(folder) as store:
+        store.review("q.one", 3, datetime(2025, 3, 1, tzinfo=UTC), duration_ms=1000)
+    return folder

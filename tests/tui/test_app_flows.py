@@ -5,32 +5,23 @@ Every test points POSENC_DATA_DIR and POSENC_BANK_DIR at tmp dirs, so no real us
 
 from __future__ import annotations
 
-import threading
-import time
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.cells import cell_len
-from support.apps import fake_demo_runner, make_app, screen_text, start_quiz
+from support.apps import correct_position, make_app, screen_text, start_quiz
 from support.pilot import pilot_test, settle
-from textual.widgets import Input, Markdown, OptionList, Static, Tree
-from textual_plotext import PlotextPlot
+from textual.widgets import Input, OptionList, Tree
 
+from tui.cjkwrap import BREAK
 from tui.screens.browse import BrowseScreen
-from tui.screens.demo_lab import DemoLabScreen
 from tui.screens.home import HomeScreen
 from tui.screens.quiz import QuizScreen, QuizSetupScreen, QuizSummaryScreen
-from tui.widgets.demo_panel import DemoPanel, DemoTable
-from tui.widgets.heatmap import Heatmap
+from tui.widgets.demo_panel import DemoPanel
 from tui.widgets.question_view import QuestionView
 
 SIZE = (100, 30)
-
-
-def correct_position(view: QuestionView) -> int:
-    question = view.question
-    return [view.order.index(i) for i, c in enumerate(question.choices) if c.correct][0]
 
 
 # ---------------------------------------------------------------------------------------------------- home
@@ -189,70 +180,7 @@ async def test_answer_needed_before_check(env: Path) -> None:
         assert "'abc' is not a number" in screen_text(app)
 
 
-@pilot_test
-async def test_demo_panel_beside_the_explanation(env: Path) -> None:
-    app = make_app(env)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = await start_quiz(pilot, ["fx.mcq"])
-        panel = screen.query_one("#quiz-demo", DemoPanel)
-        assert not panel.display  # hidden until answered: the demo could give the answer away
-        await pilot.press(str(correct_position(screen.view) + 1), "space")
-        await settle(pilot)
-        assert panel.display and panel.result is not None and panel.error is None
-        explanation = screen.view.query_one(Markdown)
-        assert explanation.region.x < panel.region.x  # side by side
-        assert explanation.region.y < panel.region.bottom
-        assert panel.query(DemoTable) and panel.query(PlotextPlot) and panel.query(Heatmap)
-        text = screen_text(app)
-        assert "cpu · float32 · 1.25 ms" in text
-        assert "✓ textbook and fast forms agree" in text
-        assert "✗ a deliberately failing check" in text
-        assert "m=7" in text and "n=3" in text
-
-
-@pilot_test
-async def test_failing_demo_is_shown_in_the_panel(env: Path) -> None:
-    app = make_app(env)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = await start_quiz(pilot, ["fx.truefalse"])
-        await pilot.press("1", "space")
-        await settle(pilot)
-        panel = screen.query_one("#quiz-demo", DemoPanel)
-        assert panel.error is not None and "NotImplementedError" in panel.error
-        assert "The demo failed: NotImplementedError" in screen_text(app)
-        await pilot.press("d")  # re-running keeps failing politely
-        await settle(pilot)
-        assert app.is_running and isinstance(app.screen, QuizScreen)
-
-
-@pilot_test
-async def test_stale_demo_result_is_ignored(env: Path) -> None:
-    release = threading.Event()
-
-    def slow_runner(name: str, params: dict[str, Any]) -> Any:
-        if name == "rope-relativity":
-            release.wait(5)
-        return fake_demo_runner(name, params)
-
-    app = make_app(env, demo_runner=slow_runner)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        panel = DemoPanel("rope-relativity", {"m": 1})
-        await app.screen.mount(panel)
-        await pilot.pause()
-        assert panel.running
-        panel.set_demo("alibi-slopes", {"n_heads": 8})
-        await pilot.pause()
-        release.set()
-        await settle(pilot)
-        time.sleep(0.05)
-        await settle(pilot)
-        assert panel.result is not None and panel.result.name == "alibi-slopes"
-
-
-# ---------------------------------------------------------------------------------------------------- browse, lab
+# ---------------------------------------------------------------------------------------------------- browse
 
 
 @pilot_test
@@ -281,140 +209,7 @@ async def test_browse_reads_a_topic_with_its_demo(env: Path) -> None:
         assert not panel.display  # no demo for this question
 
 
-@pilot_test
-async def test_demo_lab_good_and_bad_parameters(env: Path) -> None:
-    app = make_app(env)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("d")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, DemoLabScreen)
-        screen.select_demo("alibi-bias")
-        await settle(pilot)
-        panel = screen.query_one("#lab-panel", DemoPanel)
-        assert panel.result is not None and panel.result.params["seq_len"] == 8
-        field = screen.query_one("#param-seq_len", Input)
-        field.focus()
-        field.value = ""
-        await pilot.press(*"0")
-        await settle(pilot)
-        assert "seq_len" in screen.errors
-        error = screen.query_one("#error-seq_len", Static)
-        assert error.display and "must be int in [1, 16384], got 0" in str(error.content)
-        await pilot.press("enter")  # refuses to run
-        await settle(pilot)
-        assert panel.result.params["seq_len"] == 8
-        form_error = screen.query_one("#lab-form-error", Static)
-        assert form_error.display and "Fix the highlighted parameters first." in str(form_error.content)
-        field.value = ""
-        await pilot.press(*"12", "enter")
-        await settle(pilot)
-        assert screen.errors == {} and not error.display
-        assert panel.result.params["seq_len"] == 12
-        field.value = "abc"
-        await settle(pilot)
-        assert "must be an integer" in screen.errors["seq_len"]
-        assert app.is_running
-
-
-@pilot_test
-async def test_demo_lab_memory_budget_is_checked_before_running(
-    env: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("POSENC_MEMORY_BUDGET_MIB", "1")
-    app = make_app(env)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_demo("alibi-bias")
-        await settle(pilot)
-        screen = app.screen
-        screen.query_one("#param-seq_len", Input).value = "16000"
-        screen.action_run()
-        await settle(pilot)
-        form_error = screen.query_one("#lab-form-error", Static)
-        assert form_error.display and "budget" in str(form_error.content)
-
-
-# ---------------------------------------------------------------------------------------------------- search, palette
-
-
-@pilot_test
-async def test_search_jumps_to_a_question(env: Path) -> None:
-    app = make_app(env)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("slash")
-        await settle(pilot)
-        await pilot.press(*"smallest alibi")
-        await settle(pilot)
-        assert "fx.numeric" in screen_text(app)
-        await pilot.press("enter")
-        await settle(pilot)
-        assert isinstance(app.screen, QuizScreen) and app.screen.try_it  # "try it" first
-        assert app.screen.view.question_id == "fx.numeric" and not app.screen.view.revealed
-        await pilot.press("o")  # "read it"
-        await settle(pilot)
-        assert isinstance(app.screen, BrowseScreen)
-        assert app.screen.question_id == "fx.numeric"
-
-
-@pilot_test
-async def test_search_finds_topics_and_demos(env: Path) -> None:
-    from tui.screens.search import search
-
-    app = make_app(env)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        kinds = {(kind, key) for kind, key, _label, _jump in search(app, "alibi")}
-        assert ("topic", "fixture-alibi") in kinds
-        assert ("demo", "alibi-bias") in kinds
-        assert ("question", "fx.numeric") in kinds
-        assert search(app, "fx.cloze")[0][1] == "fx.cloze"  # an exact id comes first
-
-
-@pilot_test
-async def test_command_palette_opens_a_question(env: Path) -> None:
-    app = make_app(env)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
-        await pilot.press(*"fx.cloze")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await settle(pilot)
-        assert isinstance(app.screen, BrowseScreen)
-        assert app.screen.question_id == "fx.cloze"
-
-
-# ---------------------------------------------------------------------------------------------------- language, text
-
-
-@pilot_test
-async def test_language_toggle_everywhere_and_remembered(env: Path) -> None:
-    app = make_app(env, language=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        assert app.language == "en"
-        screen = await start_quiz(pilot, ["fx.mcq"])
-        assert "Which form does RoPE" in screen_text(app)
-        await pilot.press("l")
-        await settle(pilot)
-        assert app.language == "zh"
-        text = screen_text(app)
-        assert "RoPE 把 query 乘以什么" in text
-        assert "第 1/1 题" in text
-        assert "下一题" in text  # the footer follows too
-        assert app.store.get_setting("language") == "zh"
-        await pilot.press(str(correct_position(screen.view) + 1), "space")
-        await settle(pilot)
-        assert "正确" in screen_text(app)
-    again = make_app(env, language=None)
-    async with again.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        assert again.language == "zh"
-        assert "测试用 RoPE" in screen_text(again)
+# ---------------------------------------------------------------------------------------------------- text on screen
 
 
 @pilot_test
@@ -437,21 +232,6 @@ async def test_bank_markup_shows_literally(env: Path) -> None:
 
 
 @pilot_test
-async def test_cjk_wraps_inside_80_columns(env: Path) -> None:
-    app = make_app(env, language="zh")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        screen = await start_quiz(pilot, ["fx.mcq"])
-        await pilot.press(str(correct_position(screen.view) + 1), "space")
-        await settle(pilot)
-        text = screen_text(app)
-        lines = text.splitlines()
-        assert all(cell_len(line) <= 80 for line in lines)
-        assert "乘以什么" in text
-        assert "\ufffd" not in text
-
-
-@pilot_test
 async def test_no_raw_latex_on_screen(env: Path) -> None:
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
@@ -465,7 +245,7 @@ async def test_no_raw_latex_on_screen(env: Path) -> None:
         assert "⟨Rₘ q," in text.replace("\n", " ")
 
 
-# ---------------------------------------------------------------------------------------------------- reload, keymap
+# ---------------------------------------------------------------------------------------------------- reload
 
 
 @pilot_test
@@ -494,22 +274,6 @@ async def test_reload_after_a_bank_file_changes(env: Path) -> None:
         assert app.is_running
         assert app.bankset.skipped  # the file is reported, not fatal
         assert isinstance(app.screen, HomeScreen)  # its topic is gone, so Browse closed
-
-
-@pilot_test
-async def test_user_keymap_remaps_bindings(env: Path) -> None:
-    from quizbank.progress.store import open_store
-
-    store = open_store(env / "data")
-    store.set_setting("keymap", {"posenc.next": "j"})
-    store.close()
-    app = make_app(env)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = await start_quiz(pilot, ["fx.mcq", "fx.truefalse"])
-        await pilot.press("escape", "j")
-        await settle(pilot)
-        assert screen.session.index == 1
 
 
 @pilot_test
@@ -681,91 +445,6 @@ async def test_open_question_asks_for_a_verdict_on_screen_and_in_the_footer(env:
 
 
 @pilot_test
-async def test_demo_panel_and_footer_follow_the_language(env: Path) -> None:
-    app = make_app(env)
-    async with app.run_test(size=(110, 60)) as pilot:
-        await settle(pilot)
-        app.open_demo("alibi-bias")
-        await settle(pilot)
-        panel = app.screen.query_one("#lab-panel", DemoPanel)
-        text = screen_text(app)
-        assert "Checks" in text and "Values" in text and "Notes" in text
-        assert "masked (−∞)" in text and "(query ↓, key →)" in text
-        assert "^p Commands" in text.splitlines()[-1]
-        await pilot.press("l")
-        await settle(pilot)
-        text = screen_text(app)
-        for english in ("Checks", "Values", "Notes", "masked (−∞)", "Live demo", "params:", "  error "):
-            assert english not in text, english
-        for chinese in ("检查", "数值", "备注", "已屏蔽（−∞）", "实时演示", "参数：", "误差 "):
-            assert chinese in text, chinese
-        assert "^p 命令" in text.splitlines()[-1]
-        assert panel.result is not None  # relabelled in place, not re-run
-
-
-@pilot_test
-async def test_demo_title_and_claim_are_chinese_in_zh_mode_and_switch_at_once(env: Path) -> None:
-    from posenc_ref.demos import get_demo
-
-    spec = get_demo("rope-relativity")  # the demo of fx.mcq
-    app = make_app(env, language="zh")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        screen = await start_quiz(pilot, ["fx.mcq"])
-        await pilot.press(str(correct_position(screen.view) + 1), "space")
-        await settle(pilot)
-        panel = screen.query_one("#quiz-demo", DemoPanel)
-        assert panel.result is not None and panel.result.title_zh == spec.title_zh
-        heading = str(panel.query_one("#demo-heading", Static).content)
-        claim = str(panel.query_one("#demo-claim", Static).content)
-        assert heading == "实时演示 · RoPE 的注意力分数只取决于 m − n  rope-relativity"
-        assert claim == spec.claim_zh and claim.startswith("⟨R(q, m), R(k, n)⟩ 等于")
-        assert "RoPE 的注意力分数只取决于 m − n" in screen_text(app)
-        result = panel.result
-        await pilot.press("l")
-        await pilot.pause()  # no worker run: the panel re-renders in place
-        heading = str(panel.query_one("#demo-heading", Static).content)
-        assert heading == "Live demo · RoPE scores depend only on m − n  rope-relativity"
-        assert str(panel.query_one("#demo-claim", Static).content) == spec.claim
-        assert panel.result is result
-        await pilot.press("l")
-        await pilot.pause()
-        assert "RoPE 的注意力分数只取决于 m − n" in str(panel.query_one("#demo-heading", Static).content)
-        assert str(panel.query_one("#demo-claim", Static).content) == spec.claim_zh
-
-
-@pilot_test
-async def test_demo_lab_search_and_palette_show_chinese_demo_titles(env: Path) -> None:
-    from posenc_ref.demos import get_demo
-    from tui.commands import search_targets
-    from tui.screens.search import search
-
-    spec = get_demo("alibi-bias")
-    app = make_app(env, language="zh")
-    async with app.run_test(size=(110, 40)) as pilot:
-        await settle(pilot)
-        app.open_demo("alibi-bias")
-        await settle(pilot)
-        header = str(app.screen.query_one("#lab-claim", Static).content)
-        assert header.splitlines()[:2] == ["ALiBi 偏置矩阵", spec.claim_zh]
-        assert "ALiBi 偏置矩阵" in str(app.screen.query_one("#lab-panel #demo-heading", Static).content)
-        await pilot.press("l")
-        await pilot.pause()
-        header = str(app.screen.query_one("#lab-claim", Static).content)
-        assert header.splitlines()[:2] == ["The ALiBi bias matrix", spec.claim]
-        app.language = "zh"
-        await pilot.pause()
-        demos = {key: label for kind, key, label, _jump in search(app, "偏置矩阵") if kind == "demo"}
-        assert demos == {"alibi-bias": "ALiBi 偏置矩阵"}
-        assert ("demo", "alibi-bias") in {(k, key) for k, key, _l, _j in search(app, "bias matrix")}
-        labels = [label for kind, label, _help, _jump in search_targets(app) if kind == "demo"]
-        assert "alibi-bias  ALiBi 偏置矩阵" in labels
-        app.language = "en"
-        labels = [label for kind, label, _help, _jump in search_targets(app) if kind == "demo"]
-        assert "alibi-bias  The ALiBi bias matrix" in labels
-
-
-@pilot_test
 async def test_browse_shows_the_numeric_answer(env: Path) -> None:
     app = make_app(env)
     async with app.run_test(size=(130, 36)) as pilot:
@@ -813,34 +492,41 @@ async def test_chinese_explanation_lines_join_without_a_stray_space(env: Path) -
         assert screen.view.revealed
 
 
-@pilot_test
-async def test_a_fresh_store_keeps_the_locale_language(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("POSENC_LANG", "zh")
-    app = make_app(env, language=None)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        assert app.store is not None
-        assert app.language == "zh"
-        assert "全部主题" in screen_text(app)
+USER_BANK = """
+topics:
+  - topic: user-topic
+    title: {en: "User topic", zh: "用户主题"}
+    questions:
+      - id: user.tf
+        type: truefalse
+        difficulty: 1
+        prompt: {en: "Users can add banks.", zh: "用户可以添加题库。"}
+        correct: true
+        explanation: {en: "Yes.", zh: "是的。"}
+"""
 
 
 @pilot_test
-async def test_demo_lab_explains_a_bad_parameter_in_chinese(env: Path) -> None:
-    app = make_app(env)
-    async with app.run_test(size=(110, 40)) as pilot:
+async def test_reload_after_a_user_bank_breaks(env: Path) -> None:
+    user_dir = env / "a-rather-long-folder-name-for-user-banks"
+    user_dir.mkdir()
+    (user_dir / "mine.yaml").write_text(USER_BANK, encoding="utf-8")
+    app = make_app(env, open_store=False)
+    app.bank_paths = [*app.bank_paths, str(user_dir)]
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        app.open_demo("rope-decay")
+        assert len(app.bankset.questions) == 7
+        (user_dir / "mine.yaml").write_text(USER_BANK.replace("truefalse", "truefals"), encoding="utf-8")
+        app.action_reload()
         await settle(pilot)
-        screen = app.screen
-        screen.query_one("#param-dim", Input).value = "7"
         await settle(pilot)
-        assert "must be even" in screen.errors["dim"]
-        await pilot.press("l")
-        await settle(pilot)
+        assert len(app.bankset.questions) == 6
+        info = str(app.screen.query_one("#topic-info").render())
+        numbers = [int(n) for n in re.findall(r"\b(\d+)\b", info)]
+        assert sum(numbers) == 6, info  # the type counts leave the skipped file out
+        problems = str(app.screen.query_one("#problems").render())
+        assert problems.count("unknown question type") == 1  # listed once
+        assert BREAK not in problems and f"{user_dir}/mine.yaml" in problems  # the path as it is
         text = screen_text(app)
-        assert "整数，范围 [4, 8192]，偶数" in text  # the bounds under the field
-        assert screen.errors["dim"] == "参数 dim 应为整数，范围 [4, 8192]，偶数，收到 “7”"
-        assert "must be even" not in text
-        screen.query_one("#param-dim", Input).value = "8"
-        await settle(pilot)
-        assert screen.errors == {}
+        assert "mine.yaml" in text and BREAK not in text  # it wraps after a separator, with nothing added
+        assert not re.search(r"min\s*\n\s*e\.yaml|rather-lo\s*\n", text)

@@ -1,4 +1,4 @@
-"""Issue 8, case 2: no code runs from the folder posenc is started in. Every child interpreter the app
+"""No code runs from the folder posenc is started in. Every child interpreter the app
 starts is isolated (`python -I`, a safe working folder)."""
 
 from __future__ import annotations

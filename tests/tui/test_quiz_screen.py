@@ -1,6 +1,6 @@
-"""The quiz as a candidate uses it (issue 11, part A): every defect has a test that failed before the fix.
-
-Logic tests first (pure Python), then Pilot flows on the fixture bank (tests/support/apps.py).
+"""The Quiz screens as a candidate uses them: the summary's counts and time, multi-select feedback,
+open questions, keys that never land in a blank, confirming a choice, the schedule fed by answers,
+flags, notes, hints and setup filters. Pilot flows on the fixture bank (tests/support/apps.py).
 """
 
 from __future__ import annotations
@@ -10,16 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
 from support.apps import make_app, screen_text, start_quiz
 from support.pilot import pilot_test, settle
 from textual.widgets import Checkbox, Input
 
-from quizbank.grading import Grade
 from quizbank.progress.scheduler import State
-from quizbank.progress.store import open_store, parse_setting_text, validate_setting
-from quizbank.question_status import QuestionStatus, load_status
-from quizbank.quiz_session import QuizConfig, QuizSession, select_question_ids
 from tui.screens.browse import BrowseScreen
 from tui.screens.marks import NoteScreen
 from tui.screens.quiz import (
@@ -27,7 +22,6 @@ from tui.screens.quiz import (
     QuizSetupScreen,
     QuizSummaryScreen,
     format_duration,
-    summary_detail,
     topic_result,
 )
 from tui.screens.study import LEARN_AHEAD, StudyScreen
@@ -45,31 +39,7 @@ def positions(view: QuestionView) -> tuple[list[int], list[int]]:
     return right, wrong
 
 
-# ---------------------------------------------------------------------------------------------------- logic
-
-
-def test_counts_keep_answered_skipped_and_not_reached_apart(monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = [100.0]
-    monkeypatch.setattr("quizbank.quiz_session.time.monotonic", lambda: clock[0])
-    session = QuizSession(QuizConfig(), [f"q{i}" for i in range(10)])
-    session.started_at = session.shown_at = 100.0
-    session.record("q0", Grade(True, "1"))
-    session.advance()
-    clock[0] = 106.0
-    session.record("q1", Grade(False, "2"))
-    session.advance()  # q2 on screen, left unanswered
-    clock[0] = 113.5
-    session.end()
-    counts = session.counts()
-    assert (counts.answered, counts.correct, counts.wrong) == (2, 1, 1)
-    assert (counts.skipped, counts.revealed, counts.not_reached) == (1, 0, 7)
-    assert counts.pct == 50  # of the answered, never of the 10
-    assert session.duration_s == pytest.approx(13.5)  # start to end, not start to the last question shown
-    clock[0] = 500.0
-    assert session.duration_s == pytest.approx(13.5)  # the clock stopped at the end
-    assert session.to_revisit() == ["q1", "q2"]  # unreached questions are not "to revisit"
-    text = summary_detail(counts, session.duration_s, "en").plain
-    assert text == "2 answered · 1 correct · 1 wrong · 1 skipped · 7 not reached · 14 s"
+# ---------------------------------------------------------------------------------------------------- labels
 
 
 def test_topic_lines_and_durations() -> None:
@@ -90,68 +60,7 @@ def test_choice_tags_say_in_words_what_colour_shows() -> None:
     assert choice_tag(False, True, "zh") == "漏选：正确项"
 
 
-def test_status_marks_and_filters(tmp_path: Path) -> None:
-    store = open_store(tmp_path)
-    store.record_attempt("a", True, "1", 10)
-    store.record_attempt("b", True, "1", 10, at=NOW)
-    store.record_attempt("b", False, "2", 10, at=NOW.replace(hour=13))  # wrong last time
-    store.review("c", 1, NOW)  # a card, due soon after NOW
-    assert store.set_question_mark("a", flagged=True) == (True, "")
-    assert store.set_question_mark("a", note="  check the sign  ") == (True, "check the sign")
-    assert store.set_question_mark("d", note="later") == (False, "later")
-    assert store.question_marks() == {"a": (True, "check the sign"), "d": (False, "later")}
-    status = load_status(store, now=datetime(2030, 1, 1, tzinfo=UTC))
-    assert [status.mark(q) for q in "abcd"] == ["seen", "wrong", "due", "new"]
-    assert status.flagged == {"a"} and status.notes == {"a": "check the sign", "d": "later"}
-    ids = list("abcd")
-    assert [q for q in ids if status.matches(q, ("flagged",))] == ["a"]
-    assert [q for q in ids if status.matches(q, ("wrong",))] == ["b"]
-    assert [q for q in ids if status.matches(q, ("unseen",))] == ["d"]
-    assert [q for q in ids if status.matches(q, ("flagged", "unseen"))] == []
-    store.close()
-
-
-def test_quiz_settings_are_validated() -> None:
-    assert parse_setting_text("instant_submit", "yes") is True
-    assert parse_setting_text("quiz_schedules", "off") is False
-    with pytest.raises(ValueError, match="instant_submit must be true or false"):
-        validate_setting("instant_submit", "yes")
-
-
-def test_select_by_type_and_status(env: Path) -> None:
-    from support.apps import write_fixture_bank
-
-    from quizbank.loader import load_banks
-
-    bankset = load_banks([str(write_fixture_bank(env / "b"))], include_shipped=False, include_user=False)
-    open_ids = select_question_ids(bankset, QuizConfig(count=None, types=("open", "cloze")))
-    assert sorted(open_ids) == ["fx.cloze", "fx.literal"]
-    status = QuestionStatus(flagged=frozenset({"fx.mcq", "fx.cloze"}), last_right={"fx.mcq": False})
-    flagged = select_question_ids(bankset, QuizConfig(count=None, filters=("flagged",)), status)
-    assert sorted(flagged) == ["fx.cloze", "fx.mcq"]
-    assert select_question_ids(bankset, QuizConfig(count=None, filters=("wrong",)), status) == ["fx.mcq"]
-    assert select_question_ids(bankset, QuizConfig(count=None, filters=("flagged",))) == []  # no status
-
-
-def test_hints_are_an_optional_localized_field() -> None:
-    from quizbank.schema import OpenQuestion
-
-    question = OpenQuestion.model_validate(
-        {
-            "id": "t.q",
-            "type": "open",
-            "prompt": {"en": "p"},
-            "answer": {"en": "a"},
-            "key_points": [{"en": "k"}],
-            "explanation": {"en": "e"},
-            "hints": [{"en": "first", "zh": "第一"}, {"en": "second"}],
-        }
-    )
-    assert [h.get("zh") for h in question.hints] == ["第一", "second"]
-    assert question.hints[0] in question.text_fields()
-
-
-# ---------------------------------------------------------------------------------------------------- defect 1
+# ---------------------------------------------------------------------------------------------------- the summary
 
 
 @pilot_test
@@ -179,7 +88,7 @@ async def test_summary_counts_unreached_apart_and_times_start_to_end(env: Path) 
         assert "1/2  (of 3)" in text
 
 
-# ---------------------------------------------------------------------------------------------------- defect 2
+# ---------------------------------------------------------------------------------------------------- multi-select feedback
 
 
 @pilot_test
@@ -204,7 +113,7 @@ async def test_multi_feedback_shows_missed_and_wrong_picks_distinctly(env: Path)
         assert "✓" not in by_text[missed].split("missed")[0]  # a missed option is not marked like a pick
 
 
-# ---------------------------------------------------------------------------------------------------- defect 3
+# ---------------------------------------------------------------------------------------------------- open questions
 
 
 @pilot_test
@@ -236,7 +145,7 @@ async def test_x_records_missed_on_an_open_question(env: Path) -> None:
         assert [(a.question_id, a.correct) for a in app.store.attempts()] == [("fx.literal", False)]
 
 
-# ---------------------------------------------------------------------------------------------------- defect 5
+# ---------------------------------------------------------------------------------------------------- keys and focus
 
 
 @pilot_test
@@ -285,7 +194,7 @@ async def test_second_undo_onto_a_cloze_card_undoes_again(env: Path) -> None:
         assert all(not i.value for i in screen.query(Input))
 
 
-# ---------------------------------------------------------------------------------------------------- friction
+# ---------------------------------------------------------------------------------------------------- answering
 
 
 @pilot_test
@@ -402,7 +311,7 @@ async def test_home_try_it_by_default_and_read_it_with_b(env: Path) -> None:
         assert isinstance(app.screen, BrowseScreen) and app.screen.question_id == "fx.cloze"
 
 
-# ---------------------------------------------------------------------------------------------------- features
+# ---------------------------------------------------------------------------------------------------- flags, notes, hints, filters
 
 
 @pilot_test

@@ -1,7 +1,7 @@
-"""Screenshots of the quiz screens changed by issue 11 (question, multi-select feedback, summary, setup),
-at 100x30 and 80x24, in English and Chinese. Fixture bank, fake demo runner, fixed seed, no store.
+"""Screenshots of the Quiz screens (question, multi-select feedback, summary, setup), at 100x30 and 80x24,
+in English and Chinese. Fixture bank, fake demo runner, fixed seed, no store.
 
-Update with `pytest tests/test_quiz_snapshots.py --snapshot-update` after an intended change.
+Update with `pytest tests/tui/test_quiz_snapshots.py --snapshot-update` after an intended change.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The app runs on the fixture bank with the fake demo runner (fixed device, timing and numbers),
 a fixed shuffle seed, no progress store (its path would differ per run) and no blinking cursor.
-Update with `pytest tests/test_tui_snapshots.py --snapshot-update` after an intended change.
+Update with `pytest tests/tui/test_screen_snapshots.py --snapshot-update` after an intended change.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 loading (no progress columns yet), at 100x30 and 80x24, in English and Chinese.
 
 The app runs on the fixture bank with no progress store; the full load is held until the screenshot is
-taken. Update with `pytest tests/test_startup_snapshots.py --snapshot-update` after an intended change.
+taken. Update with `pytest tests/tui/test_startup_snapshots.py --snapshot-update` after an intended change.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 8, case 8: a demo at any parameter inside its declared bounds passes its own checks (or refuses
+"""A demo at any parameter inside its declared bounds passes its own checks (or refuses
 the request with one clear line: the memory budget, or a rule tying two parameters together).
 
 Every demo runs at the min and at the max of each numeric parameter (the others at their defaults), and

@@ -20,7 +20,8 @@ from posenc_ref.demos import (
     memory_budget_bytes,
     run_demo,
 )
-from posenc_ref.demos.base import Param
+from posenc_ref.demos.base import ConstraintError, Param
+from quizbank.loader import load_banks
 
 ALL_DEMOS = [d.name for d in list_demos()]
 REQUIRED = {
@@ -551,3 +552,40 @@ def test_long_runs_plot_a_bounded_number_of_points():
     # the curve at distance 0 is still (d/2 + 1)/2 and the points are samples of the full curve
     assert series.ys["mean |S_j|"][0] == pytest.approx(4.5)
     assert decay.values["bound_at_max"] == pytest.approx(series.ys["mean |S_j|"][-1])
+
+
+# ----------------------------------------------------------------------------- odd memory budgets (POSENC_MEMORY_BUDGET_MIB)
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e400", "-5", "Infinity"])
+def test_odd_memory_budgets_never_lose_the_bank(monkeypatch, value):
+    from posenc_ref.demos import DEFAULT_MEMORY_BUDGET_MIB, UNLIMITED_MEMORY_BYTES, memory_budget_bytes
+
+    monkeypatch.setenv("POSENC_MEMORY_BUDGET_MIB", value)
+    expected = (
+        UNLIMITED_MEMORY_BYTES if value in ("inf", "1e400", "Infinity") else DEFAULT_MEMORY_BUDGET_MIB * 2**20
+    )
+    assert memory_budget_bytes() == expected
+    bankset = load_banks(include_user=False)
+    assert bankset.errors == [] and len(bankset.questions) > 100
+
+
+def test_demo_run_with_an_infinite_budget(monkeypatch, capsys):
+    from posenc_ref.cli import main
+
+    monkeypatch.setenv("POSENC_MEMORY_BUDGET_MIB", "inf")
+    assert main(["demo", "run", "alibi-slopes", "--device", "cpu"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_cross_parameter_constraints_are_declared_and_refused() -> None:
+    demo = get_demo("rope-scaling")
+    assert [rule.describe() for rule in demo.constraints] == [
+        "beta_fast ≥ beta_slow",
+        "low_freq_factor < high_freq_factor",
+    ]
+    with pytest.raises(ConstraintError, match="beta_fast ≥ beta_slow, got beta_fast=1 and beta_slow=32"):
+        demo.resolve_params({"beta_fast": 1, "beta_slow": 32})
+    with pytest.raises(ConstraintError, match="low_freq_factor < high_freq_factor"):
+        demo.resolve_params({"low_freq_factor": 4, "high_freq_factor": 1})
+    assert demo.resolve_params({"beta_fast": 8, "beta_slow": 8})["beta_fast"] == 8.0

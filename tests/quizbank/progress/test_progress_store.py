@@ -22,7 +22,9 @@ from quizbank.progress.store import (
     open_store,
     parse_setting_text,
     parse_time,
+    validate_setting,
 )
+from tui.i18n import tr
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -444,3 +446,26 @@ def test_env_data_dir_is_used_by_open_store(monkeypatch, tmp_path):
     monkeypatch.setenv("POSENC_DATA_DIR", os.fspath(tmp_path / "envdir"))
     with open_store() as s:
         assert s.path == tmp_path / "envdir" / DB_NAME
+
+
+def test_mastery_counts_unseen_questions_as_not_mastered(tmp_path: Path) -> None:
+    from quizbank.progress.scheduler import Rating
+    from quizbank.progress.store import open_store
+
+    t0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+    with open_store(tmp_path / "data") as store:
+        store.review("a", Rating.Good, t0)
+        now = t0 + timedelta(minutes=5)
+        r = store.scheduler.get_card_retrievability(store.card("a"), now)
+        summary = store.topic_summary({"t": ["a"] + [f"new{i}" for i in range(19)], "u": ["x"]}, now)
+    assert summary["t"].studied == 1 and summary["t"].new == 19
+    assert summary["t"].mastery == pytest.approx(r / 20)  # not r (= 100% after one card)
+    assert summary["u"].mastery is None  # nothing studied yet
+    assert "unseen" in tr("home.mastery_means", "en") and "没学过" in tr("home.mastery_means", "zh")
+
+
+def test_quiz_settings_are_validated() -> None:
+    assert parse_setting_text("instant_submit", "yes") is True
+    assert parse_setting_text("quiz_schedules", "off") is False
+    with pytest.raises(ValueError, match="instant_submit must be true or false"):
+        validate_setting("instant_submit", "yes")
