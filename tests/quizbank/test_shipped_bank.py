@@ -51,7 +51,7 @@ def test_size_and_coverage(shipped):
 def test_every_numeric_question_has_a_check_that_expects_its_value(shipped):
     for question in shipped.questions.values():
         if question.type != "numeric" or question.generated:
-            continue  # a generated question computes its value per instance (tests/test_live_questions.py)
+            continue  # a generated question computes its value per instance (tests/quizbank/test_live_questions.py)
         assert question.checks, question.id
         assert any(
             abs(c.expect - question.value) <= max(c.tolerance, question.tolerance) for c in question.checks

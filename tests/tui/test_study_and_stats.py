@@ -430,7 +430,7 @@ async def test_a_week_of_study_through_the_screen_gives_sensible_intervals_and_s
 
 
 def seed_history(store) -> None:
-    """Same shape as tests/test_progress_stats.py: a leech with 5 lapses, a card in review, one in learning."""
+    """Same shape as tests/quizbank/progress/test_progress_stats.py: a leech with 5 lapses, a card in review, one in learning."""
     store.set_setting("enable_fuzzing", False)
 
     def at(day: int, hour: int, minute: int = 0) -> datetime:
