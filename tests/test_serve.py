@@ -240,6 +240,21 @@ def ready_spare(server: subprocess.Popen[str], tmp_path: Path, nth: int = 1) -> 
     return spares[0]["pid"]
 
 
+def tab_app_ready(tmp_path: Path, nth: int = 1, timeout: float = 300) -> int:
+    """Wait until the `nth` tab has its app (the server's "serve_tab" event) and that app has listed the
+    topics on Home (its "topics_listed" event: taken from the spare, it may still be loading the banks);
+    returns its pid. A test's own time budget for what the tab shows starts here. The deadline is only
+    there to fail a hung run: under a loaded machine an app's start can take a minute."""
+    tabs = wait_until(lambda: events(tmp_path, "serve_tab")[nth - 1 :], f"tab {nth} to get its app", timeout)
+    pid = tabs[0]["pid"]
+    wait_until(
+        lambda: [e for e in events(tmp_path, "topics_listed") if e.get("pid") == pid],
+        f"tab {nth}'s app to list the topics",
+        timeout,
+    )
+    return pid
+
+
 def get_page(port: int, host: str = "127.0.0.1") -> str:
     with urllib.request.urlopen(f"http://{host}:{port}/?token={TOKEN}", timeout=10) as response:
         assert response.status == 200

@@ -206,10 +206,11 @@ class PosencApp(ScreenChangeKeys, App[int], inherit_bindings=False):
             self.warm_up_torch()
 
     def bench_event(self, event: str, **fields: Any) -> None:
-        """Append one JSON line to $POSENC_BENCH_LOG (used by bench/startup.py); no-op otherwise."""
+        """Append one JSON line to $POSENC_BENCH_LOG (used by bench/startup.py); no-op otherwise. It names
+        this process: under `posenc serve` every tab's app and the spare write to one log."""
         if not self._bench_log:
             return
-        record = {"event": event, "t": time.time(), **fields}
+        record = {"event": event, "t": time.time(), "pid": os.getpid(), **fields}
         with open(self._bench_log, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
 
