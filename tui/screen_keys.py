@@ -20,6 +20,7 @@ A screen that replaces its own content (Quiz, Study) holds keys itself (`tui.key
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from textual import events
 
@@ -35,11 +36,15 @@ class ScreenChangeKeys:
     _screen_keys: list[tuple[str, str | None]] | None = None  # held, oldest first
     _screen_keys_release: asyncio.Task[None] | None = None
 
-    def _current_screen_mounted(self) -> bool:
+    def _current_screen(self) -> Any:
         try:
-            return bool(self.screen.is_mounted)  # type: ignore[attr-defined]
+            return self.screen  # type: ignore[attr-defined]
         except Exception:  # no screen at all (the app is starting or closing)
-            return False
+            return None
+
+    def _current_screen_mounted(self) -> bool:
+        screen = self._current_screen()
+        return screen is not None and bool(screen.is_mounted)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
@@ -47,10 +52,10 @@ class ScreenChangeKeys:
                 if self._screen_keys or not self._current_screen_mounted():
                     self._hold_screen_key(event)
                     return
-                setattr(event, TYPED_ON, self.screen)  # type: ignore[attr-defined]
+                setattr(event, TYPED_ON, self._current_screen())
             else:  # it bubbled back up: was it typed for the screen that is current now?
                 typed_on = getattr(event, TYPED_ON, None)
-                if typed_on is not None and typed_on is not self.screen:  # type: ignore[attr-defined]
+                if typed_on is not None and typed_on is not self._current_screen():
                     await self.on_event(events.Key(event.key, event.character))
                     return
         await super().on_event(event)  # type: ignore[misc]
@@ -68,10 +73,10 @@ class ScreenChangeKeys:
         """Wait until the current screen is mounted, then replay the held keys from the app's own queue
         (after what its `on_mount` queued there, such as a `focus()`)."""
         while not self._current_screen_mounted():
-            try:
-                mounted = self.screen._mounted_event  # type: ignore[attr-defined]
-            except Exception:  # no screen yet: the app is starting
-                mounted = asyncio.Event()
+            if not self.is_running:  # type: ignore[attr-defined]
+                return  # the app is closing: nothing will type them
+            screen = self._current_screen()
+            mounted = screen._mounted_event if screen is not None else asyncio.Event()
             try:
                 await asyncio.wait_for(mounted.wait(), MOUNT_CHECK_S)
             except TimeoutError:
