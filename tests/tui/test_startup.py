@@ -152,7 +152,16 @@ def test_bench_mode_exits_after_first_paint_and_logs_it(tmp_path: Path) -> None:
         print(json.dumps({"code": code}))
         """,
         tmp_path,
-        {"POSENC_BENCH_LOG": str(log), "POSENC_BENCH_EXIT": "paint", "TEXTUAL_HEADLESS": "1"},
+        # one size for the headless driver and Rich alike: with no terminal and no LINES, the driver takes
+        # 24 rows (shutil's fallback) and Rich's console 25; so started, the app repainted at 100% CPU and
+        # never reached its first paint (3 of 3 runs here, 120 s timeouts)
+        {
+            "POSENC_BENCH_LOG": str(log),
+            "POSENC_BENCH_EXIT": "paint",
+            "TEXTUAL_HEADLESS": "1",
+            "COLUMNS": "80",
+            "LINES": "24",
+        },
     )
     assert seen["code"] == 0
     events = [json.loads(line) for line in log.read_text().splitlines()]
