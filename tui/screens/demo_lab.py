@@ -16,7 +16,8 @@ from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, Switch
 
 from ..i18n import demo_claim, demo_title, tr
-from ..keys import HeldKeys, bind
+from ..keyorder import HeldKeys
+from ..keys import bind
 from ..widgets.demo_panel import DemoPanel, format_value
 from .base import LocalizedScreen
 
@@ -161,7 +162,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
     """Demo picker, parameter form and the result panel.
 
     Keys typed while the form is (re)built are held and replayed once it is in place, so Tab,
-    Ctrl+U, `12` typed as the lab opens edit the first field (`tui.keys.HeldKeys`)."""
+    Ctrl+U, `12` typed as the lab opens edit the first field (`tui.keyorder.HeldKeys`)."""
 
     CSS_PATH = Path(__file__).with_name("demo_lab.tcss")
     BINDINGS = [bind("d", "run", "demo", "key.demo"), bind("p", "predict", "predict", "key.predict")]

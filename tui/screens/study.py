@@ -20,7 +20,7 @@ out, learning cards due within the next 20 minutes are shown early. The card jus
 straight away if anything else is waiting.
 
 No key is lost while a rating is saved and the next card mounted: keys pressed meanwhile are held and
-replayed, in order, on the next card (`tui.keys.HeldKeys`), so "Enter 3 Enter 3 …" at any pace rates
+replayed, in order, on the next card (`tui.keyorder.HeldKeys`), so "Enter 3 Enter 3 …" at any pace rates
 every card.
 """
 
@@ -43,7 +43,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from ..i18n import STRINGS, count, tr
-from ..keys import HeldKeys, bind, focused_takes_text, localize_bindings
+from ..keyorder import HeldKeys
+from ..keys import bind, focused_takes_text, localize_bindings
 from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel

@@ -168,7 +168,7 @@ class AnswerInput(Input):
         return active
 
     def replay_key(self, key: str) -> bool:
-        """A held key replayed on this field (`tui.keys.HeldKeys`): Enter acts at once, as typed."""
+        """A held key replayed on this field (`tui.keyorder.HeldKeys`): Enter acts at once, as typed."""
         if key != "enter":
             return False
         owner = next((a for a in self.ancestors if isinstance(a, AnswerWidget)), None)
