@@ -44,6 +44,7 @@ from . import cjkwrap
 from .commands import PosencCommands
 from .demo_host import DemoHost
 from .i18n import count, default_language, tr
+from .keyorder import KeyQueue
 from .keys import bind, focused_takes_text, keymap_errors, localize_bindings
 from .messages import BankPreviewReady, BanksLoaded, StoreOpened, TorchWarmed
 
@@ -124,6 +125,7 @@ class PosencApp(App[int], inherit_bindings=False):
         """
         cjkwrap.install()  # Rich (in this process) wraps Chinese between characters, not only at spaces
         super().__init__()
+        self.key_queue = KeyQueue(self)  # every key, one at a time, in the order typed (tui.keyorder)
         self.bank_paths = [str(p) for p in bank_paths]
         self.data_dir = data_dir
         self.include_shipped = include_shipped
@@ -211,6 +213,14 @@ class PosencApp(App[int], inherit_bindings=False):
         record = {"event": event, "t": time.time(), **fields}
         with open(self._bench_log, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if not self.app_focus:
+                self.app_focus = True
+            await self.key_queue.arrived(event)  # dispatched from there, in order (tui.keyorder)
+            return
+        await super().on_event(event)
 
     def on_key(self, event: events.Key) -> None:
         """In bench mode, log each key's latency: from the key event to the repaint after the

@@ -1,130 +1,202 @@
-"""Keys typed while a screen replaces its content: held, then replayed in order (`HeldKeys`)."""
+"""Key order: every key is handled in the order it was typed, one at a time, and keys typed while a
+screen replaces its content wait for the new content.
+
+Why Textual alone is not enough: the app hands each key to the focused widget's message queue, and
+the key then bubbles up queue by queue (widget, containers, screen, app) to the bindings. Two keys
+typed quickly are in flight at once, so:
+
+* a key can reach a text field before the key typed just before it has run its binding (Enter
+  reveals, `1` rates and starts loading the next card, but the next `Enter` is already in the old
+  card's queue, or a field of the new card types a rating key as text);
+* a key queued on a widget that is removed meanwhile (the old card) is never handled;
+* a field that has focus types a key directly, ahead of keys that a screen was still holding.
+
+`KeyQueue` (one per app) removes the race by construction. `PosencApp.on_event` hands it every key
+the terminal sends. It dispatches one key at a time, as Textual would (priority bindings, then the
+focused widget, from which the key bubbles up to the bindings), and dispatches the next key only
+once the previous one has been handled everywhere it bubbled: a callback is sent after it to each
+node on its way up (focused widget, ancestors, screen, app), one after the other, and the next key
+goes when the app has run its callback. While the current screen holds keys (`HeldKeys`: a rating
+is being saved, a card or form is being mounted) keys wait in the queue; `release_keys()` sends
+them, in order, to whatever has focus in the new content. Only the app's own priority keys (Ctrl+Q,
+the command palette) act at once, whatever is queued.
+"""
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from textual import events
 
-__all__ = ["HeldKeys"]
+__all__ = ["HeldKeys", "KeyQueue", "key_queue"]
 
 
-def replayed_key(key: str, character: str | None) -> events.Key:
-    """A held key handed on by `HeldKeys` (marked, so it is never held a second time). A plain
-    `Key`: a subclass would be dispatched to `on_<subclass>` handlers, which widgets lack."""
-    event = events.Key(key, character)
-    event._posenc_replayed = True  # type: ignore[attr-defined]
-    return event
+class KeyQueue:
+    """The app's keys, handled one at a time in arrival order (see the module docstring)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self._keys: deque[events.Key] = deque()
+        self._in_flight: events.Key | None = None
+        self._pumping = False
+        self.trace: list[tuple[str, str]] | None = None  # (what, key) when a test records the order
+
+    @property
+    def pending(self) -> bool:
+        """True while a key is queued or being handled."""
+        return bool(self._keys) or self._in_flight is not None
+
+    def queued(self) -> list[str]:
+        """The keys waiting, oldest first."""
+        return [event.key for event in self._keys]
+
+    def _note(self, what: str, event: events.Key) -> None:
+        if self.trace is not None:
+            self.trace.append((what, event.key))
+
+    async def arrived(self, event: events.Key) -> None:
+        """A key from the terminal (called in the app's message loop, in arrival order)."""
+        self._note("arrived", event)
+        if self.pending or self._screen_holds():
+            if not self._app_priority(event.key):
+                self._note("queued", event)
+                self._keys.append(event)
+                return
+            self._note("priority", event)  # Ctrl+Q quits even while keys wait
+            await self.app._check_bindings(event.key, priority=True)
+            return
+        await self._dispatch(event)
+
+    def resume(self) -> None:
+        """Send the queued keys, if the current screen no longer holds them (from any loop)."""
+        if self._keys:
+            self.app.call_later(self._pump)
+
+    def _screen_holds(self) -> bool:
+        try:
+            screen = self.app.screen
+        except Exception:  # no screen yet (start-up) or any more (shutdown)
+            return False
+        return bool(getattr(screen, "holds_keys", False))
+
+    def _app_priority(self, key: str) -> bool:
+        """True if one of the app's own priority bindings (keymap applied) takes `key`."""
+        try:
+            chain = self.app.screen._binding_chain
+        except Exception:
+            return False
+        for namespace, bindings in chain:
+            if namespace is self.app:
+                return any(binding.priority for binding in bindings.key_to_bindings.get(key, ()))
+        return False
+
+    async def _pump(self) -> None:
+        if self._pumping:
+            return
+        self._pumping = True
+        try:
+            while self._keys and self._in_flight is None and not self._screen_holds():
+                await self._dispatch(self._keys.popleft())
+        finally:
+            self._pumping = False
+
+    async def _dispatch(self, event: events.Key) -> None:
+        """Handle `event` now, as Textual's `App.on_event` would, and follow it up to the app."""
+        app = self.app
+        screen = app.screen
+        self._note("dispatched", event)
+        if screen.maximized is not None and event.key == "escape" and app.escape_to_minimize:
+            screen.minimize()
+            return
+        if app.focused is not None:
+            try:
+                screen._clear_tooltip()
+            except Exception:
+                pass
+        if await app._check_bindings(event.key, priority=True):
+            return
+        screen = app.screen
+        if screen.focused is None:
+            restore = getattr(screen, "restore_focus", None)
+            if restore is not None:
+                restore()  # (Textual blurs a widget hidden for a moment while it mounts)
+        target = screen.focused or screen
+        self._in_flight = event
+        path = target.ancestors_with_self  # fixed now: a widget removed later keeps no parent
+        target._forward_event(event)
+        self._follow(event, path, 0)
+
+    def _follow(self, event: events.Key, path: list[Any], index: int) -> None:
+        """Wait until node `path[index]` has handled what was sent to it so far (the key, if it got
+        that far), then go on with the next node up; after the app, the key is done."""
+        while index < len(path):
+            if path[index].call_later(self._reached, event, path, index):
+                return
+            index += 1  # closed: it handles nothing more
+        self.app.call_later(self._done, event)
+
+    async def _reached(self, event: events.Key, path: list[Any], index: int) -> None:
+        if index + 1 < len(path):
+            self._follow(event, path, index + 1)
+        else:
+            await self._done(event)
+
+    async def _done(self, event: events.Key) -> None:
+        if self._in_flight is event:
+            self._note("done", event)
+            self._in_flight = None
+            await self._pump()
 
 
-def _is_replayed(event: events.Key) -> bool:
-    return bool(getattr(event, "_posenc_replayed", False))
+def key_queue(app: Any) -> KeyQueue | None:
+    """The app's key queue (None for an app that does not order keys)."""
+    return getattr(app, "key_queue", None)
 
 
 class HeldKeys:
-    """Screen mixin: keys that arrive while the screen replaces its content are held, then
-    replayed in order on the new content.
+    """Screen mixin: keys that arrive while the screen replaces its content wait in the app's
+    `KeyQueue`, then go, in order, to what has focus in the new content.
 
     `hold_keys()` when the replacement starts (a rating is being saved, the next card is being
-    mounted, a form rebuilt); `release_keys()` once the new content is mounted and focused.
-
-    Why it takes more than holding: Textual hands each key to the focused widget's queue, and a
-    binding runs only when the key has bubbled up to the app, so a burst ("Enter 3 Enter 3") can
-    be past the screen before the binding of its first key (the rating) has started the
-    replacement. So this screen runs the bindings of the keys that reach it itself, in arrival
-    order: the key after a rating finds the screen holding, and is held when it bubbles up.
-
-    The replay runs in the screen's own message loop: a key the focused field takes as text is
-    handed to it (and handled before the next key is looked at); a widget with `replay_key(key) -> bool` may act on a key at once (Enter in an
-    answer field); any other key runs its binding at once (a Tab has moved focus before the next
-    key is handed on); a key that starts another replacement holds the rest again. Priority
-    bindings (Ctrl+Q) act at once, held or not.
+    mounted, a form rebuilt); `release_keys()` once the new content is mounted and focused. A key
+    that starts another replacement (it calls `hold_keys()` from its binding) holds the keys after
+    it again: each key is handled completely before the next one is looked at.
     """
 
     _holding = False
-    _replaying = False
-    _held: list[events.Key] | None = None
+
+    @property
+    def holds_keys(self) -> bool:
+        """True while the screen replaces its content (the app's `KeyQueue` waits)."""
+        return self._holding
 
     @property
     def holding_keys(self) -> bool:
-        return self._holding or self._replaying
+        """True while keys wait for this screen or one is being handled."""
+        queue = key_queue(self.app)  # type: ignore[attr-defined]
+        return self._holding or (queue is not None and queue.pending)
 
     def hold_keys(self) -> None:
-        """Hold keys from now on. Focus stays where it is: keys already queued on the focused
-        widget and keys still to come then reach the screen in the order they were typed."""
+        """Hold keys from now on (until `release_keys`)."""
         self._holding = True
-        if self._held is None:
-            self._held = []
 
     def release_keys(self) -> None:
-        """Stop holding; the held keys are replayed on the focused widget next, in order."""
+        """Stop holding: the queued keys go to the focused widget next, in order."""
         self._holding = False
-        if self._held and not self._replaying:
-            self._replaying = True
-            self.call_later(self._replay)  # type: ignore[attr-defined]
+        queue = key_queue(self.app)  # type: ignore[attr-defined]
+        if queue is not None:
+            queue.resume()
 
     def restore_focus(self) -> None:
-        """Focus the current content again (the screen knows what that is); called by the replay
-        when nothing has focus."""
+        """Focus the current content again (the screen knows what that is); called by the key
+        queue when a key is due and nothing has focus."""
 
-    def _hold(self, event: events.Key) -> None:
-        event.stop()
-        event.prevent_default()
-        if self._held is None:
-            self._held = []
-        self._held.append(event)
+    def _on_screen_suspend(self) -> None:
+        # keys waiting for this screen go to the one now on top
+        queue = key_queue(self.app)  # type: ignore[attr-defined]
+        if queue is not None:
+            queue.resume()
 
-    async def _replay(self) -> None:
-        app = self.app  # type: ignore[attr-defined]
-        try:
-            while self._held and not self._holding:
-                key = self._held.pop(0)
-                if self.focused is None:  # type: ignore[attr-defined]
-                    self.restore_focus()  # (Textual blurs a widget hidden for a moment while it mounts)
-                focused = self.focused  # type: ignore[attr-defined]
-                replay = getattr(focused, "replay_key", None)
-                if focused is not None and focused.check_consume_key(key.key, key.character):
-                    focused._forward_event(replayed_key(key.key, key.character))  # text
-                    await _drained(focused)  # typed before the next key is looked at
-                elif replay is not None and replay(key.key):
-                    pass  # the widget acted on it at once (Enter in an answer field)
-                elif not await app._check_bindings(key.key):
-                    target = focused or self
-                    target._forward_event(replayed_key(key.key, key.character))
-                    if target is not self:
-                        await _drained(target)
-        finally:
-            self._replaying = False
-
-    async def on_key(self, event: events.Key) -> None:
-        if self._holding or (self._replaying and not _is_replayed(event)):
-            self._hold(event)
-            return
-        focused = self.focused  # type: ignore[attr-defined]
-        if (
-            focused is not None
-            and not _is_replayed(event)
-            and focused.check_consume_key(event.key, event.character)
-        ):
-            # Text for the field that has focus now, delivered to the widget that had focus when
-            # it was typed (a Tab just before it moved focus): it goes to the field.
-            event.stop()
-            event.prevent_default()
-            focused._forward_event(replayed_key(event.key, event.character))
-            return
-        # run the key's binding here, in arrival order (see the class docstring)
-        if await self.app._check_bindings(event.key):  # type: ignore[attr-defined]
-            event.stop()
-            event.prevent_default()
-
-
-async def _drained(widget: Any, timeout: float = 1.0) -> None:
-    """Wait until `widget` has handled what was posted to it so far (at most `timeout` s)."""
-    import asyncio
-
-    done = asyncio.Event()
-    try:
-        widget.call_later(done.set)
-        await asyncio.wait_for(done.wait(), timeout)
-    except Exception:  # removed meanwhile: it will never run the callback
-        pass
+    def _on_unmount(self) -> None:
+        self._on_screen_suspend()

@@ -318,6 +318,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         self.session = session
         self.try_it = try_it
         self._view: QuestionView | None = None
+        self.hold_keys()  # from the start: keys typed while it opens wait for the first question
 
     def compose(self) -> ComposeResult:
         yield Header()
