@@ -73,7 +73,8 @@ async def test_twenty_cards_rated_50_ms_apart_give_twenty_reviews(env: Path) -> 
         await wait_for(
             lambda: len(app.store.review_rows()) >= 20 and not screen.holding_keys,
             state=lambda: (
-                f"{len(app.store.review_rows())} reviews, queued {app.key_queue.queued()},"
+                f"{len(app.store.review_rows())} reviews, in flight {app.key_queue.in_flight},"
+                f" queued {app.key_queue.queued()},"
                 f" holding {screen.holds_keys}, busy {screen.busy},"
                 f" focused {app.focused}, view {screen.view}"
             ),

@@ -47,6 +47,11 @@ class KeyQueue:
         """True while a key is queued or being handled."""
         return bool(self._keys) or self._in_flight is not None
 
+    @property
+    def in_flight(self) -> str | None:
+        """The key being handled now, if any."""
+        return self._in_flight.key if self._in_flight is not None else None
+
     def queued(self) -> list[str]:
         """The keys waiting, oldest first."""
         return [event.key for event in self._keys]
