@@ -47,7 +47,6 @@ from .i18n import count, default_language, tr
 from .keyorder import KeyQueue
 from .keys import bind, focused_takes_text, keymap_errors, localize_bindings
 from .messages import BankPreviewReady, BanksLoaded, StoreOpened, TorchWarmed
-from .screen_keys import ScreenChangeKeys
 
 if TYPE_CHECKING:
     from quizbank.grading import Grade
@@ -65,7 +64,7 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-class PosencApp(ScreenChangeKeys, App[int], inherit_bindings=False):
+class PosencApp(App[int], inherit_bindings=False):
     """Interview prep and live reference for position encoding in Transformers."""
 
     # The default (Home) screen's CSS is listed here: Textual loads a screen's CSS_PATH only when

@@ -16,14 +16,16 @@ the terminal sends. It dispatches one key at a time, as Textual would (priority 
 focused widget, from which the key bubbles up to the bindings), and dispatches the next key only
 once the previous one has been handled everywhere it bubbled: a callback is sent after it to each
 node on its way up (focused widget, ancestors, screen, app), one after the other, and the next key
-goes when the app has run its callback. While the current screen holds keys (`HeldKeys`: a rating
-is being saved, a card or form is being mounted) keys wait in the queue; `release_keys()` sends
-them, in order, to whatever has focus in the new content. Only the app's own priority keys (Ctrl+Q,
+goes when the app has run its callback. While the current screen is not mounted yet (a key just
+opened it: its `on_mount` sets the focus) or holds keys (`HeldKeys`: a rating is being saved, a
+card or form is being mounted) keys wait in the queue; they go, in order, to whatever has focus
+once it is mounted or `release_keys()` is called. Only the app's own priority keys (Ctrl+Q,
 the command palette) act at once, whatever is queued.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from typing import Any
 
@@ -40,12 +42,19 @@ class KeyQueue:
         self._keys: deque[events.Key] = deque()
         self._in_flight: events.Key | None = None
         self._pumping = False
+        self._mount_wait: asyncio.Task[None] | None = None
         self.trace: list[tuple[str, str]] | None = None  # (what, key) when a test records the order
 
     @property
     def pending(self) -> bool:
         """True while a key is queued or being handled."""
         return bool(self._keys) or self._in_flight is not None
+
+    @property
+    def settled(self) -> bool:
+        """True when no key is being handled and none is queued that could go now (keys held for a
+        screen that is replacing its content or not mounted yet wait for it)."""
+        return self._in_flight is None and (not self._keys or self._screen_holds())
 
     @property
     def in_flight(self) -> str | None:
@@ -83,7 +92,32 @@ class KeyQueue:
             screen = self.app.screen
         except Exception:  # no screen yet (start-up) or any more (shutdown)
             return False
+        if not screen.is_mounted:
+            self._wake_when_mounted(screen)
+            return True
         return bool(getattr(screen, "holds_keys", False))
+
+    def _wake_when_mounted(self, screen: Any) -> None:
+        if self._mount_wait is None or self._mount_wait.done():
+            self._mount_wait = asyncio.get_running_loop().create_task(
+                self._until_mounted(screen), name="key-queue-mount-wait"
+            )
+
+    async def _until_mounted(self, screen: Any) -> None:
+        """Send the keys on once `screen` is mounted, or is no longer the current screen (one can
+        be dropped before it mounts: looked at again every half second)."""
+        while self.app.is_running and not screen.is_mounted:
+            try:
+                if self.app.screen is not screen:
+                    break
+            except Exception:
+                return
+            try:
+                await asyncio.wait_for(screen._mounted_event.wait(), 0.5)
+            except TimeoutError:
+                pass
+        if self.app.is_running:
+            self.app.call_later(self._pump)
 
     def _app_priority(self, key: str) -> bool:
         """True if one of the app's own priority bindings (keymap applied) takes `key`."""
@@ -101,7 +135,7 @@ class KeyQueue:
             return
         self._pumping = True
         try:
-            while self._keys and self._in_flight is None and not self._screen_holds():
+            while self._keys and self._in_flight is None and self.app.is_running and not self._screen_holds():
                 await self._dispatch(self._keys.popleft())
         finally:
             self._pumping = False
@@ -109,7 +143,10 @@ class KeyQueue:
     async def _dispatch(self, event: events.Key) -> None:
         """Handle `event` now, as Textual's `App.on_event` would, and follow it up to the app."""
         app = self.app
-        screen = app.screen
+        try:
+            screen = app.screen
+        except Exception:  # the app is closing: no screen to type on
+            return
         self._note("dispatched", event)
         if screen.maximized is not None and event.key == "escape" and app.escape_to_minimize:
             screen.minimize()
