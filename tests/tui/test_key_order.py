@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pilot import pilot_test, settle
 from support.apps import make_app
+from support.pilot import pilot_test, settle
 from textual import events
 from textual.widgets import Input
 

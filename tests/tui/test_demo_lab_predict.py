@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _pilot import pilot_test, settle
 from support.apps import make_app
+from support.pilot import pilot_test, settle
 
 from tui.screens.demo_lab import DemoLabScreen
 from tui.screens.predict import PredictScreen
