@@ -100,8 +100,12 @@ def test_sigkill_mid_session_loses_no_recorded_review(tmp_path):
             seen.append(proc.stdout.readline())
         time.sleep(rng.uniform(0, 0.02))  # land anywhere, likely inside a transaction
         os.kill(proc.pid, signal.SIGKILL)
-        rest, _err = proc.communicate(timeout=30)
-        assert proc.returncode == -signal.SIGKILL
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+        # read the rest through the same buffered reader as `seen`: communicate() reads the pipe's file
+        # descriptor directly and would skip lines readline() had already buffered (seen once: 3 lines)
+        rest = proc.stdout.read()
+        proc.stdout.close()
+        proc.stderr.close()
         printed = _recorded(seen + rest.splitlines())
         assert len(printed) >= stop_after
         printed_total += printed
