@@ -44,9 +44,9 @@ from . import cjkwrap
 from .commands import PosencCommands
 from .demo_host import DemoHost
 from .i18n import count, default_language, tr
+from .keyorder import KeyQueue
 from .keys import bind, focused_takes_text, keymap_errors, localize_bindings
 from .messages import BankPreviewReady, BanksLoaded, StoreOpened, TorchWarmed
-from .screen_keys import ScreenChangeKeys
 
 if TYPE_CHECKING:
     from quizbank.grading import Grade
@@ -64,7 +64,7 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-class PosencApp(ScreenChangeKeys, App[int], inherit_bindings=False):
+class PosencApp(App[int], inherit_bindings=False):
     """Interview prep and live reference for position encoding in Transformers."""
 
     # The default (Home) screen's CSS is listed here: Textual loads a screen's CSS_PATH only when
@@ -125,6 +125,7 @@ class PosencApp(ScreenChangeKeys, App[int], inherit_bindings=False):
         """
         cjkwrap.install()  # Rich (in this process) wraps Chinese between characters, not only at spaces
         super().__init__()
+        self.key_queue = KeyQueue(self)  # every key, one at a time, in the order typed (tui.keyorder)
         self.bank_paths = [str(p) for p in bank_paths]
         self.data_dir = data_dir
         self.include_shipped = include_shipped
@@ -213,6 +214,14 @@ class PosencApp(ScreenChangeKeys, App[int], inherit_bindings=False):
         record = {"event": event, "t": time.time(), "pid": os.getpid(), **fields}
         with open(self._bench_log, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if not self.app_focus:
+                self.app_focus = True
+            await self.key_queue.arrived(event)  # dispatched from there, in order (tui.keyorder)
+            return
+        await super().on_event(event)
 
     def on_key(self, event: events.Key) -> None:
         """In bench mode, log each key's latency: from the key event to the repaint after the

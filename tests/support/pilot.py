@@ -21,7 +21,8 @@ def pilot_test(coro_fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..
 
 
 async def settle(pilot: Any, rounds: int = 50) -> None:
-    """Let the app finish what a key started: pending messages, then every worker, then the repaint.
+    """Let the app finish what a key started: pending messages, the keys the app still has to hand on
+    (`tui.keyorder`), then every worker, then the repaint.
 
     A worker that the app cancels (an exclusive worker replaced by a newer key, a screen that was
     dismissed) is finished, not failed: it is waited for like the others and its `WorkerCancelled`
@@ -29,7 +30,12 @@ async def settle(pilot: Any, rounds: int = 50) -> None:
     (a loaded bank starts the next job) are waited for too, for at most `rounds` rounds.
     """
     await pilot.pause()
+    queue = getattr(pilot.app, "key_queue", None)  # keys posted to the app are handled one at a time
+    key_pauses = 2000
     for _ in range(rounds):
+        while queue is not None and not queue.settled and key_pauses > 0:
+            key_pauses -= 1
+            await pilot.pause()
         unfinished = [
             worker
             for worker in pilot.app.workers

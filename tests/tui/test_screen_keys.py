@@ -1,4 +1,4 @@
-"""Keys typed across a screen change (tui/screen_keys.py): posted to the app all at once, as a browser tab's
+"""Keys typed across a screen change (tui/keyorder.py): posted to the app all at once, as a browser tab's
 keys arrive, the keys after the one that opens a screen reach the new screen, in order; none is lost and
 none runs on the screen that was left."""
 

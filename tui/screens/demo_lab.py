@@ -16,7 +16,8 @@ from textual.content import Content
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, Switch
 
 from ..i18n import demo_claim, demo_title, tr
-from ..keys import HeldKeys, bind
+from ..keyorder import HeldKeys
+from ..keys import bind
 from ..widgets.demo_panel import DemoPanel, format_value
 from .base import LocalizedScreen
 
@@ -160,8 +161,8 @@ def _default_text(value: Any) -> str:
 class DemoLabScreen(HeldKeys, LocalizedScreen):
     """Demo picker, parameter form and the result panel.
 
-    Keys typed while the form is (re)built are held and replayed once it is in place, so Tab,
-    Ctrl+U, `12` typed as the lab opens edit the first field (`tui.keys.HeldKeys`)."""
+    Keys typed while the form is (re)built are held and handed on, in order, once it is in place,
+    so Tab, Ctrl+U, `12` typed as the lab opens edit the first field (`tui.keyorder.HeldKeys`)."""
 
     CSS_PATH = Path(__file__).with_name("demo_lab.tcss")
     BINDINGS = [bind("d", "run", "demo", "key.demo"), bind("p", "predict", "predict", "key.predict")]
@@ -185,6 +186,8 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
                     [(Content(name), name) for name in self.demos],
                     value=self.demo_name if self.demo_name else Select.NULL,
                     allow_blank=False,
+                    # letters are the lab's keys (`p` predicts, `d` runs) in the open list too
+                    type_to_search=False,
                     id="lab-demo",
                 )
                 yield Static("", id="lab-claim", markup=False)
@@ -396,17 +399,37 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
 
     def action_predict(self) -> None:
         """Predict-then-reveal for the current parameters: the lab's result stays hidden under the
-        prediction screen until the demo runs again there."""
+        prediction screen until the demo runs again there. From the open demo list, `p` picks the
+        highlighted demo (as Enter would) and predicts it at its defaults."""
         from .predict import PredictScreen
 
-        params = self._collect()
-        demo = self.demo
-        if params is None or demo is None:
-            return
-        panel = self.query_one("#lab-panel", DemoPanel)
-        same = panel.result is not None and panel.demo_name == demo.name and panel.params == params
+        picked = self._close_picker()
+        if picked is not None and picked != self.demo_name:
+            self.select_demo(picked)  # the form follows, under the prediction screen
+            demo = self.demos[picked]
+            params: dict[str, Any] | None = demo.resolve_params({})
+            result = None
+        else:
+            params = self._collect()
+            demo = self.demo
+            if params is None or demo is None:
+                return
+            panel = self.query_one("#lab-panel", DemoPanel)
+            same = panel.result is not None and panel.demo_name == demo.name and panel.params == params
+            result = panel.result if same else None
         seed = getattr(self.app, "fixed_seed", None) or 0
-        self.app.push_screen(PredictScreen(demo, params, panel.result if same else None, seed=seed))
+        self.app.push_screen(PredictScreen(demo, params, result, seed=seed))
+
+    def _close_picker(self) -> str | None:
+        """Close the demo list if it is open; the demo it had highlighted (else None)."""
+        select = self.query_one("#lab-demo", Select)
+        if not select.expanded:
+            return None
+        highlighted = select.query_one("SelectOverlay").highlighted  # type: ignore[attr-defined]
+        select.expanded = False
+        select.focus()
+        names = list(self.demos)  # the list's options, in order (no blank entry)
+        return names[highlighted] if highlighted is not None and 0 <= highlighted < len(names) else None
 
     @on(Button.Pressed, "#lab-reset")
     async def _reset(self) -> None:

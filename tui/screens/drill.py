@@ -33,7 +33,7 @@ from textual.widgets import Button, Footer, Header, Markdown, Select, Static, Te
 
 from ..appenv import code_off, workspace_override
 from ..i18n import STRINGS, tr
-from ..keys import HeldKeys, bind, focused_takes_text, localize_bindings
+from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import markdown_source
 from .base import LocalizedScreen
 
@@ -269,11 +269,11 @@ class ConfirmSolutionScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "confirm-yes")
 
 
-class DrillScreen(HeldKeys, LocalizedScreen):
+class DrillScreen(LocalizedScreen):
     """Statement, hints and solution on the left; the editor and the grade on the right.
 
-    It replaces no content, so it never holds keys; `HeldKeys` runs the bindings of the keys that reach it
-    in arrival order, so text typed right after Enter (which focuses the editor) goes into the file."""
+    The app's key queue (`tui.keyorder`) hands each key on only once the one before it is handled, so
+    text typed right after Enter (which focuses the editor) goes into the file."""
 
     CSS_PATH = Path(__file__).with_name("drill.tcss")
     BINDINGS = [

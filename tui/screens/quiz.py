@@ -33,7 +33,8 @@ from quizbank.grading import Grade
 from quizbank.quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
 
 from ..i18n import tr
-from ..keys import HeldKeys, bind, focused_takes_text
+from ..keyorder import HeldKeys
+from ..keys import bind, focused_takes_text
 from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
@@ -317,6 +318,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         self.session = session
         self.try_it = try_it
         self._view: QuestionView | None = None
+        self.hold_keys()  # from the start: keys typed while it opens wait for the first question
 
     def compose(self) -> ComposeResult:
         yield Header()

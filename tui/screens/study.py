@@ -19,9 +19,9 @@ Queue policy (like Anki): cards due now, most overdue first, then new cards up t
 out, learning cards due within the next 20 minutes are shown early. The card just rated is not shown again
 straight away if anything else is waiting.
 
-No key is lost while a rating is saved and the next card mounted: keys pressed meanwhile are held and
-replayed, in order, on the next card (`tui.keys.HeldKeys`), so "Enter 3 Enter 3 …" at any pace rates
-every card.
+No key is lost while a rating is saved and the next card mounted: keys pressed meanwhile wait in the
+app's key queue and go, in order, to the next card once it has focus (`tui.keyorder`), so
+"Enter 3 Enter 3 …" at any pace rates every card.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from ..i18n import STRINGS, count, tr
-from ..keys import HeldKeys, bind, focused_takes_text, localize_bindings
+from ..keyorder import HeldKeys
+from ..keys import bind, focused_takes_text, localize_bindings
 from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
@@ -505,7 +506,7 @@ class StudyScreen(HeldKeys, Screen):
         self._render_bar()
         self._render_footer()
         self.refresh_bindings()
-        view.focus_input()  # now, so keys held meanwhile are replayed onto this card
+        view.focus_input()  # now, so keys held meanwhile go to this card
 
     def _done_text(self) -> Content:
         lang = self.lang
@@ -618,7 +619,7 @@ class StudyScreen(HeldKeys, Screen):
             view.focus_input()
 
     def on_question_view_ready(self, message: QuestionView.Ready) -> None:
-        if message.view is self.view and not self.busy:  # (busy: a replayed key rated it already)
+        if message.view is self.view and not self.busy:  # (busy: a key typed ahead rated it already)
             self.release_keys()
 
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:

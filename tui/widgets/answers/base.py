@@ -123,17 +123,14 @@ class AnswerWidget(Vertical):
 class AnswerInput(Input):
     """A text answer (a cloze blank or the numeric field) whose Enter acts at once.
 
-    Textual delivers keys to the focused widget's queue as they arrive, and `focus()` and the
-    `Submitted` message both take effect later. When a terminal sends a burst ("slope⏎logits",
-    a paste, fast typing), the keys after Enter are already queued on this input, so moving
-    to the next blank through `Submitted` would let them land here. Instead Enter is handled
-    synchronously (the view moves focus or grades right away) and any key still queued here
-    after focus moved on is handed to the widget that now has focus (or the screen), in order.
+    Enter is handled synchronously (the view moves focus to the next blank or grades right away)
+    rather than through `Submitted`, which takes effect a turn later; the app's key queue
+    (`tui.keyorder`) hands the next key on only once this one is handled, so the key after
+    Enter goes to the blank that has focus now.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._handed_off = False
         # Focused by the app (a new card), not by the user: while it is empty, a key bound to a
         # command runs the command instead of landing here. Tab, a click or typing make it a field.
         self.soft = False
@@ -149,9 +146,6 @@ class AnswerInput(Input):
 
     # Textual calls each class's `_on_<event>` along the MRO (until prevent_default), so these
     # handlers do not call super(): Input's own run after them.
-    def _on_focus(self, event: events.Focus) -> None:
-        self._handed_off = False
-
     def _on_blur(self, event: events.Blur) -> None:
         self.soft = False
 
@@ -167,25 +161,7 @@ class AnswerInput(Input):
             return None
         return active
 
-    def replay_key(self, key: str) -> bool:
-        """A held key replayed on this field (`tui.keys.HeldKeys`): Enter acts at once, as typed."""
-        if key != "enter":
-            return False
-        owner = next((a for a in self.ancestors if isinstance(a, AnswerWidget)), None)
-        if owner is None or owner.view is None:
-            return False
-        owner.view.submit_from(self)
-        return True
-
     async def _on_key(self, event: events.Key) -> None:
-        focused = self.screen.focused if self.is_attached else None
-        if self._handed_off and focused is not self:
-            event.stop()
-            event.prevent_default()
-            target = focused if focused is not None else (self.screen if self.is_attached else None)
-            if target is not None:
-                target._forward_event(events.Key(event.key, event.character))
-            return
         if self.soft and not self.value and event.is_printable:
             command = self._command_for(event.key)
             if command is not None:
@@ -203,4 +179,3 @@ class AnswerInput(Input):
                 await self.action_submit()
                 return
             owner.view.submit_from(self)
-            self._handed_off = not self.is_attached or self.screen.focused is not self
