@@ -348,6 +348,9 @@ class DrillScreen(LocalizedScreen):
                 yield Static("", id="drill-file", markup=False)
                 editor = TextArea.code_editor("", language=_python_language(), id="drill-code")
                 editor.cursor_blink = getattr(self.app, "cursor_blink", True)
+                self._editor = (
+                    editor  # kept: the last save on leaving runs after the screen's children are gone
+                )
                 yield editor
                 with VerticalScroll(id="drill-results-scroll"):
                     yield Static("", id="drill-results", markup=False)
@@ -421,7 +424,7 @@ class DrillScreen(LocalizedScreen):
         if self._save_timer is not None:
             self._save_timer.stop()
             self._save_timer = None
-        text = self.query_one("#drill-code", TextArea).text
+        text = self._editor.text
         try:
             if self.path.read_text(encoding="utf-8") == text:
                 return True
