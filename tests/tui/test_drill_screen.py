@@ -176,6 +176,25 @@ async def test_existing_file_is_kept_and_edits_are_saved(env: Path) -> None:
 
 
 @pilot_test
+async def test_the_autosave_never_writes_over_a_change_made_in_another_editor(env: Path) -> None:
+    app = make_app(env)
+    path = env / "data" / "drills" / "t5-bucket.py"
+    theirs = "# saved in another editor\n"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_drills("t5-bucket")
+        await settle(pilot)
+        screen = app.screen
+        editor = screen.query_one("#drill-code", TextArea)
+        await pilot.press("i", *"y = 2")  # an edit in the app: its autosave is due in half a second
+        path.write_text(theirs, encoding="utf-8")  # meanwhile another editor saves the file
+        os.utime(path, (time.time() + 5, time.time() + 5))
+        screen._autosave()  # the autosave comes first (the file poll, once a second, may come first too)
+        assert path.read_text(encoding="utf-8") == theirs  # it did not write over the other editor's save
+        await wait_for(pilot, lambda: editor.text == theirs)  # and the screen loaded it
+
+
+@pilot_test
 async def test_the_screen_opens_outside_the_editor_enter_or_i_edits_escape_leaves(env: Path) -> None:
     from textual.widgets import Select
 

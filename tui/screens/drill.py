@@ -436,7 +436,18 @@ class DrillScreen(LocalizedScreen):
     def _edited(self) -> None:
         if self._save_timer is not None:
             self._save_timer.stop()
-        self._save_timer = self.set_timer(0.5, self.save, name="drill-autosave")
+        self._save_timer = self.set_timer(0.5, self._autosave, name="drill-autosave")
+
+    def _autosave(self) -> None:
+        """The autosave half a second after an edit; it never writes over a change made on disk since the
+        last save or load (another editor): the file poll loads that change instead."""
+        self._save_timer = None
+        try:
+            changed_on_disk = self._saved_mtime is not None and self.path.stat().st_mtime != self._saved_mtime
+        except OSError:
+            changed_on_disk = False
+        if not changed_on_disk:
+            self.save()
 
     def _poll_file(self) -> None:
         """Re-grade when the file changed on disk (an external editor, another terminal)."""
