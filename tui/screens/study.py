@@ -46,6 +46,7 @@ from ..i18n import STRINGS, count, tr
 from ..keys import HeldKeys, bind, focused_takes_text, localize_bindings
 from ..live import draw_showing, is_generated
 from ..richtext import plain
+from ..widgets.answers.open import OpenAnswer, suggested_rating
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.question_view import QuestionView
 
@@ -201,6 +202,7 @@ class StudyScreen(HeldKeys, Screen):
         self.again_count = 0
         self.suggested: int | None = None
         self.suggest_reason: str | None = None
+        self.coverage: tuple[int, int] | None = None  # (covered, total) key points of a typed open answer
         self.shown_at = time.monotonic()
         self.hold_keys()  # from the start: keys typed while it opens wait for the first card
 
@@ -466,6 +468,7 @@ class StudyScreen(HeldKeys, Screen):
         self.remove_class("-revealed")
         self.suggested = None
         self.suggest_reason = None
+        self.coverage = None
         await qa.remove_children()
         question = None
         if plan is not None and plan.question_id is not None and self.app.bankset is not None:
@@ -580,6 +583,8 @@ class StudyScreen(HeldKeys, Screen):
             if self.suggest_reason in ("quiz_right", "quiz_wrong") and self.plan.quiz_at is not None:
                 ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds())
                 why = tr(f"study.why_{self.suggest_reason}", lang, ago=ago)
+            elif self.suggest_reason == "points" and self.coverage is not None:
+                why = tr("open.why_points", lang, done=self.coverage[0], total=self.coverage[1])
             else:
                 why = tr("study.why_right" if self.suggest_reason == "right" else "study.why_wrong", lang)
             hint.update(
@@ -620,6 +625,16 @@ class StudyScreen(HeldKeys, Screen):
     def on_question_view_ready(self, message: QuestionView.Ready) -> None:
         if message.view is self.view and not self.busy:  # (busy: a replayed key rated it already)
             self.release_keys()
+
+    def on_open_answer_coverage(self, message: OpenAnswer.Coverage) -> None:
+        """A typed open answer was matched (or a tick changed): its coverage suggests the rating."""
+        if message.answer.view is not self.view:
+            return
+        self.coverage = (message.covered, message.total)
+        rating = suggested_rating(message.covered, message.total)
+        if rating is not None:
+            self.suggested, self.suggest_reason = rating, "points"
+        self._render_footer()
 
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
         self.add_class("-revealed")
