@@ -180,12 +180,30 @@ async def test_quiz_escape_leaves_the_box_and_n_moves_on(env: Path) -> None:
     app = open_app(env)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_quiz(pilot, ["oa.rope", "oa.alibi"])
-        await post_keys(app, ["n", "o", "p", "e", "enter", "x", "escape", "n"])  # Enter with text: a newline
+        await post_keys(app, ["n", "o", "p", "e", "escape", "n"])  # "nope" typed; Esc, then n is a key
         await wait_for(lambda: screen.session.current_id == "oa.alibi")
         await settle(pilot)
         assert app.store.attempts() == []
         assert app.focused is screen.view.query_one(OpenAnswerArea)  # the next card's box, empty
         assert screen.view.query_one(OpenAnswerArea).text == ""
+
+
+@pilot_test
+async def test_quiz_enter_after_typing_reveals_with_the_points_and_x_grades(env: Path) -> None:
+    """A burst: the typed answer, Enter (reveals and matches), x (missed): x grades, never lands in the box."""
+    app = open_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_quiz(pilot, ["oa.rope", "oa.alibi"])
+        area = screen.view.query_one(OpenAnswerArea)
+        await post_keys(app, [*ANSWERS["en"], "enter", "x"])
+        await wait_for(lambda: len(app.store.attempts()) == 1)
+        await settle(pilot)
+        assert area.text == ANSWERS["en"] and area.read_only  # no newline, no "x"
+        assert open_answer(screen).ticks() == [True, True, False, False]
+        text = screen_text(app)
+        assert text.count("✓ covered") == 2 and text.count("✗ missed") == 2
+        (attempt,) = app.store.attempts()
+        assert (attempt.correct, attempt.response) == (False, ANSWERS["en"])
 
 
 # ---------------------------------------------------------------------------------------------------- study
@@ -223,14 +241,17 @@ async def test_study_suggests_a_rating_from_coverage_and_only_the_key_rates(env:
         assert int(app.store.review_rows()[0].rating) == 4
 
 
+@pytest.mark.parametrize("submit", ["enter", "ctrl+r"])
 @pilot_test
-async def test_study_fast_keys_type_reveal_rate_and_reveal_the_next_on_empty_enter(env: Path) -> None:
+async def test_study_fast_keys_type_reveal_rate_and_reveal_the_next_on_empty_enter(
+    env: Path, submit: str
+) -> None:
     app = open_app(env)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_study(pilot)
         first = screen.view.question.id
-        # typed, revealed with Ctrl+R, rated 2; then Enter on the next card's empty box reveals, 1 rates
-        await post_keys(app, [*"rotation angle", "ctrl+r", "2", "enter", "1"], gap=0.05)
+        # typed, revealed with Enter (or Ctrl+R), rated 2; then Enter on the next card's empty box reveals, 1 rates
+        await post_keys(app, [*"rotation angle", submit, "2", "enter", "1"], gap=0.05)
         await wait_for(
             lambda: len(app.store.review_rows()) >= 2 and not screen.holding_keys,
             state=lambda: f"{app.store.review_rows()} focused {app.focused}",
@@ -239,6 +260,30 @@ async def test_study_fast_keys_type_reveal_rate_and_reveal_the_next_on_empty_ent
         reviews = app.store.review_rows()
         assert [(r.question_id, int(r.rating)) for r in reviews][:1] == [(first, 2)]
         assert [int(r.rating) for r in reviews] == [2, 1]
+
+
+@pilot_test
+async def test_study_space_on_the_empty_box_shows_the_answer_and_the_footer_says_so(env: Path) -> None:
+    """The footer offers Space "Show answer" while the box is empty (Space reveals there); typing makes
+    Space a space and the footer drops it; Enter reveals and 3 then rates, 50 ms apart."""
+    app = open_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_study(pilot)
+        area = screen.view.query_one(OpenAnswerArea)
+        assert app.focused is area
+        assert "Show answer" in screen_text(app)
+        await post_keys(app, [*"pairs rotate"])
+        await settle(pilot)
+        assert area.text == "pairs rotate" and "Show answer" not in screen_text(app)
+        for _ in range(len("pairs rotate")):
+            await pilot.press("backspace")
+        await settle(pilot)
+        assert area.text == "" and "Show answer" in screen_text(app)
+        await post_keys(app, ["space", "3"], gap=0.05)
+        await wait_for(lambda: len(app.store.review_rows()) == 1 and not screen.holding_keys)
+        await settle(pilot)
+        assert area.text == "" and int(app.store.review_rows()[0].rating) == 3
+        assert app.focused is screen.view.query_one(OpenAnswerArea)  # the next card's box
 
 
 # ---------------------------------------------------------------------------------------------------- snapshots

@@ -178,10 +178,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "先在心里（或大声）作答，然后按空格显示参考答案。",
     ),
     "open.hint": (
-        "Type an answer (optional) · Ctrl+R or Enter on empty reveals · Esc leaves",
-        "可输入答案（可选）· Ctrl+R 或空框按 Enter 显示答案 · Esc 离开输入框",
+        "Type an answer (optional) · Enter reveals and checks it · Esc leaves the box",
+        "可输入答案（可选）· 回车显示答案并核对要点 · Esc 离开输入框",
     ),
-    "open.key_submit": ("Reveal typed answer", "提交输入的答案"),
+    "open.key_submit": ("Check answer", "核对答案"),
     "open.covered": ("covered", "已答到"),
     "open.missed": ("missed", "未答到"),
     "open.tick_hint": ("(Tab to a point, Space changes its tick)", "（Tab 移到要点，空格改勾选）"),

@@ -597,7 +597,8 @@ class QuestionView(Vertical, can_focus=True):
             self.check()
 
     def submit_typed(self) -> None:
-        """Enter on an empty open-answer box, or Ctrl+R in it: check (quiz) or reveal (study)."""
+        """Enter (Ctrl+R, Space on the empty box) in an open-answer box: check (quiz) or reveal (study);
+        either way focus leaves the box at once (`_reveal`) and the typed answer is matched."""
         if self.revealed:
             return
         if self.mode == "study":

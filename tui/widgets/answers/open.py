@@ -1,9 +1,14 @@
 """An open question: answered in your head, or typed into an optional box and matched against the key points.
 
-Before reveal (Quiz and Study) the question has a multi-line answer box. Enter on an empty box reveals, as
-on every other card; once something is typed Enter is a newline, and Ctrl+R reveals (the mock's submit key:
-a terminal and a browser tab through textual-serve send Shift+Enter and Ctrl+Enter as a plain Enter, so
-neither can be told apart from a newline). Escape leaves the box, so single-letter keys act again.
+Before reveal (Quiz and Study) the question has an answer box, focused when the card opens. Enter reveals,
+as on every other card: on an empty box it just shows the model answer, after typing it also matches what
+was typed (Ctrl+R does the same). Space on the empty box reveals too, so the box never hides the screen's
+"Space shows the answer" key; once something is typed Space is a space. Escape leaves the box, so
+single-letter keys act again. The box soft-wraps long answers; Enter never adds a newline (a terminal and
+a browser tab through textual-serve send Shift+Enter and Ctrl+Enter as a plain Enter).
+
+A reveal moves focus out of the box at once (`QuestionView._reveal`), and any key still queued on the box
+follows focus, so a rating key typed right after Enter rates and never lands in the box.
 
 On reveal with text, the mock's matcher (`quizbank.mock.keypoints`) pre-ticks the key points the answer
 covers; each shows as covered or missed and the candidate can change every tick (Tab to it, Space, or a
@@ -48,15 +53,17 @@ def suggested_rating(covered: int, total: int) -> int | None:
 
 
 class OpenAnswerArea(TextArea):
-    """The typed answer. Enter on an empty box and Ctrl+R reveal; Escape leaves the box."""
+    """The typed answer. Enter, Ctrl+R and Space on the empty box reveal; Escape leaves the box."""
 
     BINDINGS = [
-        bind("ctrl+r", "submit", "open.submit", "open.key_submit"),
+        bind("enter", "submit", "open.submit_enter", "open.key_submit"),
+        bind("ctrl+r", "submit", "open.submit", "open.key_submit", show=False),
         bind("escape", "leave", "open.leave", "key.leave_input"),
     ]
 
     takes_text = True
     _handed_off = False  # focus left (Escape, a reveal): keys still queued here follow it
+    _was_empty = True
 
     @property
     def owner(self) -> OpenAnswer | None:
@@ -65,7 +72,21 @@ class OpenAnswerArea(TextArea):
     def on_mount(self) -> None:
         localize_bindings(self, self.app.language)
 
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        """Space on the empty box is the screen's reveal key (shown in the footer), not text."""
+        if key == "space" and not self.text.strip():
+            return False
+        return super().check_consume_key(key, character)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        empty = not self.text.strip()
+        if empty != self._was_empty:  # Space changes meaning: the footer follows
+            self._was_empty = empty
+            if self.is_attached:
+                self.screen.refresh_bindings()
+
     def _submit(self) -> None:
+        """Reveal now (the view moves focus out of the box at once); keys queued here follow focus."""
         owner = self.owner
         if owner is not None and owner.view is not None:
             owner.view.submit_typed()
@@ -81,14 +102,14 @@ class OpenAnswerArea(TextArea):
             self._handed_off = True
 
     def replay_key(self, key: str) -> bool:
-        """A held key replayed here (`tui.keys.HeldKeys`): Enter acts as typed, at once."""
-        if key != "enter" or self.read_only:
+        """A held key replayed here (`tui.keys.HeldKeys`): Enter (and Space on the empty box) act as
+        typed, at once."""
+        if self.read_only:
             return False
-        if self.text.strip():
-            self.insert("\n")
-        else:
+        if key == "enter" or (key == "space" and not self.text.strip()):
             self._submit()
-        return True
+            return True
+        return False
 
     def _on_focus(self, event: events.Focus) -> None:
         self._handed_off = False
@@ -114,7 +135,7 @@ class OpenAnswerArea(TextArea):
                 event.prevent_default()
                 getattr(self, f"action_{binding.action}")()
                 return
-        if event.key in ("enter", "space") and not self.text.strip():
+        if event.key == "space" and not self.text.strip():
             event.stop()
             event.prevent_default()
             self._submit()
@@ -248,6 +269,7 @@ class OpenAnswer(AnswerWidget):
         area = self._area()
         assert area is not None
         area.read_only = True
+        area._handed_off = True  # the reveal moved focus to the view: keys still queued here follow it
         if not self.typed or not self._points():
             return
         for box, ticked in zip(self._boxes(), match_key_points(self._points(), self.typed), strict=True):
