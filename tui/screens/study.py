@@ -203,6 +203,7 @@ class StudyScreen(HeldKeys, Screen):
         self.suggested: int | None = None
         self.suggest_reason: str | None = None
         self.coverage: tuple[int, int] | None = None  # (covered, total) key points of a typed open answer
+        self._rated: tuple[Any, int, Any] = (None, 0, None)  # (view, elapsed ms, showing) of the last rating
         self.shown_at = time.monotonic()
         self.hold_keys()  # from the start: keys typed while it opens wait for the first card
 
@@ -637,6 +638,10 @@ class StudyScreen(HeldKeys, Screen):
         self._render_footer()
 
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
+        if message.view is not self.view:
+            # a card already rated and replaced: its message bubbled up after the next card was mounted
+            # (Enter and a rating replayed at once); it must not reveal the new card's footer and demo
+            return
         self.add_class("-revealed")
         self._render_footer()
         self.refresh_bindings()
@@ -652,11 +657,20 @@ class StudyScreen(HeldKeys, Screen):
 
         grade = message.grade
         rating = suggest_rating(grade.correct)
-        if rating is not None and not grade.details.get("self_graded"):
-            self.suggested = int(rating)
-            self.suggest_reason = "right" if grade.correct else "wrong"
-            instance = self.live.record() if self.live is not None else None
-            self.app.record_attempt(message.question_id, grade, self._elapsed_ms(), instance=instance)
+        if rating is None or grade.details.get("self_graded"):
+            self._render_footer()
+            return
+        if message.view is not self.view:
+            # a replaced card's late message (see on_question_view_revealed): its answer is still recorded,
+            # with the time and the showing its rating took, never the new card's
+            rated_view, elapsed, instance = self._rated
+            if rated_view is message.view:
+                self.app.record_attempt(message.question_id, grade, elapsed, instance=instance)
+            return
+        self.suggested = int(rating)
+        self.suggest_reason = "right" if grade.correct else "wrong"
+        instance = self.live.record() if self.live is not None else None
+        self.app.record_attempt(message.question_id, grade, self._elapsed_ms(), instance=instance)
         self._render_footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -700,6 +714,7 @@ class StudyScreen(HeldKeys, Screen):
             return
         self.hold_keys()  # until the next card is on screen
         instance = self.live.record() if self.live is not None else None
+        self._rated = (view, self._elapsed_ms(), instance)  # for the card's own messages arriving late
         self._run_store("rate", (view.question_id, int(rating), self._elapsed_ms(), instance))
 
     def action_undo(self) -> None:
