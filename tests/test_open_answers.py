@@ -88,7 +88,7 @@ async def post_keys(app: Any, keys: list[str], gap: float = 0.0) -> None:
         await asyncio.sleep(gap)
 
 
-async def wait_for(predicate: Any, timeout: float = 120.0, state: Any = lambda: "") -> None:
+async def wait_for(predicate: Any, timeout: float = 60.0, state: Any = lambda: "") -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, f"timed out: {state()}"
@@ -265,7 +265,7 @@ async def test_study_fast_keys_type_reveal_rate_and_reveal_the_next_on_empty_ent
 @pilot_test
 async def test_study_space_on_the_empty_box_shows_the_answer_and_the_footer_says_so(env: Path) -> None:
     """The footer offers Space "Show answer" while the box is empty (Space reveals there); typing makes
-    Space a space and the footer drops it; Enter reveals and 3 then rates, 50 ms apart."""
+    Space a space and the footer drops it; on the emptied box Space reveals and 3 rates, 50 ms apart."""
     app = open_app(env)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_study(pilot)
@@ -284,6 +284,53 @@ async def test_study_space_on_the_empty_box_shows_the_answer_and_the_footer_says
         await settle(pilot)
         assert area.text == "" and int(app.store.review_rows()[0].rating) == 3
         assert app.focused is screen.view.query_one(OpenAnswerArea)  # the next card's box
+
+
+# four more open questions for the topic of OPEN_BANK (appended to its question list)
+MORE_OPEN = "".join(
+    f"""      - id: oa.more{n}
+        type: open
+        difficulty: 1
+        prompt: {{en: "Open question {n}?", zh: "开放题 {n}？"}}
+        answer: {{en: "Answer {n}.", zh: "答案 {n}。"}}
+        key_points: [{{en: "Point {n}", zh: "要点 {n}"}}]
+        explanation: {{en: "Explained {n}.", zh: "解释 {n}。"}}
+"""
+    for n in range(1, 5)
+)
+
+
+@pilot_test
+async def test_study_enter_then_3_at_machine_speed_rates_six_open_cards(env: Path) -> None:
+    """Enter (the empty box reveals) then 3, 50 ms apart, through six open cards: six reviews, every box
+    left empty (no rating key ever landed in one)."""
+    app = open_app(env)
+    bank = env / "banks" / "open.yaml"
+    bank.write_text(bank.read_text(encoding="utf-8") + MORE_OPEN, encoding="utf-8")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_study(pilot)
+        boxes: list[OpenAnswerArea] = []
+        assert isinstance(app.focused, OpenAnswerArea)
+
+        def note_box() -> bool:
+            boxes.extend(b for b in screen.query(OpenAnswerArea) if b not in boxes)
+            return len(app.store.review_rows()) >= 6 and not screen.holding_keys
+
+        await post_keys(app, ["enter", "3"] * 6, gap=0.05)
+        await wait_for(
+            note_box,
+            state=lambda: (
+                f"{len(app.store.review_rows())} reviews, boxes {[b.text for b in boxes]},"
+                f" held {[k.key for k in screen._held or []]}, holding {screen._holding},"
+                f" replaying {screen._replaying}, busy {screen.busy}, focused {app.focused}"
+            ),
+        )
+        await settle(pilot)
+        reviews = app.store.review_rows()
+        assert len(reviews) == 6 and [int(r.rating) for r in reviews] == [3] * 6
+        assert len({r.question_id for r in reviews}) == 6  # six different new cards
+        assert screen.done_count == 6 and not screen.revealed  # the next card waits
+        assert all(box.text == "" for box in boxes)
 
 
 # ---------------------------------------------------------------------------------------------------- snapshots

@@ -30,7 +30,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Static, TextArea
 
 from ...i18n import tr
-from ...keys import bind, localize_bindings
+from ...keys import _is_replayed, bind, localize_bindings
 from ...richtext import inline
 from ..toggles import GlyphCheckbox
 from .base import AnswerWidget
@@ -126,6 +126,12 @@ class OpenAnswerArea(TextArea):
                 target._forward_event(events.Key(event.key, event.character))
             return
         if self.read_only:
+            return
+        if getattr(self.screen, "holding_keys", False) and not _is_replayed(event):
+            # The screen holds keys (`tui.keys.HeldKeys`: a card being replaced, or keys held meanwhile
+            # not yet replayed): the key goes up to it unhandled, to be replayed in order. Typed into the
+            # box now, a rating key sent right after a held Enter would become the answer's text.
+            event.prevent_default()
             return
         # this box's own keys act now, not when the key has bubbled up to the screen's bindings:
         # by then the keys typed after it would already have landed here as text
