@@ -151,6 +151,9 @@ async def test_quiz_typed_answer_shows_covered_and_missed_and_records_it(env: Pa
         assert text.count(covered) == 2 and text.count(missed) == 2
         assert ("suggested rating: 2 Hard" if lang == "en" else "建议评分：2 困难") in text
         assert area.read_only and app.focused is screen.view  # y / x / 1-4 are keys again
+        assert "Check answer" not in text  # the frozen box offers no keys
+        await pilot.press("tab")  # past the frozen box, to the first key point
+        assert app.focused is screen.view.query_one("#qv-point-1", Checkbox)
         await pilot.press("y")
         await settle(pilot)
         (attempt,) = app.store.attempts()

@@ -72,6 +72,11 @@ class OpenAnswerArea(TextArea):
     def on_mount(self) -> None:
         localize_bindings(self, self.app.language)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("submit", "leave"):
+            return not self.read_only  # frozen on reveal: nothing to submit or leave
+        return super().check_action(action, parameters)
+
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         """Space on the empty box is the screen's reveal key (shown in the footer), not text."""
         if key == "space" and not self.text.strip():
@@ -275,6 +280,7 @@ class OpenAnswer(AnswerWidget):
         area = self._area()
         assert area is not None
         area.read_only = True
+        area.can_focus = False  # Tab goes to the key points; the frozen box offers no keys
         area._handed_off = True  # the reveal moved focus to the view: keys still queued here follow it
         if not self.typed or not self._points():
             return
