@@ -2,13 +2,15 @@
 
 Before reveal (Quiz and Study) the question has an answer box, focused when the card opens. Enter reveals,
 as on every other card: on an empty box it just shows the model answer, after typing it also matches what
-was typed (Ctrl+R does the same). Space on the empty box reveals too, so the box never hides the screen's
-"Space shows the answer" key; once something is typed Space is a space. Escape leaves the box, so
-single-letter keys act again. The box soft-wraps long answers; Enter never adds a newline (a terminal and
+was typed (Ctrl+R does the same). Space on the empty box reveals too, and the box does not claim it, so
+Study's footer keeps "Space Show answer"; once something is typed Space is a space. Escape leaves the
+box, so single-letter keys act again. The box soft-wraps long answers; Enter never adds a newline (a terminal and
 a browser tab through textual-serve send Shift+Enter and Ctrl+Enter as a plain Enter).
 
 A reveal moves focus out of the box at once (`QuestionView._reveal`), and any key still queued on the box
-follows focus, so a rating key typed right after Enter rates and never lands in the box.
+follows focus, so a rating key typed right after Enter rates and never lands in the box. While the screen
+holds keys (`tui.keys.HeldKeys`) the box types only the keys it replays, so keys keep their order. On
+reveal the box is frozen: read-only, out of the focus chain, its keys off.
 
 On reveal with text, the mock's matcher (`quizbank.mock.keypoints`) pre-ticks the key points the answer
 covers; each shows as covered or missed and the candidate can change every tick (Tab to it, Space, or a
