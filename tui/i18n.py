@@ -177,6 +177,24 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Answer in your head (or aloud), then press Space to reveal the model answer.",
         "先在心里（或大声）作答，然后按空格显示参考答案。",
     ),
+    "open.hint": (
+        "Type an answer (optional) · Enter reveals and checks it · Esc leaves the box",
+        "可输入答案（可选）· 回车显示答案并核对要点 · Esc 离开输入框",
+    ),
+    "open.key_submit": ("Check answer", "核对答案"),
+    "open.covered": ("covered", "已答到"),
+    "open.missed": ("missed", "未答到"),
+    "open.tick_hint": ("(Tab to a point, Space changes its tick)", "（Tab 移到要点，空格改勾选）"),
+    "open.score": ("Your answer covers {done}/{total} key points", "你的答案覆盖了 {done}/{total} 个要点"),
+    "open.suggest": ("suggested rating: {rating} {name}", "建议评分：{rating} {name}"),
+    "open.rating1": ("Again", "重来"),
+    "open.rating2": ("Hard", "困难"),
+    "open.rating3": ("Good", "良好"),
+    "open.rating4": ("Easy", "简单"),
+    "open.why_points": (
+        "your answer covers {done}/{total} key points",
+        "你的答案覆盖了 {done}/{total} 个要点",
+    ),
     "quiz.self_grade": (
         "How did you do?  1 missed  2 hard  3 good  4 easy   (y got it · x missed · n moves on ungraded)",
         "你答得如何？ 1 没答出  2 困难  3 良好  4 轻松   （y 答对 · x 答错 · n 不评分，下一题）",
@@ -338,6 +356,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "help.browse": ("Browse", "浏览"),
     "help.lab": ("Demo lab", "演示实验室"),
     "help.question": ("Answering a question", "作答"),
+    "help.open_answer": ("Typing an open answer", "输入开放题答案"),
     "help.note": ("Editing a note", "编辑笔记"),
     "help.no_keys": (
         "no keys of its own: type to filter, ↑↓ and Enter open; the keys under Everywhere apply",

@@ -383,6 +383,8 @@ async def test_hints_show_one_at_a_time(env: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await start_quiz(pilot, ["h.num"])
+        await pilot.press("escape")  # out of the open question's answer box: letters are keys again
+        await settle(pilot)
         assert "h hint (2 left)" in screen_text(app)
         await pilot.press("h")
         await settle(pilot)

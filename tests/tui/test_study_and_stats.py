@@ -167,6 +167,38 @@ async def test_answer_in_input_enter_reveals_and_rating_keys_work(tmp_path):
 
 
 @pilot_test
+async def test_a_replaced_cards_late_messages_never_touch_the_next_card(tmp_path):
+    """Enter and a rating replayed at once can rate a card before its Revealed and Answered messages have
+    bubbled up to the screen; arriving after the next card is mounted, they must not reveal that card's
+    footer, demo or suggestion, and the late answer is recorded for its own question."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        app.store.set_setting("new_per_day", 20)
+        for qid in ("fx.mcq", "fx.multi", "fx.tf"):
+            app.store.review(qid, 3, NOW)
+            app.store.review(qid, 3, NOW.replace(minute=10))
+        screen = await open_study(pilot)
+        assert current_id(screen) == "fx.numeric"
+        old = screen.view
+        await pilot.press(*"1/256", "enter")
+        await settle(pilot)
+        old_grade = old.grade
+        assert old_grade is not None and old_grade.correct
+        await pilot.press("3")
+        await settle(pilot)
+        assert current_id(screen) == "fx.cloze" and old is not screen.view
+        attempts = [a.question_id for a in app.store.attempts()]
+        screen.post_message(QuestionView.Revealed(old, "fx.numeric"))
+        screen.post_message(QuestionView.Answered(old, "fx.numeric", old_grade))
+        await settle(pilot)
+        assert not screen.revealed and not screen.has_class("-revealed") and screen.suggested is None
+        assert not screen.query_one("#study-demo").display
+        assert not screen.query_one("#study-ratings").display
+        assert [a.question_id for a in app.store.attempts()] == [*attempts, "fx.numeric"]
+
+
+@pilot_test
 async def test_language_switch_relabels_at_once(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -36,6 +36,7 @@ SECTIONS: list[tuple[str, str | None]] = [
     ("help.setup", "tui.screens.quiz:QuizSetupScreen"),
     ("help.quiz", "tui.screens.quiz:QuizScreen"),
     ("help.question", "tui.widgets.question_view:QuestionView"),
+    ("help.open_answer", "tui.widgets.answers.open:OpenAnswerArea"),
     ("help.summary", "tui.screens.quiz:QuizSummaryScreen"),
     ("help.browse", "tui.screens.browse:BrowseScreen"),
     ("help.note", "tui.screens.marks:NoteScreen"),

@@ -47,6 +47,7 @@ from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..live import draw_showing, is_generated
 from ..richtext import plain
+from ..widgets.answers.open import OpenAnswer, suggested_rating
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.question_view import QuestionView
 
@@ -202,6 +203,8 @@ class StudyScreen(HeldKeys, Screen):
         self.again_count = 0
         self.suggested: int | None = None
         self.suggest_reason: str | None = None
+        self.coverage: tuple[int, int] | None = None  # (covered, total) key points of a typed open answer
+        self._rated: tuple[Any, int, Any] = (None, 0, None)  # (view, elapsed ms, showing) of the last rating
         self.shown_at = time.monotonic()
         self.hold_keys()  # from the start: keys typed while it opens wait for the first card
 
@@ -467,6 +470,7 @@ class StudyScreen(HeldKeys, Screen):
         self.remove_class("-revealed")
         self.suggested = None
         self.suggest_reason = None
+        self.coverage = None
         await qa.remove_children()
         question = None
         if plan is not None and plan.question_id is not None and self.app.bankset is not None:
@@ -581,6 +585,8 @@ class StudyScreen(HeldKeys, Screen):
             if self.suggest_reason in ("quiz_right", "quiz_wrong") and self.plan.quiz_at is not None:
                 ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds())
                 why = tr(f"study.why_{self.suggest_reason}", lang, ago=ago)
+            elif self.suggest_reason == "points" and self.coverage is not None:
+                why = tr("open.why_points", lang, done=self.coverage[0], total=self.coverage[1])
             else:
                 why = tr("study.why_right" if self.suggest_reason == "right" else "study.why_wrong", lang)
             hint.update(
@@ -622,7 +628,21 @@ class StudyScreen(HeldKeys, Screen):
         if message.view is self.view and not self.busy:  # (busy: a key typed ahead rated it already)
             self.release_keys()
 
+    def on_open_answer_coverage(self, message: OpenAnswer.Coverage) -> None:
+        """A typed open answer was matched (or a tick changed): its coverage suggests the rating."""
+        if message.answer.view is not self.view:
+            return
+        self.coverage = (message.covered, message.total)
+        rating = suggested_rating(message.covered, message.total)
+        if rating is not None:
+            self.suggested, self.suggest_reason = rating, "points"
+        self._render_footer()
+
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
+        if message.view is not self.view:
+            # a card already rated and replaced: its message bubbled up after the next card was mounted
+            # (Enter and a rating replayed at once); it must not reveal the new card's footer and demo
+            return
         self.add_class("-revealed")
         self._render_footer()
         self.refresh_bindings()
@@ -638,11 +658,20 @@ class StudyScreen(HeldKeys, Screen):
 
         grade = message.grade
         rating = suggest_rating(grade.correct)
-        if rating is not None and not grade.details.get("self_graded"):
-            self.suggested = int(rating)
-            self.suggest_reason = "right" if grade.correct else "wrong"
-            instance = self.live.record() if self.live is not None else None
-            self.app.record_attempt(message.question_id, grade, self._elapsed_ms(), instance=instance)
+        if rating is None or grade.details.get("self_graded"):
+            self._render_footer()
+            return
+        if message.view is not self.view:
+            # a replaced card's late message (see on_question_view_revealed): its answer is still recorded,
+            # with the time and the showing its rating took, never the new card's
+            rated_view, elapsed, instance = self._rated
+            if rated_view is message.view:
+                self.app.record_attempt(message.question_id, grade, elapsed, instance=instance)
+            return
+        self.suggested = int(rating)
+        self.suggest_reason = "right" if grade.correct else "wrong"
+        instance = self.live.record() if self.live is not None else None
+        self.app.record_attempt(message.question_id, grade, self._elapsed_ms(), instance=instance)
         self._render_footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -686,6 +715,7 @@ class StudyScreen(HeldKeys, Screen):
             return
         self.hold_keys()  # until the next card is on screen
         instance = self.live.record() if self.live is not None else None
+        self._rated = (view, self._elapsed_ms(), instance)  # for the card's own messages arriving late
         self._run_store("rate", (view.question_id, int(rating), self._elapsed_ms(), instance))
 
     def action_undo(self) -> None:

@@ -364,7 +364,7 @@ class QuestionView(Vertical, can_focus=True):
         self.query_one(".qv-answer-text", Static).update(Content("\n").join(parts))
         points = self.query_one(".qv-key-points", Static)
         key_points = getattr(q, "key_points", None) or []
-        if key_points:
+        if key_points and not self.answer.shows_key_points():
             lines = [Content.styled(tr("quiz.key_points", lang), "bold $text-accent")]
             lines += [Content.assemble(("• ", "$text-accent"), inline(p.get(lang))) for p in key_points]
             points.update(Content("\n").join(lines))
@@ -452,11 +452,11 @@ class QuestionView(Vertical, can_focus=True):
             return
         self.awaiting_self_grade = False
         details = {"self_graded": True} | ({"rating": rating} if rating is not None else {})
-        self.grade = Grade(
-            correct,
-            f"self:{rating}" if rating is not None else ("self:yes" if correct else "self:no"),
-            details,
-        )
+        verdict = f"self:{rating}" if rating is not None else ("self:yes" if correct else "self:no")
+        typed = self.answer.typed  # an open answer typed before reveal is the response, with its ticks
+        if typed:
+            details |= {"self": verdict, **self.answer.response_details()}
+        self.grade = Grade(correct, typed or verdict, details)
         self.render_texts()
         self.refresh_bindings()  # the footer's y/n give way to the screen's keys (n = next)
         self.post_message(self.Answered(self, self.question_id, self.grade))
@@ -590,6 +590,16 @@ class QuestionView(Vertical, can_focus=True):
         target = self.answer.next_field(field)
         if target is not None:
             self.screen.set_focus(target)
+            return
+        if self.mode == "study":
+            self.reveal()
+        else:
+            self.check()
+
+    def submit_typed(self) -> None:
+        """Enter (Ctrl+R, Space on the empty box) in an open-answer box: check (quiz) or reveal (study);
+        either way focus leaves the box at once (`_reveal`) and the typed answer is matched."""
+        if self.revealed:
             return
         if self.mode == "study":
             self.reveal()

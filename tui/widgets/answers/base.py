@@ -100,6 +100,19 @@ class AnswerWidget(Vertical):
         """Where Enter in `field` moves instead of checking (a cloze's next blank), or None."""
         return None
 
+    @property
+    def typed(self) -> str:
+        """A typed free-text answer kept with a self-graded attempt ("" for types without one)."""
+        return ""
+
+    def shows_key_points(self) -> bool:
+        """True when the widget shows the key points itself (the view then leaves them out)."""
+        return False
+
+    def response_details(self) -> dict[str, Any]:
+        """Extra details of a self-graded attempt (an open answer's key-point ticks)."""
+        return {}
+
     def compatible_with(self, question: Any) -> bool:
         """True if `question` (an edited version) can replace the current one in place."""
         return question.type == self.question.type

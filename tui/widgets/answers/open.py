@@ -1,11 +1,332 @@
-"""An open question: answered in your head (or typed), then judged against the model answer."""
+"""An open question: answered in your head, or typed into an optional box and matched against the key points.
+
+Before reveal (Quiz and Study) the question has an answer box, focused when the card opens. Enter reveals,
+as on every other card: on an empty box it just shows the model answer, after typing it also matches what
+was typed (Ctrl+R does the same). Space on the empty box reveals too, and the box does not claim it, so
+Study's footer keeps "Space Show answer"; once something is typed Space is a space. Escape leaves the
+box, so single-letter keys act again. The box soft-wraps long answers; Enter never adds a newline (a terminal and
+a browser tab through textual-serve send Shift+Enter and Ctrl+Enter as a plain Enter).
+
+A reveal moves focus out of the box at once (`QuestionView._reveal`), and any key still queued on the box
+follows focus, so a rating key typed right after Enter rates and never lands in the box. While the screen
+holds keys (`tui.keys.HeldKeys`) the box types only the keys it replays, so keys keep their order. On
+reveal the box is frozen: read-only, out of the focus chain, its keys off.
+
+On reveal with text, the mock's matcher (`quizbank.mock.keypoints`) pre-ticks the key points the answer
+covers; each shows as covered or missed and the candidate can change every tick (Tab to it, Space, or a
+click), as in the mock. The coverage suggests a rating (`suggested_rating`): under 40% Again, under 70%
+Hard, under 100% Good, every point Easy. It is only shown: a rating or a self-grade needs the user's key.
+The text is kept in the widget: replacing the card never happens while it is typed into (the screens hold
+keys meanwhile), and a reload that keeps the question keeps the widget.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual import events, on
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Checkbox, Static, TextArea
+
+from ...i18n import tr
+from ...keys import _is_replayed, bind, localize_bindings
+from ...richtext import inline
+from ..toggles import GlyphCheckbox
 from .base import AnswerWidget
 
-__all__ = ["OpenAnswer"]
+__all__ = ["RATING_SHARES", "OpenAnswer", "OpenAnswerArea", "suggested_rating"]
+
+# (coverage below this share, rating): Again, Hard, Good; all points covered suggests Easy
+RATING_SHARES = ((0.4, 1), (0.7, 2), (1.0, 3))
+
+
+def suggested_rating(covered: int, total: int) -> int | None:
+    """The rating (1 Again .. 4 Easy) that covering `covered` of `total` key points suggests."""
+    if total <= 0:
+        return None
+    share = covered / total
+    for limit, rating in RATING_SHARES:
+        if share < limit:
+            return rating
+    return 4
+
+
+class OpenAnswerArea(TextArea):
+    """The typed answer. Enter, Ctrl+R and Space on the empty box reveal; Escape leaves the box."""
+
+    BINDINGS = [
+        bind("enter", "submit", "open.submit_enter", "open.key_submit"),
+        bind("ctrl+r", "submit", "open.submit", "open.key_submit", show=False),
+        bind("escape", "leave", "open.leave", "key.leave_input"),
+    ]
+
+    takes_text = True
+    _handed_off = False  # focus left (Escape, a reveal): keys still queued here follow it
+    _was_empty = True
+
+    @property
+    def owner(self) -> OpenAnswer | None:
+        return next((a for a in self.ancestors if isinstance(a, OpenAnswer)), None)
+
+    def on_mount(self) -> None:
+        localize_bindings(self, self.app.language)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("submit", "leave"):
+            return not self.read_only  # frozen on reveal: nothing to submit or leave
+        return super().check_action(action, parameters)
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        """Space on the empty box is the screen's reveal key (shown in the footer), not text."""
+        if key == "space" and not self.text.strip():
+            return False
+        return super().check_consume_key(key, character)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        empty = not self.text.strip()
+        if empty != self._was_empty:  # Space changes meaning: the footer follows
+            self._was_empty = empty
+            if self.is_attached:
+                self.screen.refresh_bindings()
+
+    def _submit(self) -> None:
+        """Reveal now (the view moves focus out of the box at once); keys queued here follow focus."""
+        owner = self.owner
+        if owner is not None and owner.view is not None:
+            owner.view.submit_typed()
+        self._handed_off = True
+
+    def action_submit(self) -> None:
+        self._submit()
+
+    def action_leave(self) -> None:
+        owner = self.owner
+        if owner is not None and owner.view is not None:
+            self.screen.set_focus(owner.view)
+            self._handed_off = True
+
+    def replay_key(self, key: str) -> bool:
+        """A held key replayed here (`tui.keys.HeldKeys`): Enter (and Space on the empty box) act as
+        typed, at once."""
+        if self.read_only:
+            return False
+        if key == "enter" or (key == "space" and not self.text.strip()):
+            self._submit()
+            return True
+        return False
+
+    def _on_focus(self, event: events.Focus) -> None:
+        self._handed_off = False
+
+    # Runs before TextArea's own `_on_key` (Textual calls each class's handler along the MRO).
+    def _on_key(self, event: events.Key) -> None:
+        focused = self.screen.focused if self.is_attached else None
+        if self._handed_off and focused is not self:
+            # typed after Escape or a reveal, queued here before focus moved: it belongs where focus is now
+            event.stop()
+            event.prevent_default()
+            target = focused if focused is not None else (self.screen if self.is_attached else None)
+            if target is not None:
+                target._forward_event(events.Key(event.key, event.character))
+            return
+        if self.read_only:
+            return
+        if getattr(self.screen, "holding_keys", False) and not _is_replayed(event):
+            # The screen holds keys (`tui.keys.HeldKeys`: a card being replaced, or keys held meanwhile
+            # not yet replayed): the key goes up to it unhandled, to be replayed in order. Typed into the
+            # box now, a rating key sent right after a held Enter would become the answer's text.
+            event.prevent_default()
+            return
+        # this box's own keys act now, not when the key has bubbled up to the screen's bindings:
+        # by then the keys typed after it would already have landed here as text
+        for binding in self._bindings.key_to_bindings.get(event.key, []):
+            if binding.action in ("submit", "leave"):
+                event.stop()
+                event.prevent_default()
+                getattr(self, f"action_{binding.action}")()
+                return
+        if event.key == "space" and not self.text.strip():
+            event.stop()
+            event.prevent_default()
+            self._submit()
 
 
 class OpenAnswer(AnswerWidget):
     HINT_KEY = "quiz.open_hint"
+
+    DEFAULT_CSS = """
+    OpenAnswer .qv-open-box { height: auto; min-height: 3; max-height: 8; }
+    OpenAnswer .qv-open-points { height: auto; margin-top: 1; }
+    OpenAnswer .qv-open-title { color: $text-accent; text-style: bold; }
+    OpenAnswer .qv-open-row { height: auto; }
+    OpenAnswer .qv-open-tick { width: 5; }
+    OpenAnswer .qv-open-text { width: 1fr; }
+    OpenAnswer .qv-open-score { text-style: bold; }
+    """
+
+    class Coverage(Message):
+        """The key points covered changed (on reveal, or a tick)."""
+
+        def __init__(self, answer: OpenAnswer, covered: int, total: int) -> None:
+            super().__init__()
+            self.answer = answer
+            self.covered = covered
+            self.total = total
+
+    def prepare(self) -> None:
+        self.matched = False  # the key points were matched against a typed answer (on reveal)
+
+    def build(self) -> list[Widget]:
+        if self.mode == "reference":
+            return []
+        rows = [
+            Horizontal(
+                GlyphCheckbox("", classes="qv-open-tick", id=f"qv-point-{n}", compact=True),
+                Static("", classes="qv-open-text", markup=False),
+                classes="qv-open-row",
+            )
+            for n in range(1, len(self._points()) + 1)
+        ]
+        points = Vertical(
+            Static("", classes="qv-open-title", markup=False),
+            *rows,
+            Static("", classes="qv-open-score", markup=False),
+            classes="qv-open-points",
+        )
+        points.display = False
+        area = OpenAnswerArea(
+            "", classes="qv-open-box", soft_wrap=True, show_line_numbers=False, tab_behavior="focus"
+        )
+        return [area, points]
+
+    def _points(self) -> list[Any]:
+        return list(getattr(self.question, "key_points", None) or [])
+
+    def _area(self) -> OpenAnswerArea | None:
+        found = list(self.query(OpenAnswerArea))
+        return found[0] if found else None
+
+    def _boxes(self) -> list[Checkbox]:
+        return list(self.query(".qv-open-tick").results(Checkbox))
+
+    # ------------------------------------------------------------------ protocol
+
+    @property
+    def typed(self) -> str:
+        """What the candidate typed (stripped; "" when nothing)."""
+        area = self._area()
+        return area.text.strip() if area is not None else ""
+
+    def hint_key(self, instant: bool) -> str:
+        return "quiz.open_hint" if self.mode == "reference" else "open.hint"
+
+    def focus_input(self, soft: bool) -> bool:
+        area = self._area()
+        if area is None or area.read_only:
+            return False
+        self.screen.set_focus(area)
+        return True
+
+    def compatible_with(self, question: Any) -> bool:
+        return question.type == self.question.type and len(self._points_of(question)) == len(self._points())
+
+    @staticmethod
+    def _points_of(question: Any) -> list[Any]:
+        return list(getattr(question, "key_points", None) or [])
+
+    def shows_key_points(self) -> bool:
+        """True when the key points show here, ticked (the view then leaves them out of its answer box)."""
+        return self.matched
+
+    def ticks(self) -> list[bool]:
+        return [box.value for box in self._boxes()]
+
+    def coverage(self) -> tuple[int, int] | None:
+        """(covered, total) key points once matched, else None."""
+        if not self.matched:
+            return None
+        ticks = self.ticks()
+        return sum(ticks), len(ticks)
+
+    def suggestion(self) -> int | None:
+        cov = self.coverage()
+        return suggested_rating(*cov) if cov is not None else None
+
+    def response_details(self) -> dict[str, Any]:
+        """What a recorded attempt keeps of the typed answer (empty when nothing was typed)."""
+        cov = self.coverage()
+        if cov is None:
+            return {}
+        return {"key_points": self.ticks(), "covered": cov[0], "total": cov[1]}
+
+    def render_state(self) -> None:
+        view = self.view
+        area = self._area()
+        if area is None or view is None:
+            return
+        if view.revealed and not area.read_only:
+            self._match()
+        area.display = not (view.revealed and not self.typed)
+        points = self.query_one(".qv-open-points", Vertical)
+        points.display = self.matched
+        if self.matched:
+            self._render_points()
+
+    def _match(self) -> None:
+        """On reveal: freeze the box, and pre-tick the key points the typed answer covers."""
+        from quizbank.mock.keypoints import match_key_points
+
+        area = self._area()
+        assert area is not None
+        area.read_only = True
+        area.can_focus = False  # Tab goes to the key points; the frozen box offers no keys
+        area._handed_off = True  # the reveal moved focus to the view: keys still queued here follow it
+        if not self.typed or not self._points():
+            return
+        for box, ticked in zip(self._boxes(), match_key_points(self._points(), self.typed), strict=True):
+            with box.prevent(Checkbox.Changed):
+                box.value = ticked
+        self.matched = True
+        # posted from this widget's own loop: created here (during a reveal the screen ran), the message
+        # would carry the screen as its sender, and Textual never bubbles a message back to its sender
+        self.call_later(self._post_coverage)
+
+    def _render_points(self) -> None:
+        lang = self.view.lang
+        self.query_one(".qv-open-title", Static).update(
+            Content.assemble(
+                (tr("quiz.key_points", lang), "bold $text-accent"),
+                ("  " + tr("open.tick_hint", lang), "dim"),
+            )
+        )
+        for box, text, point in zip(
+            self._boxes(), self.query(".qv-open-text").results(Static), self._points(), strict=True
+        ):
+            mark = (
+                ("✓ " + tr("open.covered", lang), "bold $text-success")
+                if box.value
+                else ("✗ " + tr("open.missed", lang), "bold $text-error")
+            )
+            text.update(Content.assemble(mark, "  ", inline(point.get(lang))))
+        covered, total = self.coverage() or (0, 0)
+        rating = suggested_rating(covered, total)
+        parts: list[Any] = [tr("open.score", lang, done=covered, total=total)]
+        if rating is not None:
+            parts += ["  ·  ", (tr("open.suggest", lang, rating=rating, name=tr(f"open.rating{rating}", lang)),
+                                "$text-warning")]  # fmt: skip
+        self.query_one(".qv-open-score", Static).update(Content.assemble(*parts))
+
+    def _post_coverage(self) -> None:
+        cov = self.coverage()
+        if cov is not None:
+            self.post_message(self.Coverage(self, *cov))
+
+    @on(Checkbox.Changed)
+    def _ticked(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        if self.matched:
+            self._render_points()
+            self._post_coverage()
