@@ -7,9 +7,9 @@ Study's footer keeps "Space Show answer"; once something is typed Space is a spa
 box, so single-letter keys act again. The box soft-wraps long answers; Enter never adds a newline (a terminal and
 a browser tab through textual-serve send Shift+Enter and Ctrl+Enter as a plain Enter).
 
-A reveal moves focus out of the box at once (`QuestionView._reveal`), and any key still queued on the box
-follows focus, so a rating key typed right after Enter rates and never lands in the box. While the screen
-holds keys (`tui.keys.HeldKeys`) the box types only the keys it replays, so keys keep their order. On
+A reveal moves focus out of the box at once (`QuestionView._reveal`); the app's key queue
+(`tui.keyorder.KeyQueue`) hands on the next key only after Enter was handled, and holds keys while the
+screen replaces its card, so a rating key typed right after Enter rates and never lands in the box. On
 reveal the box is frozen: read-only, out of the focus chain, its keys off.
 
 On reveal with text, the mock's matcher (`quizbank.mock.keypoints`) pre-ticks the key points the answer
@@ -32,7 +32,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Static, TextArea
 
 from ...i18n import tr
-from ...keys import _is_replayed, bind, localize_bindings
+from ...keys import bind, localize_bindings
 from ...richtext import inline
 from ..toggles import GlyphCheckbox
 from .base import AnswerWidget
@@ -64,7 +64,6 @@ class OpenAnswerArea(TextArea):
     ]
 
     takes_text = True
-    _handed_off = False  # focus left (Escape, a reveal): keys still queued here follow it
     _was_empty = True
 
     @property
@@ -93,11 +92,10 @@ class OpenAnswerArea(TextArea):
                 self.screen.refresh_bindings()
 
     def _submit(self) -> None:
-        """Reveal now (the view moves focus out of the box at once); keys queued here follow focus."""
+        """Reveal now (the view moves focus out of the box at once)."""
         owner = self.owner
         if owner is not None and owner.view is not None:
             owner.view.submit_typed()
-        self._handed_off = True
 
     def action_submit(self) -> None:
         self._submit()
@@ -106,39 +104,10 @@ class OpenAnswerArea(TextArea):
         owner = self.owner
         if owner is not None and owner.view is not None:
             self.screen.set_focus(owner.view)
-            self._handed_off = True
-
-    def replay_key(self, key: str) -> bool:
-        """A held key replayed here (`tui.keys.HeldKeys`): Enter (and Space on the empty box) act as
-        typed, at once."""
-        if self.read_only:
-            return False
-        if key == "enter" or (key == "space" and not self.text.strip()):
-            self._submit()
-            return True
-        return False
-
-    def _on_focus(self, event: events.Focus) -> None:
-        self._handed_off = False
 
     # Runs before TextArea's own `_on_key` (Textual calls each class's handler along the MRO).
     def _on_key(self, event: events.Key) -> None:
-        focused = self.screen.focused if self.is_attached else None
-        if self._handed_off and focused is not self:
-            # typed after Escape or a reveal, queued here before focus moved: it belongs where focus is now
-            event.stop()
-            event.prevent_default()
-            target = focused if focused is not None else (self.screen if self.is_attached else None)
-            if target is not None:
-                target._forward_event(events.Key(event.key, event.character))
-            return
         if self.read_only:
-            return
-        if getattr(self.screen, "holding_keys", False) and not _is_replayed(event):
-            # The screen holds keys (`tui.keys.HeldKeys`: a card being replaced, or keys held meanwhile
-            # not yet replayed): the key goes up to it unhandled, to be replayed in order. Typed into the
-            # box now, a rating key sent right after a held Enter would become the answer's text.
-            event.prevent_default()
             return
         # this box's own keys act now, not when the key has bubbled up to the screen's bindings:
         # by then the keys typed after it would already have landed here as text
@@ -283,7 +252,6 @@ class OpenAnswer(AnswerWidget):
         assert area is not None
         area.read_only = True
         area.can_focus = False  # Tab goes to the key points; the frozen box offers no keys
-        area._handed_off = True  # the reveal moved focus to the view: keys still queued here follow it
         if not self.typed or not self._points():
             return
         for box, ticked in zip(self._boxes(), match_key_points(self._points(), self.typed), strict=True):

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pilot import pilot_test, settle
 from support.apps import make_app, screen_text
+from support.pilot import pilot_test, settle
 from textual import events
 from textual.widgets import Checkbox
 
