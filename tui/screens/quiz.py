@@ -16,7 +16,6 @@ from textual.message import Message
 from textual.widgets import (
     Button,
     Checkbox,
-    Footer,
     Header,
     Input,
     Label,
@@ -37,6 +36,7 @@ from ..keys import HeldKeys, bind, focused_takes_text
 from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
+from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 from ..widgets.toggles import GlyphCheckbox, GlyphRadioButton, GlyphSelectionList
 from .base import LocalizedScreen
@@ -116,6 +116,9 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
 
     CSS_PATH = Path(__file__).with_name("quiz.tcss")
     BINDINGS = [bind("s,ctrl+s", "start", "setup.start", "key.start", key_display="s")]
+    # focus opens on the topic list: auto-focusing the first focusable (the scrolling form) and then
+    # moving on restyled the whole form twice
+    AUTO_FOCUS = "#setup-topics"
 
     def __init__(self, topics: tuple[str, ...] = ()) -> None:
         super().__init__()
@@ -160,7 +163,7 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
                 for t in bankset.topics
             ]
             yield GlyphSelectionList(*selections, id="setup-topics")
-        yield Footer()
+        yield KeyFooter()
 
     def _topic_prompt(self, topic: Any) -> Content:
         lang = self.app.language
@@ -324,7 +327,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         with Horizontal(id="quiz-body"):
             yield VerticalScroll(id="quiz-qa")
             yield DemoPanel(id="quiz-demo", autorun=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -623,7 +626,7 @@ class QuizSummaryScreen(LocalizedScreen):
             with Horizontal(id="summary-buttons"):
                 yield Button("", id="summary-retry", variant="primary")
                 yield Button("", id="summary-new")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

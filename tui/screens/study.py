@@ -40,13 +40,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Header, Static
 
 from ..i18n import STRINGS, count, tr
 from ..keys import HeldKeys, bind, focused_takes_text, localize_bindings
 from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
+from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 
 __all__ = ["LEARN_AHEAD", "StudyPlan", "StudyScreen", "utc_now"]
@@ -202,6 +203,7 @@ class StudyScreen(HeldKeys, Screen):
         self.suggested: int | None = None
         self.suggest_reason: str | None = None
         self.shown_at = time.monotonic()
+        self._qa: VerticalScroll | None = None  # where the card is mounted (see `view`)
         self.hold_keys()  # from the start: keys typed while it opens wait for the first card
 
     # ------------------------------------------------------------------ layout
@@ -210,7 +212,8 @@ class StudyScreen(HeldKeys, Screen):
         yield Header()
         yield Static("", id="study-bar", markup=False)
         with Horizontal(id="study-body"):
-            yield VerticalScroll(id="study-qa")
+            self._qa = VerticalScroll(id="study-qa")
+            yield self._qa
             yield DemoPanel(id="study-demo", autorun=False)
         with Vertical(id="study-footer"):
             yield Static("", id="study-hint", markup=False)
@@ -219,7 +222,7 @@ class StudyScreen(HeldKeys, Screen):
                     button = Button("", id=f"rate-{n}", classes=f"rate rate-{n}", compact=True)
                     button.can_focus = False
                     yield button
-        yield Footer()
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         if self.seed is None:
@@ -239,10 +242,12 @@ class StudyScreen(HeldKeys, Screen):
 
     @property
     def view(self) -> QuestionView | None:
-        from .drill import DrillCard
-
-        views = list(self.query(QuestionView)) or list(self.query(DrillCard))
-        return views[0] if views else None  # a DrillCard offers what Study uses of a QuestionView
+        """The card on screen: #study-qa's "study-question" child, a QuestionView or a DrillCard (which
+        offers what Study uses of a QuestionView). A direct look, not a query of the whole screen:
+        every binding's check_action asks, for every key and every footer refresh."""
+        if self._qa is None:
+            return None
+        return next((w for w in self._qa.children if w.id == "study-question"), None)  # type: ignore[return-value]
 
     @property
     def revealed(self) -> bool:
