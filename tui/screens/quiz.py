@@ -392,7 +392,6 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         panel = self.query_one("#quiz-demo", DemoPanel)
         panel.set_demo(None, run=False)
         panel.display = False
-        self.remove_class("-answered")
         self._update_bar()
         self.refresh_bindings()
         view.focus_input()  # once it is mounted; then it posts Ready
@@ -513,7 +512,8 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         if view.grade is None and not view.awaiting_self_grade:
             # shown without an answer: on the revisit list, but no attempt is recorded
             self.session.record(message.question_id, Grade(None, ""))
-        self.add_class("-answered")
+        # (no "-answered" class on the screen: nothing styles by it, and a class on the screen
+        # restyles every widget on it, twice per question)
         self._show_demo()
         self.refresh_bindings()
         self.call_after_refresh(self._show_verdict)
@@ -573,7 +573,6 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
             return
         panel = self.query_one("#quiz-demo", DemoPanel)
         if not panel.display:
-            self.add_class("-answered")
             self._show_demo()
         else:
             panel.run()

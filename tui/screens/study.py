@@ -468,7 +468,6 @@ class StudyScreen(HeldKeys, Screen):
         panel = self.query_one("#study-demo", DemoPanel)
         panel.set_demo(None, run=False)
         panel.display = False
-        self.remove_class("-revealed")
         self.suggested = None
         self.suggest_reason = None
         await qa.remove_children()
@@ -626,14 +625,14 @@ class StudyScreen(HeldKeys, Screen):
         if message.view is self.view and not self.busy:  # (busy: a replayed key rated it already)
             self.release_keys()
 
+    # (no "-revealed" class on the screen: nothing styles by it, and toggling a class on the screen
+    # restyles every widget on it, twice per card)
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
-        self.add_class("-revealed")
         self._render_footer()
         self.refresh_bindings()
         self._show_demo()
 
     def on_drill_card_revealed(self) -> None:
-        self.add_class("-revealed")
         self._render_footer()
         self.refresh_bindings()
 
