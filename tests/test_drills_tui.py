@@ -53,9 +53,19 @@ async def test_open_edit_grade_and_see_the_cases(env: Path) -> None:
         # a wrong attempt, typed into the editor: the base is multiplied by factor without the exponent
         editor.text = get_drill("ntk-inv-freq").solution.replace("factor ** (dim / (dim - 2))", "factor")
         editor.focus()
+        results = screen.query_one("#drill-results", Static)
+        shown: list[str] = []  # every text the results panel shows, in order (the grade may be quick)
+        update = results.update
+
+        def recording_update(content: object = "", **kw: object) -> None:
+            shown.append(str(content))
+            update(content, **kw)
+
+        results.update = recording_update
         await pilot.press("ctrl+r")
-        assert "Grading in an isolated process" in results_text(screen)
         await wait_for(pilot, lambda: screen.report is not None)
+        results.update = update
+        assert "Grading in an isolated process" in shown[0], shown  # said first, before the report
         await settle(pilot)
         text = results_text(screen)
         assert "✗ 1/5 cases pass" in text  # factor 1 still passes

@@ -240,6 +240,21 @@ def ready_spare(server: subprocess.Popen[str], tmp_path: Path, nth: int = 1) -> 
     return spares[0]["pid"]
 
 
+def tab_app_ready(tmp_path: Path, nth: int = 1, timeout: float = 300) -> int:
+    """Wait until the `nth` tab has its app (the server's "serve_tab" event) and that app has listed the
+    topics on Home (its "topics_listed" event: taken from the spare, it may still be loading the banks);
+    returns its pid. A test's own time budget for what the tab shows starts here. The deadline is only
+    there to fail a hung run: under a loaded machine an app's start can take a minute."""
+    tabs = wait_until(lambda: events(tmp_path, "serve_tab")[nth - 1 :], f"tab {nth} to get its app", timeout)
+    pid = tabs[0]["pid"]
+    wait_until(
+        lambda: [e for e in events(tmp_path, "topics_listed") if e.get("pid") == pid],
+        f"tab {nth}'s app to list the topics",
+        timeout,
+    )
+    return pid
+
+
 def get_page(port: int, host: str = "127.0.0.1") -> str:
     with urllib.request.urlopen(f"http://{host}:{port}/?token={TOKEN}", timeout=10) as response:
         assert response.status == 200
@@ -284,7 +299,14 @@ def descendants(root: int) -> dict[int, tuple[int, int, str, str]]:
 
 
 def app_processes(server_pid: int) -> set[int]:
-    return {pid for pid, row in descendants(server_pid).items() if "-I -m tui" in row[3]}
+    """The server's app processes (tabs' and the spare): its own children that run the app. Not deeper: an app
+    forking its demo host has for a few milliseconds (28 ms seen under load, until the exec) a child whose
+    command line is the app's own, which is no app of the server's."""
+    return {
+        pid
+        for pid, (ppid, _, state, cmdline) in process_table().items()
+        if ppid == server_pid and state != "Z" and "-I -m tui" in cmdline
+    }
 
 
 def live(pids: set[int], pgids: set[int]) -> list[str]:

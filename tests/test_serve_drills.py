@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_serve import Tab, descendants, ready_spare, shipped_topic_titles, start_server, stop_server
 
-from quizbank.drills import DRILL_NAMES
+from quizbank.drills import DRILL_NAMES, get_drill
 from tui.screens.drill import POLL_SECONDS
 
 pytestmark = pytest.mark.slow
@@ -137,3 +137,40 @@ def test_two_tabs_on_one_drill_keep_their_own_text(tmp_path: Path) -> None:
     shown = [{w for w in ("file A", "file B") if f"written in {w}" in text} for text in (first, second)]
     assert sorted(map(sorted, shown)) == [["file A"], ["file B"]], shown  # one file each, not the same one
     assert not (tmp_path / "data" / "drills" / f"{DRILL_NAMES[0]}.py").exists()  # no shared file
+
+
+def test_keys_typed_as_the_drill_screen_opens_reach_the_editor(tmp_path: Path) -> None:
+    """A served tab at Home sends `c` (open the Drill screen), `i` (into the editor) and a line of text, each
+    in its own websocket message and none waiting for a screen: the line is in the tab's drill file."""
+    titles = shipped_topic_titles()
+    server, port = start_server(tmp_path)
+    line = "# typed through the socket at once"
+
+    async def type_at_once() -> Path:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            tab = await Tab.open(session, port)
+            await tab.wait_for(*titles[:3])
+            for keys in ("c", "i", line + "\r"):
+                await tab.ws.send_json(["stdin", keys])
+            await tab.wait_for("Coding drill", "typed through the socket", timeout=120)
+            deadline = time.monotonic() + 60
+            pattern = f"*/{DRILL_NAMES[0]}.py"
+            while not (
+                found := [
+                    path
+                    for path in (tmp_path / "data" / "drills" / "tabs").glob(pattern)
+                    if path.read_text(encoding="utf-8").startswith(line + "\n")
+                ]
+            ):
+                assert time.monotonic() < deadline, "the typed line never reached the drill file"
+                await read_for(tab, 0.2)  # (the autosave comes half a second after the last key)
+            return found[0]
+
+    try:
+        ready_spare(server, tmp_path)
+        path = asyncio.run(type_at_once())
+    finally:
+        assert stop_server(server) == 0
+    assert path.read_text(encoding="utf-8") == f"{line}\n{get_drill(DRILL_NAMES[0]).starter}"

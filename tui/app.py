@@ -46,6 +46,7 @@ from .demo_host import DemoHost
 from .i18n import count, default_language, tr
 from .keys import bind, focused_takes_text, keymap_errors, localize_bindings
 from .messages import BankPreviewReady, BanksLoaded, StoreOpened, TorchWarmed
+from .screen_keys import ScreenChangeKeys
 
 if TYPE_CHECKING:
     from quizbank.grading import Grade
@@ -63,7 +64,7 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-class PosencApp(App[int], inherit_bindings=False):
+class PosencApp(ScreenChangeKeys, App[int], inherit_bindings=False):
     """Interview prep and live reference for position encoding in Transformers."""
 
     # The default (Home) screen's CSS is listed here: Textual loads a screen's CSS_PATH only when
@@ -223,10 +224,11 @@ class PosencApp(App[int], inherit_bindings=False):
             self.warm_up_torch()
 
     def bench_event(self, event: str, **fields: Any) -> None:
-        """Append one JSON line to $POSENC_BENCH_LOG (used by bench/startup.py); no-op otherwise."""
+        """Append one JSON line to $POSENC_BENCH_LOG (used by bench/startup.py); no-op otherwise. It names
+        this process: under `posenc serve` every tab's app and the spare write to one log."""
         if not self._bench_log:
             return
-        record = {"event": event, "t": time.time(), **fields}
+        record = {"event": event, "t": time.time(), "pid": os.getpid(), **fields}
         with open(self._bench_log, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
 

@@ -13,7 +13,8 @@ folder of its own (tui/appenv.py), so tabs never share a drill file.
 
 Who gets in (a token, the Host allow-list, the page's own Origin, connection limits) is tui/serve_guard.py,
 the app processes tui/serve_apps.py, the checked options tui/serve_settings.py, the log tui/serve_log.py;
-docs/serve.md has the threat model. At most --max-tabs tabs run at once; a terminal size is clamped to
+docs/serve.md has the threat model. At most --max-tabs tabs run at once, so at most --max-tabs + 1 app
+processes with the spare (a closed tab's slot is freed once its app has ended); a terminal size is clamped to
 MAX_SIZE. Binding to anything but a loopback address needs `--public`, and then the apps run no user code
 unless `--allow-code` is given too. Exit status: 0 stopped, 1 could not listen, 2 bad usage.
 """
@@ -189,7 +190,11 @@ def _make_server(settings: ServeSettings) -> Any:
             self.guard = Guard(settings.token, settings.port, settings.host, settings.allow_hosts)
             self.groups: set[int] = set()
             self.sockets: set[web.WebSocketResponse] = set()
-            self.tabs = 0  # websockets that hold (or are starting) an app
+            # Tabs whose app runs, starts or is still ending: a slot is freed only once its app is gone, so
+            # there are never more than --max-tabs tab apps, plus the spare.
+            self.tabs = 0
+            self.ending_tabs = 0  # of those, tabs that closed and are ending their app
+            self.slots = asyncio.Condition()  # notified when a tab's app has ended
             self.spare: SpareApp | None = None
             self.spare_keeper: asyncio.Task[None] | None = None
             self.closing = asyncio.Event()
@@ -282,7 +287,7 @@ def _make_server(settings: ServeSettings) -> Any:
             await asyncio.gather(*closing, return_exceptions=True)
 
         async def handle_index(self, request: web.Request) -> web.Response:
-            if self.tabs >= settings.max_tabs:
+            if self.tabs - self.ending_tabs >= settings.max_tabs:  # (an ending tab's slot is soon free)
                 return web.Response(
                     status=503, text=FULL_PAGE.format(tabs=self.tabs), content_type="text/html"
                 )
@@ -329,11 +334,39 @@ def _make_server(settings: ServeSettings) -> Any:
                 pass
             await websocket.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"server full")
 
+        async def claim_slot(self) -> bool:
+            """Take a tab slot: at once if one is free; if the tabs are all taken but one is closing, once its
+            app has ended (a reloaded page waits for the old page's app, it is not refused); else False."""
+            async with self.slots:
+                if self.tabs >= settings.max_tabs and self.ending_tabs:
+                    try:
+                        async with asyncio.timeout(QUIT_GRACE_S + TERM_GRACE_S + 1):
+                            await self.slots.wait_for(
+                                lambda: self.tabs < settings.max_tabs or not self.ending_tabs
+                            )
+                    except TimeoutError:
+                        pass
+                if self.tabs >= settings.max_tabs:
+                    return False
+                self.tabs += 1  # the slot is this tab's before anything else is awaited
+                return True
+
+        async def free_slot(self, tab: TabApp | None) -> None:
+            """End the tab's app (shielded: a cancelled handler still ends it), then give its slot back."""
+            self.ending_tabs += 1
+            try:
+                if tab is not None:
+                    await asyncio.shield(tab.stop())
+            finally:
+                async with self.slots:
+                    self.ending_tabs -= 1
+                    self.tabs -= 1
+                    self.slots.notify_all()
+
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE_BYTES)
             width, height = clamp_size(request.query.get("width"), request.query.get("height"))
-            full = self.tabs >= settings.max_tabs
-            self.tabs += not full  # the slot is this tab's before anything is awaited
+            full = not await self.claim_slot()
             tab: TabApp | None = None
             self.sockets.add(websocket)
             try:
@@ -361,9 +394,8 @@ def _make_server(settings: ServeSettings) -> Any:
                 )
             finally:
                 self.sockets.discard(websocket)
-                self.tabs -= not full
-                if tab is not None:
-                    await asyncio.shield(tab.stop())
+                if not full:
+                    await self.free_slot(tab)
             return websocket
 
         async def flush_log(self) -> None:

@@ -33,7 +33,7 @@ from textual.widgets import Button, Header, Markdown, Select, Static, TextArea
 
 from ..appenv import code_off, workspace_override
 from ..i18n import STRINGS, tr
-from ..keys import bind, focused_takes_text, localize_bindings
+from ..keys import HeldKeys, bind, focused_takes_text, localize_bindings
 from ..richtext import markdown_source
 from ..widgets.key_footer import KeyFooter
 from .base import LocalizedScreen
@@ -270,8 +270,11 @@ class ConfirmSolutionScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "confirm-yes")
 
 
-class DrillScreen(LocalizedScreen):
-    """Statement, hints and solution on the left; the editor and the grade on the right."""
+class DrillScreen(HeldKeys, LocalizedScreen):
+    """Statement, hints and solution on the left; the editor and the grade on the right.
+
+    It replaces no content, so it never holds keys; `HeldKeys` runs the bindings of the keys that reach it
+    in arrival order, so text typed right after Enter (which focuses the editor) goes into the file."""
 
     CSS_PATH = Path(__file__).with_name("drill.tcss")
     BINDINGS = [
@@ -279,12 +282,15 @@ class DrillScreen(LocalizedScreen):
         bind("e", "external_editor", "drill.editor", "drill.key_editor"),
         bind("h", "hint", "drill.hint", "drill.key_hint"),
         bind("v", "solution", "drill.solution", "drill.key_solution"),
-        # `i` is a priority binding: it moves focus to the editor the moment it arrives, so the text typed
-        # right after it goes into the file (a key queued on the old focus would run as a command);
+        # `i` is a priority binding: it moves focus to the editor the moment it arrives (`set_focus`, not
+        # `focus()`, which waits a turn), so the text typed right after it goes into the file (a key queued
+        # on the old focus would run as a command);
         # `action_edit` skips itself when a text field already has focus, so `i` is then a letter.
         bind("i", "edit", "drill.edit", "drill.key_edit", key_display="Enter/i", priority=True),
         bind("enter", "edit", "drill.edit_enter", "drill.key_edit", show=False),
-        bind("escape", "leave_editor", "drill.leave", "drill.key_leave", show=False),
+        # Esc likewise leaves the editor the moment it arrives (`check_action` lets it act only then), so a
+        # command key typed right after it is a command, not a letter in the file
+        bind("escape", "leave_editor", "drill.leave", "drill.key_leave", show=False, priority=True),
     ]
 
     class DrillGraded(Message):
@@ -614,7 +620,8 @@ class DrillScreen(LocalizedScreen):
     def action_edit(self) -> None:
         if focused_takes_text(self.app) or self.app.screen is not self:
             raise SkipAction()  # typing in a field (or a dialog is open): `i` is a letter there
-        self.query_one("#drill-code", TextArea).focus()
+        # at once (focus() waits a turn): the keys typed right after `i`, already on their way, are text
+        self.set_focus(self.query_one("#drill-code", TextArea))
 
     def action_grade(self) -> None:
         self.save()

@@ -146,6 +146,10 @@ def _term_documents() -> list[Document]:
     return _STATIC["term"]
 
 
+def _static_ready() -> bool:
+    return "demo" in _STATIC and "term" in _STATIC
+
+
 def rank(app: Any, query: str) -> list[Hit]:
     """Every topic, question, demo and glossary term that matches `query`, best first (quizbank.search);
     an empty query lists the topics and demos."""
@@ -270,14 +274,18 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
         field.cursor_blink = getattr(self.app, "cursor_blink", True)
         field.focus()
         bankset = self.app.bank_view
-        if bankset is not None and not question_index_ready(bankset):
-            self._build_index(bankset)  # math in every text is converted off the UI thread
+        if (bankset is not None and not question_index_ready(bankset)) or not _static_ready():
+            # math in every text is converted, and the glossary read, off the UI thread
+            self._build_index(bankset)
         self._update(field.value)
         self.watch(self.app, "language", self._language_changed, init=False)
 
     @work(thread=True, name="search-index", group="search-index", exclusive=True, exit_on_error=False)
     def _build_index(self, bankset: Any) -> None:
-        _index(bankset)
+        _demo_documents()
+        _term_documents()
+        if bankset is not None:
+            _index(bankset)
         self.post_message(self.IndexReady())
 
     def on_search_screen_index_ready(self, message: IndexReady) -> None:
@@ -302,6 +310,7 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
         kinds = {kind: tr("search." + kind, lang) for kind in ("topic", "question", "demo", "term")}
         kind_width = max(cell_len(text) for text in kinds.values())
         indent = " " * (kind_width + 1)
+        batch: list[Option] = []
         for n, hit in enumerate(found[:MAX_RESULTS]):
             option_id = f"r{n}"
             self._jumps[option_id] = hit.jump
@@ -314,7 +323,8 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
             )
             if hit.excerpt:
                 prompt = Content.assemble(prompt, "\n", indent, highlight(hit.excerpt, query, "dim italic"))
-            options.add_option(Option(prompt, id=option_id))
+            batch.append(Option(prompt, id=option_id))
+        options.add_options(batch)  # one layout pass, not one per option (60 of them on one letter)
         if found:
             options.highlighted = 0
         count = self.query_one("#search-count", Static)
