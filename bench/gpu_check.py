@@ -326,16 +326,32 @@ def _missing_imports(path: Path) -> set[str]:
             names = [node.module]
         for name in names:
             top = name.split(".")[0]
-            if (ROOT / top).is_dir() or (ROOT / "tests" / f"{top}.py").exists() or top == "__future__":
-                if (ROOT / top).is_dir():
-                    continue
-                helper = ROOT / "tests" / f"{top}.py"
-                if helper.exists():
+            if (ROOT / top).is_dir() or top == "__future__":
+                continue
+            helpers = _test_helper_files(name)
+            if helpers:  # a helper module of the tests (tests/support/...): its own imports count
+                for helper in helpers:
                     missing |= _missing_imports(helper)
                 continue
             if importlib.util.find_spec(top) is None:
                 missing.add(top)
     return missing
+
+
+def _test_helper_files(name: str) -> list[Path]:
+    """The files under tests/ that importing `name` runs (`support.apps`: its package and the module), or []."""
+    files: list[Path] = []
+    folder = ROOT / "tests"
+    for part in name.split("."):
+        if (folder / part / "__init__.py").exists():
+            folder = folder / part
+            files.append(folder / "__init__.py")
+        elif (folder / f"{part}.py").exists():
+            files.append(folder / f"{part}.py")
+            break
+        else:
+            break
+    return files
 
 
 def _project_missing() -> set[str]:

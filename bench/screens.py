@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # tests/support: the fixture app helpers
+# tests/support: the fixture app helpers; ROOT keeps tui the package (not the folder tests/tui)
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
 SIZE = (120, 40)
 POLL = 0.002

@@ -45,7 +45,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from startup import ROOT, Terminal, base_env, read_events, wait_for  # noqa: E402
 
-sys.path.insert(0, str(ROOT / "tests"))
+# ROOT too: with only tests/ on the path, the folder tests/tui would stand in for the tui package
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 from support.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 COLS, ROWS = 120, 40

@@ -147,7 +147,7 @@ def to_markdown(terms: tuple[GlossaryTerm, ...] | None = None) -> str:
         "# Glossary: one Chinese term per concept",
         "",
         "Generated from `quizbank/glossary.yaml` by `python -m quizbank.glossary --markdown`; edit the YAML,",
-        "not this file (tests/test_glossary.py checks that they agree). The shipped bank's Chinese text uses",
+        "not this file (tests/quizbank/test_glossary.py checks that they agree). The shipped bank's Chinese text uses",
         "exactly these terms; the variants in the last column are flagged by the tests. The app shows the same",
         "list under Browse → Glossary.",
         "",

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 
 def _imported_modules(py_file: Path) -> set[str]:
@@ -238,3 +238,27 @@ def test_the_cycle_allow_list_is_current() -> None:
     found = set(import_cycles(import_graph()))
     stale = [sorted(c) for c in ALLOWED_CYCLES if c not in found]
     assert stale == [], "these cycles are gone: delete their ALLOWED_CYCLES entries"
+
+
+# ----------------------------------------------------------------------------- the test layout
+
+TEST_FOLDERS = ("posenc_ref", "quizbank", "tui")  # tests/<package>/... mirror the packages
+TOP_LEVEL_TESTS = {"test_architecture.py", "test_gpu_check.py", "test_pilot_settle.py"}  # span the packages
+CAMPAIGN_WORDS = re.compile(r"hardening|(^|_)ux(_|$)|candidate|issue|defect|batch|campaign|fixes")
+
+
+def test_test_files_mirror_the_packages_and_are_named_after_concepts() -> None:
+    tests = ROOT / "tests"
+    files = sorted(tests.rglob("test_*.py"))
+    misplaced = [
+        str(f.relative_to(tests))
+        for f in files
+        if not (f.parent == tests and f.name in TOP_LEVEL_TESTS)
+        and f.relative_to(tests).parts[0] not in TEST_FOLDERS
+    ]
+    assert misplaced == [], "a test file belongs under tests/<package>/ for the package it tests"
+    names = [f.name for f in files]
+    assert sorted({n for n in names if names.count(n) > 1}) == []  # no __init__.py: basenames must be unique
+    assert [n for n in names if CAMPAIGN_WORDS.search(n[len("test_") : -len(".py")])] == []
+    packages = [d for d in (tests / name for name in TEST_FOLDERS) if (d / "__init__.py").exists()]
+    assert packages == []  # tests/tui as a package would shadow the tui package

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 
 def _gpu_check():
@@ -21,7 +20,7 @@ def _gpu_check():
 
 def test_a_test_file_whose_imports_are_missing_is_left_out(tmp_path: Path) -> None:
     gpu_check = _gpu_check()
-    assert gpu_check._missing_imports(ROOT / "tests" / "test_alibi.py") == set()
+    assert gpu_check._missing_imports(ROOT / "tests" / "posenc_ref" / "test_alibi.py") == set()
     assert "no_such_module_xyz" in gpu_check._missing_imports(_write(tmp_path, "import no_such_module_xyz\n"))
 
 

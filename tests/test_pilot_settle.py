@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from _pilot import pilot_test, settle
+from support.pilot import pilot_test, settle
 from textual import work
 from textual.app import App
 from textual.worker import WorkerFailed

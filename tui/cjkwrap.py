@@ -12,7 +12,7 @@ punctuation glued to it) is a word of its own; Latin words, numbers and spaces s
 before. Rich's `words()` reads the module-level `re_word` on every call, so the change applies
 wherever Rich or Textual wrap text in this process. `PosencApp` calls `install()` when it is
 created (importing `tui.app` changes nothing). Rich is pinned to one minor version in pyproject.toml,
-and `tests/test_library_hooks.py` checks the hook and the pin, so an upgrade that moves it is caught.
+and `tests/tui/test_library_hooks.py` checks the hook and the pin, so an upgrade that moves it is caught.
 """
 
 from __future__ import annotations

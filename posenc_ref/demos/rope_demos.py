@@ -360,7 +360,7 @@ def _run_rope_decay(ctx: DemoContext, dim: int, base: float, max_distance: int) 
             zh="到最大距离时上界已经下降",
         )
     # The first rise comes later for wider heads: by distance 0.78 · max(100, 1.5 d) at the latest
-    # over d = 4..8192 and base = 2..1e9 (tests/test_hardening_demos.py checks the corners).
+    # over d = 4..8192 and base = 2..1e9 (tests/posenc_ref/demos/test_demo_bounds.py checks the corners).
     oscillation_from = max(100, 3 * dim // 2)
     if max_distance >= oscillation_from:
         ctx.check_true(

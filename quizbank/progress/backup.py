@@ -13,7 +13,7 @@ validates the whole file (`parse_backup`, in backup_check.py), then merges in on
 (`ProgressStore.merge_backup`, whose rules make importing twice change nothing).
 
 Export -> import into an empty data folder -> export gives the same JSON less `exported_at`, and every table the
-same rows (less the AUTOINCREMENT row ids): see tests/test_progress_backup.py.
+same rows (less the AUTOINCREMENT row ids): see tests/quizbank/progress/test_progress_backup.py.
 """
 
 from __future__ import annotations

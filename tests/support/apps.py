@@ -7,6 +7,8 @@
   It validates parameters with the real demo specs and raises NotImplementedError for
   `FAILING_DEMO`, to exercise the failure path.
 * `make_app(tmp_path, ...)`: a `PosencApp` on the fixture bank with user/data dirs in `tmp_path`.
+* `wide_demo_runner`: the fake runner's result plus a 15-column table, math and Chinese (demo lab screenshots).
+* `start_quiz(pilot, ids)`, `correct_position(view)`: Pilot helpers for the quiz flows.
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ from typing import Any
 __all__ = [
     "FAILING_DEMO",
     "FIXTURE_BANK",
+    "correct_position",
     "fake_demo_runner",
     "make_app",
     "screen_text",
+    "start_quiz",
+    "wide_demo_runner",
     "write_fixture_bank",
 ]
 
@@ -173,7 +178,7 @@ def make_app(tmp_path: Path, *, language: str = "en", with_user_dir: bool = True
     """A PosencApp on the fixture bank only, with its data and user bank dirs under tmp_path.
 
     Sets POSENC_DATA_DIR and POSENC_BANK_DIR for the process (tests should use monkeypatch to
-    restore them; `tests/test_tui_*` do).
+    restore them; the tests under `tests/tui/` do).
     """
     from tui.app import PosencApp
 
@@ -198,6 +203,24 @@ def make_app(tmp_path: Path, *, language: str = "en", with_user_dir: bool = True
     return PosencApp([str(bank_dir)], str(data_dir), **options)
 
 
+def correct_position(view: Any) -> int:
+    """Where a question view shows the first correct choice (0-based, after its shuffle)."""
+    question = view.question
+    return [view.order.index(i) for i, c in enumerate(question.choices) if c.correct][0]
+
+
+async def start_quiz(pilot: Any, question_ids: list[str]) -> Any:
+    """Open a Quiz on `question_ids` (seed 1) over the current screen and let it settle."""
+    from quizbank.quiz_session import QuizConfig, QuizSession
+    from support.pilot import settle
+    from tui.screens.quiz import QuizScreen
+
+    screen = QuizScreen(QuizSession(QuizConfig(seed=1), question_ids))
+    await pilot.app.push_screen(screen)
+    await settle(pilot)
+    return screen
+
+
 def screen_text(app: Any) -> str:
     """The current screen as plain text (what a user reads), for assertions in tests."""
     import io
@@ -217,3 +240,38 @@ def screen_text(app: Any) -> str:
     )
     console.print(app.screen._compositor.render_update(full=True))
     return console.export_text(styles=False)
+
+
+def wide_demo_runner(name: str, params: dict | None = None, device: str = "auto") -> Any:
+    """The fake runner's result, plus a 15-column table, math in a check and a note, and Chinese."""
+    from posenc_ref.demos.base import Check, Table
+
+    result = fake_demo_runner(name, params, device)
+    result.tables.insert(
+        0,
+        Table(
+            "Bias, first 3 queries × 10 keys",
+            ["query i \\ key j"] + [f"key {j}" for j in range(10)],
+            [[i] + [round(-0.25 * (i - j), 2) for j in range(10)] for i in range(3)],
+            "偏置：前 3 个查询 × 10 个键",
+            ["查询 i \\ 键 j"] + [f"键 {j}" for j in range(10)],
+        ),
+    )
+    result.checks.insert(
+        0,
+        Check(
+            r"$\theta_i = 10000^{-2i/d}$ for every pair",
+            True,
+            0.0,
+            0.0,
+            r"每一对都有 $\theta_i = 10000^{-2i/d}$",
+        ),
+    )
+    result.checks[1].claim_zh = "教科书实现与快速实现一致"
+    result.checks[2].claim_zh = "一个故意失败的检查"
+    result.tables[1].title_zh = "m、n 与分数"
+    result.tables[1].columns_zh = ["m", "n", "m − n", "分数"]
+    result.notes_zh = ["假的运行器：测试用的固定输出"]
+    result.series[0].title_zh = "正弦与衰减"
+    result.matrices[0].title_zh = "因果偏置"
+    return result

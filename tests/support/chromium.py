@@ -1,4 +1,4 @@
-"""Headless Chromium for the browser test (tests/test_serve_browser.py) and bench/serve.py."""
+"""Headless Chromium for the browser test (tests/tui/serve/test_serve_browser.py) and bench/serve.py."""
 
 from __future__ import annotations
 

@@ -1,0 +1,318 @@
+"""The grader as an attacker sees it: every trick below failed on the old grader (the verdict was computed in the
+candidate's process, `setsid()` escaped the group kill, only the soft memory limit was set, the environment and
+the bytecode cache were inherited). The slow tests start one or two grading children (about 1.5 s each, quiet)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support.paths import ROOT
+
+from quizbank import proclife
+from quizbank.drills import get_drill, grade_file, grade_source
+from quizbank.drills.grader import Supervisor, WarmGrader
+from quizbank.drills.limits import MEMORY_ENV, memory_limit_bytes
+from quizbank.progress.store import open_store
+
+NTK = "ntk-inv-freq"
+SOLUTION = get_drill(NTK).solution
+WRONG = "def ntk_inv_freq(dim, base, factor):\n    raise NotImplementedError\n"
+CLI = "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))"
+GRADE = "import sys; from quizbank.drills import grade_source; grade_source(sys.argv[1], sys.argv[2], timeout_s=60)"
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+
+
+def wait_gone(pids: list[int], seconds: float = 2.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (left := [p for p in pids if alive(p)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+@pytest.mark.slow
+def test_setsid_and_a_double_fork_leave_no_process_behind(tmp_path: Path) -> None:
+    pid_file = tmp_path / "escaped.pid"
+    source = (
+        "import os, time\n"
+        "first = os.fork()\n"
+        "if first == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "        time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "os.waitpid(first, 0)\n"
+        f"while not os.path.exists({str(pid_file)!r}):\n"
+        "    time.sleep(0.01)\n" + SOLUTION
+    )
+    report = grade_source(NTK, source)
+    assert report.passed, [c.message for c in report.cases if not c.passed]
+    pid = int(pid_file.read_text())
+    assert wait_gone([pid]) == [], "the setsid() grandchild outlived the grade"
+
+
+@pytest.mark.slow
+def test_the_hard_memory_limit_cannot_be_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MEMORY_ENV, "2048")
+    source = (
+        "import resource\n"
+        "try:\n"
+        "    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))\n"
+        "    print('raised')\n"
+        "except (ValueError, OSError) as exc:\n"
+        "    print('refused', type(exc).__name__)\n"
+        "print('limits', resource.getrlimit(resource.RLIMIT_AS), resource.getrlimit(resource.RLIMIT_NPROC))\n"
+        + SOLUTION.replace("    new_base =", "    block = bytearray(3 * 2**30)\n    new_base =")
+    )
+    report = grade_source(NTK, source)
+    assert not report.passed
+    assert "refused" in report.output and "raised" not in report.output
+    assert f"limits ({2048 * 2**20}, {2048 * 2**20})" in report.output
+    assert "MemoryError" in report.cases[0].message
+
+
+@pytest.mark.parametrize("raw", ["-1", "abc", "1.5", " 12x"])
+def test_a_bad_memory_setting_is_a_usage_error(
+    raw: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import main
+
+    monkeypatch.setenv(MEMORY_ENV, raw)
+    with pytest.raises(ValueError, match=MEMORY_ENV):
+        memory_limit_bytes()
+    path = tmp_path / "mine.py"
+    path.write_text(SOLUTION, encoding="utf-8")
+    assert main(["drill", "check", NTK, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert MEMORY_ENV in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+FORGE_SEND = """import gc, os, sys
+frame = sys._getframe()
+while frame is not None:  # the old harness kept its token-carrying `send` on the stack
+    send = frame.f_locals.get("send")
+    if callable(send):
+        try:
+            send("plan", cases=["x"])
+            send("case", case="x", passed=True, message="ok", elapsed_ms=0.0)
+            send("done")
+        except TypeError:
+            pass
+    frame = frame.f_back
+for obj in gc.get_objects():  # and anything else called send, with the grader's own kinds of message
+    if getattr(obj, "__name__", "") == "send" and callable(obj):
+        for fd in range(3, 64):
+            try:
+                obj(fd, {"event": "loaded"})
+                obj(fd, {"ok": True, "value": {"none": 1}, "ms": 0.0})
+                obj(fd, {"event": "exit", "code": 0, "passed": True})
+            except Exception:
+                pass
+os._exit(0)
+"""
+
+PATCH_GRADER = """import quizbank.drills.judging as judging
+judging.Grader.run = lambda self: iter([("x", lambda: (True, "ok"))])
+judging.Grader.grade = lambda self, case: (True, "ok")
+judging.compare_tensors = lambda *a, **k: judging.Verdict(True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", [FORGE_SEND, PATCH_GRADER + WRONG], ids=["forged-send", "patched-grader"])
+def test_a_forged_verdict_fails_and_records_no_pass(attack: str, tmp_path: Path) -> None:
+    report = grade_source(NTK, attack)
+    assert not report.passed and report.cases_passed == 0
+    store = open_store(tmp_path)  # what the Drill screen records: the parent's report, never the child's word
+    try:
+        created = store.record_drill_attempt(
+            NTK, report.passed, report.cases_passed, len(report.cases), report.elapsed_ms
+        )
+        assert not created and store.card(f"drill:{NTK}") is None
+        assert [a.passed for a in store.drill_attempts(NTK)] == [False]
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_the_child_sees_no_inherited_secret_and_its_own_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POSENC_TEST_SECRET", "hunter2-do-not-leak")
+    source = (
+        "import os, socket\n"
+        "print('env', sorted(os.environ))\n"
+        "print('secret', os.environ.get('POSENC_TEST_SECRET'))\n"
+        "print('home', os.environ['HOME'], 'tmp', os.environ['TMPDIR'])\n"
+        "try:\n"
+        "    socket.create_connection(('127.0.0.1', 9), timeout=1)\n"
+        "except OSError as exc:\n"
+        "    print('network', type(exc).__name__, exc.errno)\n" + SOLUTION
+    )
+    report = grade_source(NTK, source)
+    assert report.passed
+    assert "hunter2" not in report.output and "secret None" in report.output
+    home = report.output.split("home ", 1)[1].split(" ", 1)[0]
+    assert "posenc-drill-" in home and home != os.environ.get("HOME")
+    assert "network" in report.output
+    if report.network == "cut":  # a new network namespace: not even loopback is up (ENETUNREACH)
+        assert "network OSError 101" in report.output
+
+
+@pytest.mark.slow
+def test_a_same_second_same_size_edit_is_graded_fresh(tmp_path: Path) -> None:
+    wrong = SOLUTION.replace("base * factor **", "base / factor **")
+    assert len(wrong) == len(SOLUTION) and wrong != SOLUTION
+    path = tmp_path / "mine.py"
+    path.write_text(wrong, encoding="utf-8")
+    stamp = os.stat(path).st_mtime_ns
+    assert not grade_file(NTK, path).passed
+    path.write_text(SOLUTION, encoding="utf-8")
+    os.utime(path, ns=(stamp, stamp))  # same size, same mtime: a bytecode cache would call it unchanged
+    assert grade_file(NTK, path).passed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.py"]  # no __pycache__
+
+
+@pytest.mark.slow
+def test_sigterm_to_drill_check_mid_grade_leaves_no_child(tmp_path: Path) -> None:
+    started = tmp_path / "started"
+    escaped = tmp_path / "escaped.pid"
+    path = tmp_path / "mine.py"
+    path.write_text(
+        "import os, time\n"
+        "def ntk_inv_freq(dim, base, factor):\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid()\n"
+        f"        open({str(escaped)!r}, 'w').write(str(os.getpid()))\n"
+        "        time.sleep(60)\n"
+        "        os._exit(0)\n"
+        f"    open({str(started)!r}, 'w').write(str(os.getpid()))\n"
+        "    while True:\n"
+        "        pass\n",
+        encoding="utf-8",
+    )
+    cli = subprocess.Popen(
+        [sys.executable, "-I", "-c", CLI, "drill", "check", NTK, str(path), "--timeout", "60"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120  # the child imports torch first: wait for it to say so, not a sleep
+        while not (started.exists() and escaped.exists()):
+            assert time.monotonic() < deadline and cli.poll() is None, cli.stderr.read() if cli.stderr else ""
+            time.sleep(0.05)
+        tree = proclife.descendants(cli.pid)
+        assert len(tree) >= 3  # supervisor, worker, the setsid() child
+        cli.send_signal(signal.SIGTERM)
+        code = cli.wait(timeout=10)
+        _, err = cli.communicate()
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+    assert code == 128 + signal.SIGTERM and b"killed" in err
+    assert wait_gone([*tree, int(escaped.read_text()), int(started.read_text())]) == []
+
+
+@pytest.mark.slow
+def test_a_grader_killed_mid_grade_leaves_no_child(tmp_path: Path) -> None:
+    """kill -9 of the grading process (a closed browser tab, an app killed): its child cleans up after it."""
+    started, escaped = tmp_path / "started", tmp_path / "escaped.pid"
+    source = (
+        "import os, time\n"
+        "def ntk_inv_freq(dim, base, factor):\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid()\n"
+        f"        open({str(escaped)!r}, 'w').write(str(os.getpid()))\n"
+        "        time.sleep(60)\n"
+        "        os._exit(0)\n"
+        f"    open({str(started)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(60)\n"
+    )
+    grader = subprocess.Popen(
+        [sys.executable, "-I", "-c", GRADE, NTK, source],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (started.exists() and escaped.exists()):
+            assert time.monotonic() < deadline and grader.poll() is None
+            time.sleep(0.05)
+        tree = proclife.descendants(grader.pid)
+        grader.kill()
+        grader.wait(timeout=10)
+    finally:
+        if grader.poll() is None:
+            grader.kill()
+    assert wait_gone([*tree, int(escaped.read_text()), int(started.read_text())]) == []
+
+
+@pytest.mark.slow
+def test_the_time_limit_starts_when_the_child_is_ready() -> None:
+    supervisor = Supervisor.start()
+    WarmGrader.warm_parent()
+    supervisor.wait_ready()  # torch imported there and here: the candidate's 2 s start now
+    started = time.monotonic()
+    report = grade_source(NTK, SOLUTION, timeout_s=2.0, supervisor=supervisor)
+    assert report.passed and time.monotonic() - started < 2.0 + 3.0
+    assert not supervisor.alive()  # one grade per child, never reused
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def ntk_inv_freq(dim, base, factor)\n    return 1\n", "syntax error at line 1"),
+        ("import torch\ndef other():\n    return torch.ones(1)\n", "defines no function 'ntk_inv_freq'"),
+        ("def ntk_inv_freq(dim, base, factor):\n    return 1\nreturn 2\n", "syntax error at line 3"),
+    ],
+)
+def test_a_file_that_cannot_define_the_function_fails_before_torch_is_imported(
+    source: str, expected: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(source, encoding="utf-8")
+    probe = (
+        "import sys\n"
+        "from quizbank.drills import grade_file\n"
+        f"report = grade_file({NTK!r}, sys.argv[1])\n"
+        "print(report.cases[0].name, '|', report.cases[0].message)\n"
+        "print('torch' in sys.modules, 'quizbank.drills.specs' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", probe, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()
+    assert first.startswith("load | ") and expected in first
+    assert second == "False False"  # neither torch nor the cases were imported: no child was started
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.py"]
+
+
+@pytest.mark.slow
+def test_the_child_cannot_reach_the_graders_memory() -> None:
+    source = (
+        "import os\n"
+        "supervisor = open(f'/proc/{os.getppid()}/cmdline', 'rb').read().split(b'\\0')\n"
+        "grader = int(supervisor[-2])\n"
+        "try:\n"
+        "    open(f'/proc/{grader}/mem', 'r+b')\n"
+        "    print('opened', grader)\n"
+        "except OSError as exc:\n"
+        "    print('denied', grader, type(exc).__name__)\n" + SOLUTION
+    )
+    report = grade_source(NTK, source)
+    assert report.passed
+    assert f"denied {os.getpid()}" in report.output, report.output

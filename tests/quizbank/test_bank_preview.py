@@ -1,0 +1,150 @@
+"""quizbank.bank_preview: the plain, pydantic-free view of the cached shipped bank that Home and Search
+show during the app's first second. It must say exactly what the full bank says, and never come from a
+cache the full load would not trust."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.paths import ROOT
+
+from quizbank import bank_cache
+from quizbank.bank_preview import BankPreview, read_preview
+from quizbank.loader import load_banks
+
+
+@pytest.fixture
+def cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, Path]:
+    """The shipped bank loaded through the cache (which writes it), with no user banks."""
+    monkeypatch.setenv(bank_cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
+    bankset = load_banks(use_cache=True)
+    path = tmp_path / "cache" / bank_cache.CACHE_NAME
+    assert path.is_file()
+    return bankset, path
+
+
+def test_the_preview_says_what_the_full_bank_says(cached: tuple[object, Path]) -> None:
+    bankset, _ = cached
+    preview = read_preview()
+    assert isinstance(preview, BankPreview)
+    assert [t.id for t in preview.topics] == [t.id for t in bankset.topics]
+    for mine, full in zip(preview.topics, bankset.topics, strict=True):
+        assert (mine.title.en, mine.title.zh, mine.order) == (full.title.en, full.title.zh, full.order)
+        assert list(mine.question_ids) == full.question_ids
+        if full.description is None:
+            assert mine.description is None
+        else:
+            assert mine.description.get("zh") == full.description.get("zh")
+    assert preview.topic_of == bankset.topic_of
+    assert [q.id for q in preview.ordered_questions()] == [q.id for q in bankset.ordered_questions()]
+    assert len(preview.questions) == len(bankset.questions) > 300
+    for qid, full in bankset.questions.items():
+        mine = preview.questions[qid]
+        assert (mine.type, mine.difficulty) == (full.type, full.difficulty)
+        for lang in ("en", "zh"):
+            assert mine.prompt.get(lang) == full.prompt.get(lang)
+            assert mine.explanation.get(lang) == full.explanation.get(lang)
+            assert (mine.answer.get(lang) if mine.answer else None) == (
+                full.answer.get(lang) if full.answer else None
+            )
+            assert [c.text.get(lang) for c in mine.choices] == [
+                c.text.get(lang) for c in getattr(full, "choices", None) or []
+            ]
+
+
+def test_no_preview_where_the_cache_does_not_answer(
+    cached: tuple[object, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, path = cached
+    assert read_preview() is not None
+    assert read_preview(["extra/"]) is None  # a --bank path: the full load parses files
+    monkeypatch.setenv("POSENC_BANK_CACHE", "0")
+    assert read_preview() is None
+    monkeypatch.delenv("POSENC_BANK_CACHE")
+    user = tmp_path / "user-banks"
+    user.mkdir()
+    (user / "mine.yaml").write_text("topic: mine\n", encoding="utf-8")
+    assert read_preview() is None  # a user bank file joins the load
+    assert read_preview(include_user=False) is not None
+    (user / "mine.yaml").unlink()
+    path.write_bytes(path.read_bytes()[:-10])  # truncated: the digest no longer matches
+    assert read_preview() is None
+    path.unlink()
+    assert read_preview() is None
+
+
+def _tamper(path: Path, edit) -> None:
+    """Rewrite the payload with a correct digest: only the shape checks can refuse it."""
+    header_bytes, _, body = path.read_bytes().partition(b"\n")
+    header = json.loads(header_bytes)
+    body = json.dumps(edit(json.loads(body)), ensure_ascii=False).encode()
+    header["digest"] = hashlib.sha256(body).hexdigest()
+    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+
+
+def _set(where: str, value: object):
+    def edit(payload: dict) -> dict:
+        target = payload
+        *parents, last = where.split(".")
+        for part in parents:
+            target = target[int(part)] if part.isdigit() else target[part]
+        target[int(last) if last.isdigit() else last] = value
+        return payload
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        _set("questions.0.type", "essay"),
+        _set("questions.0.prompt", 42),
+        _set("questions.0.prompt", {"en": "", "zh": ""}),  # a text in no language
+        _set("questions.0.prompt", {"en": "x", "zh": "y", "fr": "z"}),
+        _set("questions.0.difficulty", 7),
+        _set("questions.0.difficulty", True),
+        _set("questions.0.choices", "not a list"),
+        _set("questions.1.id", None),
+        _set("topics.0.question_ids", ["no.such.question"]),
+        _set("topics.0.order", "1"),
+        _set("topics", {}),
+        lambda p: {**p, "questions": p["questions"] + p["questions"][:1]},  # an id twice
+        lambda p: {**p, "topics": p["topics"][1:]},  # questions without a topic
+        _set("questions.0.prompt", {"en": "bell \u0007", "zh": "铃"}),  # unsafe text
+        _set("questions.0.prompt", {"en": "flip \u202e", "zh": "翻"}),
+    ],
+)
+def test_a_cache_shaped_wrong_gives_no_preview(cached: tuple[object, Path], edit) -> None:
+    _, path = cached
+    _tamper(path, edit)
+    assert read_preview() is None
+
+
+def test_reading_the_preview_imports_neither_pydantic_nor_yaml(cached: tuple[object, Path]) -> None:
+    code = (
+        "import json, sys\n"
+        "from quizbank.bank_preview import read_preview\n"
+        "preview = read_preview()\n"
+        "print(json.dumps([len(preview.questions), [m for m in ('pydantic', 'yaml', 'textual', 'torch')"
+        " if m in sys.modules]]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ),
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    count, heavy = json.loads(out.stdout.strip().splitlines()[-1])
+    assert count == len(cached[0].questions)
+    assert heavy == []

@@ -1,0 +1,156 @@
+"""`posenc serve` in a real browser: headless Chromium (Debian's `chromium`) driven by Playwright.
+
+Never `playwright install`: the test uses the system browser through `executable_path` and skips,
+saying so, when it is absent (`.ci/run` installs it as root). The page's xterm.js terminal draws on a
+canvas, so the screen is read from xterm's own buffer: an init script keeps the Terminal object that
+textual-serve's script creates. POSENC_UPDATE_DOCS=1 also saves the Home screenshot as docs/serve.png.
+The page gets the server's spare app (started at another size): every cell of xterm must be painted.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from support.chromium import CHROMIUM, CHROMIUM_ARGS
+from support.paths import ROOT
+from test_serve import TOKEN, events, ready_spare, shipped_topic_titles, start_server, stop_server
+
+VIEWPORT = {"width": 1280, "height": 800}
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not os.access(CHROMIUM, os.X_OK),
+        reason=f"no Chromium at {CHROMIUM}: install it with `apt-get install chromium` "
+        "(or set POSENC_CHROMIUM) to run the browser test",
+    ),
+]
+
+# Keep the xterm Terminal that the page's script assigns to `this.terminal` (read back as window.posencTerm).
+KEEP_TERMINAL = """
+Object.defineProperty(Object.prototype, "terminal", {
+  configurable: true,
+  set(value) {
+    if (value && value.buffer && typeof value.onData === "function") { window.posencTerm = value; }
+    Object.defineProperty(this, "terminal", {value, writable: true, configurable: true, enumerable: true});
+  },
+});
+"""
+
+SCREEN_TEXT = """() => {
+  const term = window.posencTerm;
+  if (!term) return "";
+  const buffer = term.buffer.active, lines = [];
+  for (let i = 0; i < buffer.length; i++) {
+    const line = buffer.getLine(i);
+    if (line) lines.push(line.translateToString(true));
+  }
+  return lines.join("\\n");
+}"""
+
+
+# xterm's size, its last row, and the cells of its first and last columns that the app left unpainted
+# (Textual paints every cell with its theme's background; a blank xterm cell has the default one).
+PAINTED = """() => {
+  const term = window.posencTerm;
+  if (!term) return null;
+  const buffer = term.buffer.active, bare = [];
+  for (let y = 0; y < term.rows; y++) {
+    const line = buffer.getLine(buffer.viewportY + y);
+    for (const x of [0, term.cols - 1]) {
+      const cell = line && line.getCell(x);
+      if (!cell || cell.isBgDefault()) bare.push([x, y]);
+    }
+  }
+  const last = buffer.getLine(buffer.viewportY + term.rows - 1);
+  return {cols: term.cols, rows: term.rows, bare, last: last ? last.translateToString(true) : ""};
+}"""
+
+
+def painted(page, changed_from: tuple[int, int] | None = None, timeout_ms: float = 30_000) -> dict:
+    """Wait until the app fills xterm (at a size other than `changed_from`) with its footer on the last row."""
+    page.wait_for_function(
+        f"""old => {{ const p = ({PAINTED})();
+          return p && p.bare.length === 0 && p.last.includes("Help") && !(old && p.cols === old[0] && p.rows === old[1]); }}""",
+        arg=changed_from,
+        timeout=timeout_ms,
+        polling=50,
+    )
+    return page.evaluate(PAINTED)
+
+
+def open_page(playwright, tmp_path: Path):
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path / "chromium-profile"),  # a fresh profile every run
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport=VIEWPORT,
+    )
+    context.add_init_script(KEEP_TERMINAL)
+    page = context.pages[0] if context.pages else context.new_page()
+    return context, page
+
+
+def wait_for_text(page, needles: list[str], timeout_ms: float = 60_000) -> str:
+    page.wait_for_function(
+        f"needles => {{ const text = ({SCREEN_TEXT})(); return needles.every(n => text.includes(n)); }}",
+        arg=needles,
+        timeout=timeout_ms,
+        polling=50,
+    )
+    return page.evaluate(SCREEN_TEXT)
+
+
+def test_home_and_help_in_headless_chromium(tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    titles = shipped_topic_titles()
+    server, port = start_server(tmp_path)
+    try:
+        spare = ready_spare(server, tmp_path)
+        with sync_api.sync_playwright() as playwright:
+            context, page = open_page(playwright, tmp_path)
+            try:
+                refused = page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+                assert refused is not None and refused.status == 403  # no token, no cookie yet
+                page.goto(f"http://127.0.0.1:{port}/?token={TOKEN}", wait_until="load")
+                assert page.title() == "posenc"
+                assert page.url == f"http://127.0.0.1:{port}/"  # the cookie holds the token now
+                wait_for_text(page, ["posenc", *titles])
+                # a click would reach the app as a mouse event: focus the terminal the quiet way
+                page.evaluate("() => window.posencTerm.focus()")
+                home = wait_for_text(page, ["? Help", "/ Search"])  # the footer shows once focused
+                # the spare took the page's size: the whole of xterm is the app, footer on the last row
+                assert [(e["spare"], e["pid"]) for e in events(tmp_path, "serve_tab")] == [(True, spare)]
+                size = painted(page)
+                assert size["cols"] > 100 and size["rows"] > 30, size
+                # the terminal modes the spare set before the page existed reached this xterm
+                modes = page.evaluate(
+                    "() => { const t = window.posencTerm; return [t.buffer.active.type, t.modes.mouseTrackingMode,"
+                    " t.modes.bracketedPasteMode]; }"
+                )
+                assert modes == ["alternate", "any", True], modes
+                page.wait_for_timeout(400)  # the terminal fades in (0.3 s)
+                page.screenshot(path=str(tmp_path / "home.png"))
+                if os.environ.get("POSENC_UPDATE_DOCS") == "1":
+                    shutil.copyfile(tmp_path / "home.png", ROOT / "docs" / "serve.png")
+
+                # a bigger window: xterm grows, and the app repaints all of it (new cells start blank)
+                page.set_viewport_size({"width": VIEWPORT["width"] + 240, "height": VIEWPORT["height"] + 160})
+                bigger = painted(page, changed_from=(size["cols"], size["rows"]))
+                assert bigger["cols"] > size["cols"] and bigger["rows"] > size["rows"], (size, bigger)
+
+                page.keyboard.type("?")
+                shown = wait_for_text(page, ["Everywhere", "posenc.search", "posenc.language"], 30_000)
+                assert "Everywhere" not in home and "posenc.search" not in home
+                assert "Keys" in shown
+                page.screenshot(path=str(tmp_path / "help.png"))
+            finally:
+                context.close()
+    finally:
+        assert stop_server(server) == 0
+    for name in ("home.png", "help.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

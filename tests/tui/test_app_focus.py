@@ -1,0 +1,30 @@
+"""The footer's key hints in a tab that starts without focus (posenc serve: the web driver starts the app
+blurred, and a key or a click gives it focus without a focus event)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.apps import make_app
+from support.pilot import pilot_test, settle
+from textual.app import App
+from textual.widgets import Footer
+
+
+def footer_text(app) -> str:
+    footer = app.screen.query_one(Footer)
+    return " ".join(str(key.render()) for key in footer.children)
+
+
+@pilot_test
+async def test_home_footer_shows_its_keys_after_the_first_key_in_a_blurred_tab(env: Path) -> None:
+    app = make_app(env, open_store=False)
+    app.set_reactive(App.app_focus, False)  # as the web driver leaves it (an AppBlur at start)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert footer_text(app) == ""  # what the served tab showed
+        await pilot.press("down")  # a key: Textual gives the app focus, with no focus event
+        await settle(pilot)
+        assert app.app_focus
+        text = footer_text(app)
+        assert "Search" in text and "Help" in text, text

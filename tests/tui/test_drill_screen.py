@@ -1,0 +1,333 @@
+"""Pilot tests of the Drill screen: open it, edit, grade with ctrl+r, see the cases, hints, the solution gate,
+re-grading when the file changes on disk, and the attempt and Study card in the progress store."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.apps import make_app, screen_text
+from support.pilot import pilot_test, settle
+from textual.widgets import Markdown, Static, TextArea
+
+from quizbank.drills import get_drill
+from tui.screens.drill import ConfirmSolutionScreen, DrillScreen
+
+SIZE = (120, 40)
+
+
+async def wait_for(pilot: Any, condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        await pilot.pause(0.1)
+
+
+def results_text(screen: DrillScreen) -> str:
+    return str(screen.query_one("#drill-results", Static).content)
+
+
+@pytest.mark.slow  # grades twice in a child process
+@pilot_test
+async def test_open_edit_grade_and_see_the_cases(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")  # Home: coding drills
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DrillScreen)
+        app.open_drills("ntk-inv-freq")  # the palette's entry: switches the open screen
+        await settle(pilot)
+        assert screen.drill_name == "ntk-inv-freq"
+        path = env / "data" / "drills" / "ntk-inv-freq.py"
+        editor = screen.query_one("#drill-code", TextArea)
+        assert path.read_text(encoding="utf-8") == get_drill("ntk-inv-freq").starter == editor.text
+        assert "Not graded yet" in results_text(screen)
+        assert "NTK-aware RoPE frequencies" in screen_text(app)
+
+        # a wrong attempt, typed into the editor: the base is multiplied by factor without the exponent
+        editor.text = get_drill("ntk-inv-freq").solution.replace("factor ** (dim / (dim - 2))", "factor")
+        editor.focus()
+        results = screen.query_one("#drill-results", Static)
+        shown: list[str] = []  # every text the results panel shows, in order (the grade may be quick)
+        update = results.update
+
+        def recording_update(content: object = "", **kw: object) -> None:
+            shown.append(str(content))
+            update(content, **kw)
+
+        results.update = recording_update
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: screen.report is not None)
+        results.update = update
+        assert "Grading in an isolated process" in shown[0], shown  # said first, before the report
+        await settle(pilot)
+        text = results_text(screen)
+        assert "✗ 1/5 cases pass" in text  # factor 1 still passes
+        assert "✗ dim 128, base 10000, factor 4" in text and "✓ factor 1 leaves θ unchanged" in text
+        assert "without the exponent dim/(dim−2)" in text and " ms" in text
+        assert "factor\n" in path.read_text(encoding="utf-8")  # saved before grading
+        assert [a.passed for a in app.store.drill_attempts("ntk-inv-freq")] == [False]
+        assert app.store.card("drill:ntk-inv-freq") is None
+
+        # fixed in another editor: the screen sees the new mtime and re-grades by itself
+        path.write_text(get_drill("ntk-inv-freq").solution, encoding="utf-8")
+        os.utime(path, (time.time() + 5, time.time() + 5))
+        await wait_for(pilot, lambda: len(app.store.drill_attempts("ntk-inv-freq")) == 2)
+        await wait_for(pilot, lambda: screen.report is not None and screen.report.passed)
+        await settle(pilot)
+        assert editor.text == get_drill("ntk-inv-freq").solution
+        assert "✓ All 5 cases pass" in results_text(screen)
+        card = app.store.card("drill:ntk-inv-freq")
+        assert card is not None and card.due > app.store.drill_attempts()[-1].attempted_at
+
+
+@pilot_test
+async def test_hints_one_at_a_time_and_the_solution_gate(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_drills("rope-half")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DrillScreen)
+        hints = screen.query_one("#drill-hints", Static)
+        assert not hints.display
+        await pilot.press("h")  # focus starts outside the editor: h is a key, not a letter of the file
+        await pilot.pause()
+        assert screen.hints_shown == 1 and hints.display
+        assert "Hint 1/2" in str(hints.content) and "cat(angles, angles)" in str(hints.content)
+        assert "Hint 2/2" not in str(hints.content)
+        await pilot.press("h")
+        assert "Hint 2/2" in str(hints.content) and "rotate_half" in str(hints.content)
+        await pilot.press("h")
+        await pilot.pause()
+        assert screen.hints_shown == 2  # no third hint
+
+        solution = screen.query_one("#drill-solution", Markdown)
+        await pilot.press("v")  # no attempt yet: locked, no confirmation
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmSolutionScreen) and not solution.display
+        screen.attempted = True  # as after a graded attempt
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmSolutionScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen and not solution.display
+        await pilot.press("v")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.screen is screen and solution.display
+        assert "rotated = torch.cat((-x2, x1), dim=-1)" in solution.source
+
+
+@pilot_test
+async def test_previous_attempt_unlocks_the_solution_and_chinese_statement(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.store.record_drill_attempt("alibi-bias", False, 2, 7, 1500)
+        app.open_drills("alibi-bias")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DrillScreen) and screen.attempted
+        await pilot.press("l")  # switch to Chinese (focus is not in the editor)
+        await settle(pilot)
+        statement = screen.query_one("#drill-statement", Markdown)
+        assert "构造加到注意力 logits 上的因果 ALiBi 偏置" in statement.source
+        assert "带因果掩码的 ALiBi 偏置" in str(screen.query_one("#drill-title", Static).content)
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmSolutionScreen)
+        assert "查看参考答案" in screen_text(app)
+
+
+@pilot_test
+async def test_existing_file_is_kept_and_edits_are_saved(env: Path) -> None:
+    app = make_app(env)
+    folder = env / "data" / "drills"
+    folder.mkdir(parents=True)
+    mine = "# my work in progress\n"
+    (folder / "t5-bucket.py").write_text(mine, encoding="utf-8")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_drills("t5-bucket")
+        await settle(pilot)
+        screen = app.screen
+        editor = screen.query_one("#drill-code", TextArea)
+        assert editor.text == mine
+        await pilot.press("i")  # into the editor
+        await pilot.pause()
+        assert app.focused is editor
+        editor.move_cursor(editor.document.end)
+        await pilot.press(*"x = 1")
+        await pilot.pause(0.8)  # autosave after half a second
+        assert (folder / "t5-bucket.py").read_text(encoding="utf-8") == mine + "x = 1"
+        await pilot.press("escape", "q")
+        await settle(pilot)
+        assert not isinstance(app.screen, DrillScreen)
+
+
+@pilot_test
+async def test_the_screen_opens_outside_the_editor_enter_or_i_edits_escape_leaves(env: Path) -> None:
+    from textual.widgets import Select
+
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")  # Home: coding drills
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DrillScreen)
+        editor = screen.query_one("#drill-code", TextArea)
+        path = env / "data" / "drills" / f"{screen.drill_name}.py"
+        starter = editor.text
+        assert not isinstance(app.focused, TextArea)
+        assert "Enter or i edits" in str(screen.query_one("#drill-keys", Static).content)
+        await pilot.press("l")  # the language switches; nothing lands in the file
+        await settle(pilot)
+        assert app.language == "zh" and editor.text == starter
+        picker = screen.query_one("#drill-pick", Select)
+        # the selector follows the language and keeps the drill shown
+        assert picker.value == screen.drill_name
+        assert get_drill(screen.drill_name).text("title", "zh") in screen_text(app)
+        assert "编辑" in screen_text(app)  # the footer's Enter/i key
+        await pilot.press("l")
+        await settle(pilot)
+        assert app.language == "en" and picker.value == screen.drill_name
+        for key in ("enter", "i"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.focused is editor
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.focused, TextArea) and isinstance(app.screen, DrillScreen)
+        await pilot.press("i", "z")
+        await pilot.pause(0.8)  # autosave after half a second
+        assert editor.text == "z" + starter == path.read_text(encoding="utf-8")
+
+
+DRILL_BANK = """
+topic: drilled
+title: {en: Drilled, zh: 练习}
+questions:
+  - id: drilled.rope
+    type: truefalse
+    prompt: {en: "HF's rotate_half pairs channel i with channel i + d/2.", zh: "HF 的 rotate_half 把通道 i 与 i + d/2 配对。"}
+    explanation: {en: "Yes: the half layout.", zh: "是的：半分排布。"}
+    correct: true
+    drill: rope-half
+"""
+
+
+@pilot_test
+async def test_a_question_links_its_drill(env: Path) -> None:
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    (env / "user-banks" / "drilled.yaml").write_text(DRILL_BANK, encoding="utf-8")
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.bankset.questions["drilled.rope"].drill == "rope-half"
+        app.open_question("drilled.rope")
+        await settle(pilot)
+        from tui.widgets.question_view import QuestionView
+
+        view = app.screen.query_one(QuestionView)
+        link = view.query_one(".qv-drill", Static)
+        assert view.revealed and link.display
+        assert "Coding drill: rope-half. Press c to implement it yourself." in str(link.content)
+        view.focus()
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, DrillScreen) and app.screen.drill_name == "rope-half"
+
+
+@pilot_test
+async def test_a_solved_drill_comes_back_in_study_and_on_stats(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.store.record_drill_attempt("alibi-slopes", True, 12, 12, 1800) is True
+        app.store.make_due_now(["drill:alibi-slopes"])
+        app.open_study()
+        await settle(pilot)
+        study = app.screen
+        from tui.screens.drill import DrillCard
+
+        card = study.query_one(DrillCard)
+        assert "Re-implement alibi-slopes from memory: ALiBi head slopes" in screen_text(app)
+        await pilot.press("space")  # opens the drill
+        await settle(pilot)
+        assert isinstance(app.screen, DrillScreen) and app.screen.drill_name == "alibi-slopes"
+        await pilot.press("escape", "q")
+        await settle(pilot)
+        assert app.screen is study and card.revealed
+        await pilot.press("3")  # Good
+        await settle(pilot)
+        reviews = [r for r in app.store.review_rows() if r.question_id == "drill:alibi-slopes"]
+        assert len(reviews) == 1 and int(reviews[0].rating) == 3
+        await pilot.press("q")
+        await settle(pilot)
+        app.open_stats()
+        await settle(pilot)
+        assert "coding drills: 1 attempts · 1/18 solved · last: alibi-slopes 12/12" in screen_text(app)
+
+
+@pytest.mark.slow  # starts grading children
+@pilot_test
+async def test_eight_quick_ctrl_r_run_one_grade_at_a_time(env: Path) -> None:
+    """Each Ctrl+R cancels the running grade and kills its processes before the next one starts."""
+    app = make_app(env)
+    log = env / "workers.log"
+    source = (
+        "import os, time\n"
+        f"with open({str(log)!r}, 'a') as f:\n"
+        "    f.write(f'{os.getpid()}\\n')\n"
+        # long enough that no grade can end between two presses 50 ms apart, whatever the machine's speed
+        "time.sleep(2.0)\n" + get_drill("ntk-inv-freq").solution
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_drills("ntk-inv-freq")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DrillScreen)
+        editor = screen.query_one("#drill-code", TextArea)
+        editor.text = source
+        editor.focus()
+        most = 0
+
+        def running() -> int:
+            pids = [int(p) for p in log.read_text().split()] if log.exists() else []
+            return sum(_alive(p) for p in pids)
+
+        for _ in range(8):
+            await pilot.press("ctrl+r")
+            most = max(most, running())
+            await pilot.pause(0.05)
+        deadline = time.monotonic() + 120
+        while screen.report is None or screen.grading:
+            most = max(most, running())
+            assert time.monotonic() < deadline, "timed out waiting for the last grade"
+            await pilot.pause(0.05)
+        assert most <= 1
+        assert screen.report.passed and screen.report.cases_passed == 5
+        assert [a.passed for a in app.store.drill_attempts("ntk-inv-freq")] == [
+            True
+        ]  # cancelled ones: no record
+        assert running() == 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")

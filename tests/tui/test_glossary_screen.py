@@ -1,0 +1,82 @@
+"""The Glossary screen: `g` in Browse opens it filtered as you type, in both languages; Search lists glossary
+terms and opens the glossary on one."""
+
+from __future__ import annotations
+
+from quizbank.glossary import load_glossary
+
+
+def test_browse_g_opens_the_glossary_filtered_as_you_type_in_both_languages(tmp_path, monkeypatch):
+    import asyncio
+
+    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    monkeypatch.setenv("POSENC_LANG", "en")
+    asyncio.run(_browse_glossary(tmp_path))
+
+
+def test_search_lists_glossary_terms_and_opens_the_glossary_on_one(tmp_path, monkeypatch):
+    import asyncio
+
+    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    monkeypatch.setenv("POSENC_LANG", "en")
+    asyncio.run(_search_glossary(tmp_path))
+
+
+async def _browse_glossary(tmp_path):
+    from support.apps import make_app, screen_text
+
+    from tui.screens.glossary import GlossaryScreen
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _settle(pilot)
+        app.open_topic("fixture-rope")
+        await _settle(pilot)
+        await pilot.press("g")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GlossaryScreen)
+        assert len(screen.shown_ids()) == len(load_glossary())
+        await pilot.press(*"kv cache")
+        await _settle(pilot)
+        assert screen.shown_ids()[0] == "kv-cache"
+        text = screen_text(app)
+        assert "KV cache  KV 缓存" in text and "Glossary" in text
+        app.language = "zh"
+        await _settle(pilot)
+        text = screen_text(app)
+        assert "KV 缓存  KV cache" in text and "术语表" in text
+        await pilot.press("escape", "q")  # leave the filter box, then back to Browse
+        await _settle(pilot)
+        assert not isinstance(app.screen, GlossaryScreen)
+
+
+async def _search_glossary(tmp_path):
+    from support.apps import make_app
+
+    from tui.screens.glossary import GlossaryScreen
+    from tui.screens.search import rank
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _settle(pilot)
+        hits = [(h.kind, h.key) for h in rank(app, "维度对")]
+        assert ("term", "dimension-pair") in hits
+        by_definition = next(h for h in rank(app, "StreamingLLM") if h.kind == "term")
+        assert by_definition.key == "attention-sink" and "StreamingLLM" in by_definition.excerpt
+        await pilot.press("slash")
+        await _settle(pilot)
+        await pilot.press(*"lost in the middle")
+        await _settle(pilot)
+        await pilot.press("enter")
+        await _settle(pilot)
+        assert isinstance(app.screen, GlossaryScreen)
+        assert app.screen.shown_ids()[0] == "lost-in-the-middle"
+
+
+async def _settle(pilot) -> None:
+    from support.pilot import settle  # a superseded exclusive worker (Home's progress counts) is no failure
+
+    await settle(pilot)

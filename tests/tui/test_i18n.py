@@ -1,0 +1,100 @@
+"""The UI's two languages (tui/i18n.py): every string in both, the wording of counts and messages, demo
+titles that fall back to English, and the language toggle, remembered by the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from support.apps import correct_position, make_app, screen_text, start_quiz
+from support.banks import shipped_strings
+from support.pilot import pilot_test, settle
+
+from posenc_ref.demos import get_demo, run_demo
+from posenc_ref.demos.base import DemoContext
+from tui.i18n import STRINGS, count, demo_claim, demo_title, tr
+
+SIZE = (100, 30)
+
+
+def test_wording() -> None:
+    assert tr("demo.sampled", "en", step=2, rows=64, cols=64) == "showing 1 in 2 of 64×64"
+    assert [count(1, "review"), count(2, "review"), count(0, "question")] == [
+        "1 review",
+        "2 reviews",
+        "0 questions",
+    ]
+    assert tr(
+        "home.counts", "en", topics=1, questions=1, topics_text="1 topic", questions_text="1 question"
+    ) == ("1 topic · 1 question")
+    shaw = run_demo("shaw-relative", {"clip": 0, "seq_len": 4}, device="cpu")
+    assert shaw.checks[0].claim.startswith("2k + 1 = 1 table row covers every distance")
+    message = tr("quiz.not_number", "en", error="'abc' is not a number")
+    assert message.startswith("'abc' is not a number: type e.g.") and "Not a number" not in message
+    assert not any("short- context" in t for t in shipped_strings())
+    ctx = DemoContext("cpu")
+    assert ctx.check("signed slack", -4.3e-7, 0.0).max_abs_error == pytest.approx(4.3e-7)
+    assert not ctx.checks[0].passed  # a negative error is not "within tolerance 0"
+    precision = run_demo("rope-precision", device="cpu")
+    assert all(c.max_abs_error >= 0 for c in precision.checks) and precision.passed
+
+
+def test_every_ui_string_has_both_languages() -> None:
+    missing = [key for key, (en, zh) in STRINGS.items() if not en or not zh]
+    assert missing == []
+    assert tr("quiz.progress", "zh", n=1, total=3) == "第 1/3 题"
+    assert tr("no.such.key", "en") == "no.such.key"
+
+
+def test_demo_title_and_claim_follow_the_language_and_fall_back_to_english() -> None:
+    from posenc_ref.demos.base import DemoResult
+
+    spec = get_demo("rope-norm")
+    assert demo_title(spec, "en") == "RoPE preserves vector norms"
+    assert demo_title(spec, "zh") == "RoPE 保持向量范数不变"
+    assert demo_claim(spec, "zh") == spec.claim_zh and demo_claim(spec, "en") == spec.claim
+    untranslated = DemoResult(
+        name="x", title="Only English", claim="A claim.", device="cpu", dtype="float32", elapsed_ms=1.0
+    )
+    assert (untranslated.title_zh, untranslated.claim_zh) == ("", "")
+    assert demo_title(untranslated, "zh") == "Only English" and demo_claim(untranslated, "zh") == "A claim."
+    older = SimpleNamespace(title="Pickled before title_zh existed", claim="c")  # no *_zh attributes at all
+    assert demo_title(older, "zh") == "Pickled before title_zh existed" and demo_claim(older, "zh") == "c"
+
+
+@pilot_test
+async def test_language_toggle_everywhere_and_remembered(env: Path) -> None:
+    app = make_app(env, language=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.language == "en"
+        screen = await start_quiz(pilot, ["fx.mcq"])
+        assert "Which form does RoPE" in screen_text(app)
+        await pilot.press("l")
+        await settle(pilot)
+        assert app.language == "zh"
+        text = screen_text(app)
+        assert "RoPE 把 query 乘以什么" in text
+        assert "第 1/1 题" in text
+        assert "下一题" in text  # the footer follows too
+        assert app.store.get_setting("language") == "zh"
+        await pilot.press(str(correct_position(screen.view) + 1), "space")
+        await settle(pilot)
+        assert "正确" in screen_text(app)
+    again = make_app(env, language=None)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert again.language == "zh"
+        assert "测试用 RoPE" in screen_text(again)
+
+
+@pilot_test
+async def test_a_fresh_store_keeps_the_locale_language(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POSENC_LANG", "zh")
+    app = make_app(env, language=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.store is not None
+        assert app.language == "zh"
+        assert "全部主题" in screen_text(app)

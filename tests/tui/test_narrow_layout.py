@@ -1,0 +1,73 @@
+"""At 80x24, in both languages, labels are not cut: Home's topic titles end in "…" when they do not fit,
+the mock setup's three fields fit the width, the Stats section titles wrap."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.apps import make_app
+from support.pilot import pilot_test, settle
+from textual.widgets import Label, RadioSet, Tree
+
+from tui.screens.mock import MockSetupScreen
+from tui.screens.stats import StatsScreen
+
+LONG_TITLE = "A topic whose title is far too long to fit beside the columns at eighty columns wide"
+BANK = f"""
+topic: long-title
+title: {{en: "{LONG_TITLE}", zh: "一个标题非常非常长的主题，在八十列宽的终端里放不下，必须截断并显示省略号"}}
+questions:
+  - id: long-title.tf
+    type: truefalse
+    prompt: {{en: "True?", zh: "对吗？"}}
+    explanation: {{en: "Yes.", zh: "是的。"}}
+    correct: true
+"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_home_topic_titles_end_in_an_ellipsis_when_cut(env: Path, lang: str) -> None:
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
+    app = make_app(env, open_store=False, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.2)
+        tree = app.screen.query_one("#topic-tree", Tree)
+        room = tree.scrollable_content_region.width
+        labels = {node.data[1]: node.label for node in tree.root.children}
+        label = labels["long-title"]
+        assert label.plain.endswith("…"), label.plain
+        assert label.cell_len + 2 <= room  # the expand arrow, then the label: all of it shows
+        short = labels[next(t.id for t in app.bankset.topics if t.id != "long-title")]
+        assert not short.plain.endswith("…")
+        await pilot.resize_terminal(160, 40)  # wider: more of the title (up to the 60-character cap)
+        await settle(pilot)
+        await pilot.pause(0.2)
+        wider = {node.data[1]: node.label for node in tree.root.children}["long-title"]
+        assert wider.cell_len > label.cell_len and wider.plain.rstrip("…").startswith(label.plain.rstrip("…"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_mock_setup_and_stats_fit_80_columns(env: Path, lang: str) -> None:
+    app = make_app(env, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        assert isinstance(app.screen, MockSetupScreen)
+        for radio in app.screen.query(RadioSet):
+            assert radio.region.right <= 80, (radio.id, radio.region)
+        app.pop_screen()
+        await settle(pilot)
+        app.open_stats()
+        await settle(pilot)
+        assert isinstance(app.screen, StatsScreen)
+        title = app.screen.query_one("#stats-leeches-title", Label)
+        lines = title.render_lines(title.region.reset_offset)
+        text = "".join(strip.text for strip in lines).replace(" ", "")
+        wanted = "·Enteropens" if lang == "en" else "·回车打开"
+        assert wanted in text, text

@@ -1,0 +1,164 @@
+"""The first second: Home lists the topics, and Search finds questions, from the cached shipped bank's
+preview while the full bank is still loading; a key pressed meanwhile runs once it is in."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from support.pilot import pilot_test
+from textual.widgets import Tree
+
+from quizbank import bank_cache
+
+
+@pytest.fixture
+def slow_full_load(env: Path, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """A valid shipped-bank cache, and a full load that waits until the returned event is set."""
+    import quizbank.loader as loader
+
+    monkeypatch.setenv(bank_cache.CACHE_ENV, str(env / "cache"))
+    monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
+    loader.load_banks(use_cache=True)  # writes the cache
+    release = threading.Event()
+    real = loader.load_banks
+
+    def held(*args, **kwargs):
+        assert release.wait(30), "the test never released the full load"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loader, "load_banks", held)
+    return release
+
+
+async def _wait_for(pilot, condition, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out")
+
+
+async def _topics_listed(pilot) -> None:
+    """Until Home's tree lists topics (from the preview, while the full load is held), then one more frame."""
+    app = pilot.app
+    await _wait_for(
+        pilot,
+        lambda: bool(app.screen.query("#topic-tree")) and bool(app.screen.query_one(Tree).root.children),
+    )
+    await pilot.pause()
+
+
+@pilot_test
+async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.Event, env: Path) -> None:
+    from support.apps import fake_demo_runner, screen_text
+
+    from tui.app import PosencApp
+    from tui.screens.quiz import QuizSetupScreen
+    from tui.screens.search import SearchScreen
+
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _topics_listed(pilot)
+        assert app.bankset is None and app.bank_preview is not None  # the full load is held
+        tree = app.screen.query_one("#topic-tree", Tree)
+        topics = [n for n in tree.root.children if n.data[0] == "topic"]
+        assert [n.data[1] for n in topics] == [t.id for t in app.bank_preview.topics]
+        assert len(topics) >= 10
+        text = screen_text(app)
+        assert "Rotary" in text or "RoPE" in text
+        assert f"{len(app.bank_preview.questions)} questions" in text
+
+        await pilot.press("slash")
+        await pilot.press(*"yarn")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, SearchScreen)
+        found = screen_text(app)
+        assert "context-extension.yarn" in found
+        await pilot.press("escape")
+
+        await pilot.press("z")  # the quiz needs the full bank: asked now, opened when it is in
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, QuizSetupScreen)
+        slow_full_load.set()
+        await _wait_for(
+            pilot, lambda: isinstance(app.screen, QuizSetupScreen) and app.screen.query("#setup-topics")
+        )
+        await pilot.pause()
+        assert app.bankset is not None and app.bank_preview is None
+        assert len(app.bankset.questions) == len(app.bankset.topic_of)
+
+
+@pilot_test
+async def test_the_preview_speaks_the_saved_language(slow_full_load: threading.Event, env: Path) -> None:
+    """The store opens after the topics are painted; the saved language is peeked so they are not shown
+    in the wrong one first."""
+    from support.apps import fake_demo_runner, screen_text
+
+    from quizbank.progress.store import open_store
+    from tui.app import PosencApp
+
+    store = open_store(env / "data")
+    store.set_setting("language", "zh")
+    store.close()
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _topics_listed(pilot)
+        assert app.bankset is None and app.language == "zh"
+        text = screen_text(app)
+        assert "旋转位置编码" in text and "测验" in text
+        assert "Rotary" not in text and "Quiz" not in text
+        slow_full_load.set()
+        await _wait_for(pilot, lambda: app.bankset is not None and app.store is not None)
+        await pilot.pause()
+        assert "测验" in screen_text(app)
+
+
+def test_peek_setting_reads_a_saved_value_and_nothing_else(tmp_path: Path) -> None:
+    from quizbank.progress.paths import DB_NAME, peek_setting
+    from quizbank.progress.store import open_store
+
+    assert peek_setting(tmp_path / "none", "language") is None  # no store: nothing is created
+    assert not (tmp_path / "none").exists()
+    store = open_store(tmp_path / "data")
+    assert peek_setting(tmp_path / "data", "language") is None  # never set
+    store.set_setting("language", "zh")
+    store.set_setting("new_per_day", 35)
+    assert peek_setting(tmp_path / "data", "language") == "zh"
+    assert peek_setting(tmp_path / "data", "new_per_day") == 35
+    store.close()
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / DB_NAME).write_bytes(b"not a database" * 100)
+    assert peek_setting(tmp_path / "junk", "language") is None
+    assert (
+        tmp_path / "junk" / DB_NAME
+    ).read_bytes() == b"not a database" * 100  # left for the store to judge
+
+
+@pilot_test
+async def test_a_failed_full_load_is_not_hidden_by_the_preview(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support.apps import fake_demo_runner, screen_text
+
+    import quizbank.loader as loader
+    from tui.app import PosencApp
+
+    monkeypatch.setenv(bank_cache.CACHE_ENV, str(env / "cache"))
+    monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
+    loader.load_banks(use_cache=True)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(loader, "load_banks", broken)
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait_for(pilot, lambda: app.banks_error is not None)
+        await pilot.pause()
+        assert app.bank_preview is None and app.bankset is None
+        assert not app.screen.query_one(Tree).root.children
+        text = " ".join(screen_text(app).replace("▕", " ").split())
+        assert "Could not load the question banks: RuntimeError: disk on fire" in text
+        assert "mcq" not in text  # no type counts from the preview either
