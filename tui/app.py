@@ -169,6 +169,24 @@ class PosencApp(App[int], inherit_bindings=False):
 
         return HomeScreen()
 
+    def _presized(self, screen: Any) -> Any:
+        """A new screen gets its width class (-narrow / -normal) now: Textual adds it on the screen's
+        first Resize, after mounting, which restyled the whole new screen once more."""
+        if isinstance(screen, Screen) and not screen.is_attached:
+            breakpoints = screen.HORIZONTAL_BREAKPOINTS
+            breakpoints = (self.HORIZONTAL_BREAKPOINTS if breakpoints is None else breakpoints) or []
+            for threshold, name in sorted(breakpoints, reverse=True):
+                if self.size.width >= threshold:
+                    screen.add_class(name, update=False)
+                    break
+        return screen
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        return super().push_screen(self._presized(screen), *args, **kwargs)
+
+    def switch_screen(self, screen: Any) -> Any:
+        return super().switch_screen(self._presized(screen))
+
     def on_mount(self) -> None:
         if self.demo_host is not None and self.warm_torch:
             # Start the demo process as soon as the first frame is out (a fork/exec, a few ms

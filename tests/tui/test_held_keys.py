@@ -44,10 +44,23 @@ async def type_keys(app, keys: list[str], gap: float) -> None:
         await asyncio.sleep(gap)
 
 
-async def wait_for(predicate, timeout: float = 300.0, state=lambda: "") -> None:
+QUIET = 30.0  # seconds the app must stay settled, unchanged, before waiting for more is pointless
+
+
+async def wait_for(predicate, timeout: float = 300.0, state=lambda: "", settled=None) -> None:
+    """Poll `predicate` until it holds (or fail at `timeout`). `settled()` returns None while the app
+    still has work (a key held, a rating saving, a worker running), else a snapshot of what it did: once
+    that snapshot stays the same for QUIET seconds nothing more can happen, so waiting stops there and
+    the assertions after it report what was lost (a lost key used to take the whole timeout to show)."""
     deadline = time.monotonic() + timeout
+    quiet: tuple[float, object] | None = None
     while not predicate():
         assert time.monotonic() < deadline, f"timed out: {state()}"
+        snapshot = settled() if settled is not None else None
+        if snapshot is None or quiet is None or quiet[1] != snapshot:
+            quiet = None if snapshot is None else (time.monotonic(), snapshot)
+        elif time.monotonic() - quiet[0] > QUIET:
+            return
         await asyncio.sleep(0.02)
 
 
@@ -72,6 +85,11 @@ async def test_twenty_cards_rated_50_ms_apart_give_twenty_reviews(env: Path) -> 
         await type_keys(app, ["enter", "1"] * 20, 0.05)
         await wait_for(
             lambda: len(app.store.review_rows()) >= 20 and not screen.holding_keys,
+            settled=lambda: (
+                None
+                if screen.holding_keys or screen.busy or any(not w.is_finished for w in app.workers)
+                else (len(app.store.review_rows()), screen.view)
+            ),
             state=lambda: (
                 f"{len(app.store.review_rows())} reviews, in flight {app.key_queue.in_flight},"
                 f" queued {app.key_queue.queued()},"

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.events import Resize
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from quizbank.question_status import MARK_GLYPHS
@@ -19,6 +19,7 @@ from ..i18n import tr
 from ..keys import bind
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
+from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 from .base import LocalizedScreen
 from .marks import QuestionMarks
@@ -61,7 +62,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
             yield OptionList(id="browse-index")
             yield VerticalScroll(id="browse-note", can_focus=True)
             yield DemoPanel(id="browse-demo", autorun=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -125,16 +126,25 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
     def _show(self) -> None:
         note = self.query_one("#browse-note", VerticalScroll)
         panel = self.query_one("#browse-demo", DemoPanel)
-        note.remove_children()
         self._update_bar()
         if self.question_id is None:
+            note.remove_children()
+            self.view = None
             note.mount(Static(tr("browse.empty", self.app.language), classes="hint"))
             panel.display = False
             return
         question = self.app.bankset.questions[self.question_id]
-        self.view = QuestionView(question, mode="reference", classes="browse-question")
-        self.view.flagged, self.view.note = self.mark_of(question.id)
-        mounting = note.mount(self.view)
+        flagged, text = self.mark_of(question.id)
+        view = self.view
+        if view is not None and view.parent is note and view.is_mounted and view.show_ready():
+            # n / p: the shown view takes the next question in place, so the next repaint has its text
+            view.show_question(question, flagged=flagged, note=text)
+            mounting: Any = None
+        else:
+            note.remove_children()
+            self.view = QuestionView(question, mode="reference", classes="browse-question")
+            self.view.flagged, self.view.note = flagged, text
+            mounting = note.mount(self.view)
         note.scroll_home(animate=False)
         index = self.query_one("#browse-index", OptionList)
         ids = self._ids()
@@ -152,7 +162,8 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
                 self.call_later(self._demo_after_paint, mounting, question)
 
     async def _demo_after_paint(self, mounting: Any, question: Any) -> None:
-        await mounting
+        if mounting is not None:
+            await mounting
         self.call_after_refresh(self._start_demo, question)
 
     def _start_demo(self, question: Any) -> None:

@@ -13,12 +13,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, Switch
+from textual.widgets import Button, Header, Input, Label, Select, Static, Switch
 
 from ..i18n import demo_claim, demo_title, tr
 from ..keyorder import HeldKeys
 from ..keys import bind
 from ..widgets.demo_panel import DemoPanel, format_value
+from ..widgets.key_footer import KeyFooter
 from .base import LocalizedScreen
 
 __all__ = ["DemoLabScreen"]
@@ -198,7 +199,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
                     yield Button(tr("lab.run", lang), id="lab-run", variant="primary")
                     yield Button(tr("lab.reset", lang), id="lab-reset")
             yield DemoPanel(self.demo_name, autorun=False, id="lab-panel")
-        yield Footer()
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         super().on_mount()

@@ -29,12 +29,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Header, Markdown, Select, Static, TextArea
+from textual.widgets import Button, Header, Markdown, Select, Static, TextArea
 
 from ..appenv import code_off, workspace_override
 from ..i18n import STRINGS, tr
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import markdown_source
+from ..widgets.key_footer import KeyFooter
 from .base import LocalizedScreen
 
 # a solved drill's Study card id (= quizbank.progress.store.DRILL_CARD_PREFIX)
@@ -354,7 +355,7 @@ class DrillScreen(LocalizedScreen):
                 yield editor
                 with VerticalScroll(id="drill-results-scroll"):
                     yield Static("", id="drill-results", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

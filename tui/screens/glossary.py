@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.content import Content
-from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..i18n import tr
 from ..richtext import highlight
+from ..widgets.key_footer import KeyFooter
 from .base import LocalizedScreen
 
 __all__ = ["GlossaryScreen"]
@@ -36,7 +37,7 @@ class GlossaryScreen(LocalizedScreen):
         yield Input(self.initial_query, id="glossary-search")
         yield OptionList(id="glossary-list")
         yield Static("", id="glossary-count", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

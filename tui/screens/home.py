@@ -25,6 +25,7 @@ from textual.widgets.tree import TreeNode
 
 from ..i18n import count, tr
 from ..keys import bind, localize_bindings
+from ..widgets.key_footer import KeyFooter
 
 MAX_QUESTION_LABEL = 70
 QUIT_WINDOW = 3.0  # seconds within which a second `q` on Home quits
@@ -104,7 +105,7 @@ class HomeScreen(Screen):
         yield Header()
         with Vertical(id="home-splash"):  # static: an animation would take the UI thread from the loader
             yield Static(tr("loading.banks", self.app.language), id="splash-status", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def _body(self) -> Horizontal:
         lang = self.app.language

@@ -35,7 +35,6 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
-    Footer,
     Header,
     Input,
     Label,
@@ -51,6 +50,7 @@ from ..i18n import tr
 from ..keys import bind, localize_bindings
 from ..live import draw_showing, is_generated
 from ..richtext import plain
+from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 from ..widgets.toggles import GlyphRadioButton, GlyphSelectionList
 from .base import LocalizedScreen
@@ -140,7 +140,7 @@ class MockSetupScreen(LocalizedScreen):
                 yield Static(tr("mock.setup_hint", lang), id="mock-setup-hint", classes="hint", markup=False)
             yield Label(tr("mock.topics", lang), id="mock-topics-label", classes="field-label")
             yield GlyphSelectionList(*self._selections(), id="mock-topics")
-        yield Footer()
+        yield KeyFooter()
 
     def _selections(self, selected: set[str] | None = None) -> list[Selection[str]]:
         lang = self.app.language
@@ -375,7 +375,7 @@ class MockInterviewScreen(LocalizedScreen):
         yield Static("", id="mock-bar", markup=False)
         yield Static("", id="mock-clock", markup=False)
         yield VerticalScroll(id="mock-body")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import (
-    Footer,
     Header,
     Markdown,
 )
@@ -19,6 +18,7 @@ from textual.widgets import (
 from ..i18n import tr
 from ..keys import bind
 from ..richtext import markdown_source
+from ..widgets.key_footer import KeyFooter
 from .base import LocalizedScreen
 
 __all__ = ["MockReportScreen", "render_mock_scores"]
@@ -54,7 +54,7 @@ class MockReportScreen(LocalizedScreen):
         yield Header()
         with VerticalScroll(id="mock-report-body"):
             yield Markdown("", id="mock-report", open_links=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -16,7 +16,6 @@ from textual.message import Message
 from textual.widgets import (
     Button,
     Checkbox,
-    Footer,
     Header,
     Input,
     Label,
@@ -38,6 +37,7 @@ from ..keys import bind, focused_takes_text
 from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.demo_panel import DemoPanel
+from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 from ..widgets.toggles import GlyphCheckbox, GlyphRadioButton, GlyphSelectionList
 from .base import LocalizedScreen
@@ -117,6 +117,9 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
 
     CSS_PATH = Path(__file__).with_name("quiz.tcss")
     BINDINGS = [bind("s,ctrl+s", "start", "setup.start", "key.start", key_display="s")]
+    # focus opens on the topic list: auto-focusing the first focusable (the scrolling form) and then
+    # moving on restyled the whole form twice
+    AUTO_FOCUS = "#setup-topics"
 
     def __init__(self, topics: tuple[str, ...] = ()) -> None:
         super().__init__()
@@ -161,7 +164,7 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
                 for t in bankset.topics
             ]
             yield GlyphSelectionList(*selections, id="setup-topics")
-        yield Footer()
+        yield KeyFooter()
 
     def _topic_prompt(self, topic: Any) -> Content:
         lang = self.app.language
@@ -326,7 +329,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         with Horizontal(id="quiz-body"):
             yield VerticalScroll(id="quiz-qa")
             yield DemoPanel(id="quiz-demo", autorun=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -391,7 +394,6 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         panel = self.query_one("#quiz-demo", DemoPanel)
         panel.set_demo(None, run=False)
         panel.display = False
-        self.remove_class("-answered")
         self._update_bar()
         self.refresh_bindings()
         view.focus_input()  # once it is mounted; then it posts Ready
@@ -512,7 +514,8 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         if view.grade is None and not view.awaiting_self_grade:
             # shown without an answer: on the revisit list, but no attempt is recorded
             self.session.record(message.question_id, Grade(None, ""))
-        self.add_class("-answered")
+        # (no "-answered" class on the screen: nothing styles by it, and a class on the screen
+        # restyles every widget on it, twice per question)
         self._show_demo()
         self.refresh_bindings()
         self.call_after_refresh(self._show_verdict)
@@ -572,7 +575,6 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
             return
         panel = self.query_one("#quiz-demo", DemoPanel)
         if not panel.display:
-            self.add_class("-answered")
             self._show_demo()
         else:
             panel.run()
@@ -625,7 +627,7 @@ class QuizSummaryScreen(LocalizedScreen):
             with Horizontal(id="summary-buttons"):
                 yield Button("", id="summary-retry", variant="primary")
                 yield Button("", id="summary-new")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -19,12 +19,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, OptionList, Static
+from textual.widgets import DataTable, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..i18n import STRINGS, count, tr
 from ..keys import bind, localize_bindings
 from ..richtext import plain
+from ..widgets.key_footer import KeyFooter
 from .study import utc_now
 
 __all__ = ["StatsScreen", "mastery_bar"]
@@ -145,7 +146,7 @@ class StatsScreen(Screen):
                     yield OptionList(id="stats-leeches")
                     yield Static("", id="stats-no-leeches", classes="muted", markup=False)
             yield self._plot("stats-mock")  # mock interview scores; shown once there is one
-        yield Footer()
+        yield KeyFooter()
 
     @staticmethod
     def _plot(widget_id: str) -> Any:

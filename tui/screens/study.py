@@ -40,7 +40,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Header, Static
 
 from ..i18n import STRINGS, count, tr
 from ..keyorder import HeldKeys
@@ -49,6 +49,7 @@ from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..widgets.answers.open import OpenAnswer, suggested_rating
 from ..widgets.demo_panel import DemoPanel
+from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 
 __all__ = ["LEARN_AHEAD", "StudyPlan", "StudyScreen", "utc_now"]
@@ -206,6 +207,7 @@ class StudyScreen(HeldKeys, Screen):
         self.coverage: tuple[int, int] | None = None  # (covered, total) key points of a typed open answer
         self._rated: tuple[Any, int, Any] = (None, 0, None)  # (view, elapsed ms, showing) of the last rating
         self.shown_at = time.monotonic()
+        self._qa: VerticalScroll | None = None  # where the card is mounted (see `view`)
         self.hold_keys()  # from the start: keys typed while it opens wait for the first card
 
     # ------------------------------------------------------------------ layout
@@ -214,7 +216,8 @@ class StudyScreen(HeldKeys, Screen):
         yield Header()
         yield Static("", id="study-bar", markup=False)
         with Horizontal(id="study-body"):
-            yield VerticalScroll(id="study-qa")
+            self._qa = VerticalScroll(id="study-qa")
+            yield self._qa
             yield DemoPanel(id="study-demo", autorun=False)
         with Vertical(id="study-footer"):
             yield Static("", id="study-hint", markup=False)
@@ -223,7 +226,7 @@ class StudyScreen(HeldKeys, Screen):
                     button = Button("", id=f"rate-{n}", classes=f"rate rate-{n}", compact=True)
                     button.can_focus = False
                     yield button
-        yield Footer()
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         if self.seed is None:
@@ -243,10 +246,12 @@ class StudyScreen(HeldKeys, Screen):
 
     @property
     def view(self) -> QuestionView | None:
-        from .drill import DrillCard
-
-        views = list(self.query(QuestionView)) or list(self.query(DrillCard))
-        return views[0] if views else None  # a DrillCard offers what Study uses of a QuestionView
+        """The card on screen: #study-qa's "study-question" child, a QuestionView or a DrillCard (which
+        offers what Study uses of a QuestionView). A direct look, not a query of the whole screen:
+        every binding's check_action asks, for every key and every footer refresh."""
+        if self._qa is None:
+            return None
+        return next((w for w in self._qa.children if w.id == "study-question"), None)  # type: ignore[return-value]
 
     @property
     def revealed(self) -> bool:
@@ -467,7 +472,6 @@ class StudyScreen(HeldKeys, Screen):
         panel = self.query_one("#study-demo", DemoPanel)
         panel.set_demo(None, run=False)
         panel.display = False
-        self.remove_class("-revealed")
         self.suggested = None
         self.suggest_reason = None
         self.coverage = None
@@ -638,18 +642,18 @@ class StudyScreen(HeldKeys, Screen):
             self.suggested, self.suggest_reason = rating, "points"
         self._render_footer()
 
+    # (no "-revealed" class on the screen: nothing styles by it, and toggling a class on the screen
+    # restyles every widget on it, twice per card)
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
         if message.view is not self.view:
             # a card already rated and replaced: its message bubbled up after the next card was mounted
-            # (Enter and a rating replayed at once); it must not reveal the new card's footer and demo
+            # (Enter and a rating typed at once); it must not reveal the new card's footer and demo
             return
-        self.add_class("-revealed")
         self._render_footer()
         self.refresh_bindings()
         self._show_demo()
 
     def on_drill_card_revealed(self) -> None:
-        self.add_class("-revealed")
         self._render_footer()
         self.refresh_bindings()
 

@@ -167,7 +167,9 @@ class QuestionView(Vertical, can_focus=True):
         self._ready = False
         self._focus_wanted: bool | None = None  # focus_input() asked before mount (its `soft`)
         self.answer: AnswerWidget = answer_widget_for(question, mode=mode, seed=seed)
-        self.add_class(f"-type-{question.type}", f"-mode-{mode}")
+        # (no per-type class here: the answer widget's class names the type, and a class swap on
+        # the view would restyle its whole subtree on every question Browse shows in place)
+        self.add_class(f"-mode-{mode}")
 
     # ------------------------------------------------------------------ structure
 
@@ -261,6 +263,36 @@ class QuestionView(Vertical, can_focus=True):
     def compatible_with(self, question: Any) -> bool:
         """True if `question` can replace the current one in place (same type and shape)."""
         return self.answer.compatible_with(question)
+
+    def show_question(self, question: Any, *, flagged: bool = False, note: str = "") -> None:
+        """Reference mode (Browse's n / p): show another question in this mounted view.
+
+        Mounting a fresh view costs a mount, a restyle and several repaints before the text is on
+        screen. Here the texts are updated at once, so the next repaint shows them; an answer widget
+        of another shape is swapped (it renders its choices once it is mounted) and the explanation's
+        Markdown is updated in place.
+        """
+        if self.mode != "reference":
+            raise ValueError("show_question is for reference mode; mount a fresh view to ask a question")
+        if self.answer.compatible_with(question):
+            self.answer.set_question(question)
+        else:
+            old = self.answer
+            self.answer = answer_widget_for(question, mode=self.mode, seed=self.seed)
+            self.mount(self.answer, after=old)
+            old.remove()
+        self.question = question
+        self.flagged, self.note = flagged, note
+        self.render_texts()
+
+    def show_ready(self) -> bool:
+        """True when `show_question` can be used now (mounted, rendered, not being removed)."""
+        return self._ready and self._alive()
+
+    def answer_mounted(self, answer: AnswerWidget) -> None:
+        """A swapped-in answer widget is mounted (its controls exist now): render them."""
+        if answer is self.answer and self._ready and self._alive():
+            answer.render_state()
 
     def render_prompt(self) -> None:
         blank = self.answer.prompt_blank()

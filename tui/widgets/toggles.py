@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.segment import Segment
 from textual.strip import Strip
 from textual.widgets import Checkbox, RadioButton, SelectionList
+from textual.widgets._toggle_button import ToggleButton
 
 __all__ = ["GlyphCheckbox", "GlyphRadioButton", "GlyphSelectionList"]
 
 CHECKED, UNCHECKED = "✓", " "
 
 
-class GlyphCheckbox(Checkbox):
+class _StartsOn:
+    """A toggle built already on: Textual assigns the initial value, and the assignment's watcher
+    restyles the new (not yet mounted) button at once; a form of them paid that per button."""
+
+    def __init__(self, label: Any = "", value: bool = False, *args: Any, **kwargs: Any) -> None:
+        super().__init__(label, False, *args, **kwargs)  # type: ignore[call-arg]
+        if value:  # set, not assigned (no watcher: no restyle, no Changed, as Textual's own start)
+            self.set_reactive(ToggleButton.value, True)  # type: ignore[attr-defined]
+            self.add_class("-on", update=False)  # type: ignore[attr-defined]
+
+
+class GlyphCheckbox(_StartsOn, Checkbox):
     """A Checkbox drawn ▐✓▌ when on and ▐ ▌ when off."""
 
     @property
@@ -19,7 +33,7 @@ class GlyphCheckbox(Checkbox):
         return CHECKED if self.value else UNCHECKED
 
 
-class GlyphRadioButton(RadioButton):
+class GlyphRadioButton(_StartsOn, RadioButton):
     """A RadioButton drawn ● when pressed and ○ when not."""
 
     @property

@@ -54,6 +54,13 @@ class AnswerWidget(Vertical):
         """The `QuestionView` this widget belongs to (its parent)."""
         return self.parent
 
+    def on_mount(self) -> None:
+        # a widget swapped into a view that is already showing (`QuestionView.show_question`)
+        # renders its controls now that they exist
+        answer_mounted = getattr(self.view, "answer_mounted", None)
+        if answer_mounted is not None:
+            answer_mounted(self)
+
     # ------------------------------------------------------------------ the protocol
 
     def choice_count(self) -> int:
