@@ -447,6 +447,46 @@ def _add_one_follow_up(
         used.clear()
         used.update(c.id for c, _ in trial)
         return
+    _swap_in_a_pair(sequence, pool, used, question_target)
+
+
+def _swap_in_a_pair(
+    sequence: list[tuple[_Candidate, str | None]],
+    pool: Mapping[str, _Candidate],
+    used: set[str],
+    question_target: float,
+) -> None:
+    """No question on the plan has a follow-up that fits: replace one stand-alone question (never the
+    warm-up, nor the only open one) by a question of the same topic and skill together with one of its
+    follow-ups, if the plan then fills 85-105% of the time. The closest fit wins; ties go by id, so a seed
+    still gives one plan. The list and `used` are changed in place."""
+    spent = sum(c.base for c, _ in sequence)
+    best: tuple[float, str, str, int] | None = None
+    for index, (old, parent) in enumerate(sequence):
+        if index == 0 or parent is not None:
+            continue
+        if any(p == old.id for _, p in sequence):
+            continue  # it has a follow-up already
+        if old.qtype == "open" and sum(c.qtype == "open" for c, _ in sequence) == 1:
+            continue
+        for head in pool.values():
+            if head.id in used or head.topic != old.topic or head.skill != old.skill:
+                continue
+            for follow_id in head.follow_ups:
+                follow = pool.get(follow_id)
+                if follow is None or follow.id in used or follow.id == head.id or follow.topic != head.topic:
+                    continue
+                total = spent - old.base + head.base + follow.base
+                if question_target * 0.85 <= total <= question_target * 1.05:
+                    key = (abs(total - question_target), head.id, follow.id, index)
+                    if best is None or key < best:
+                        best = key
+    if best is None:
+        return
+    _, head_id, follow_id, index = best
+    sequence[index : index + 1] = [(pool[head_id], None), (pool[follow_id], head_id)]
+    used.clear()
+    used.update(c.id for c, _ in sequence)
 
 
 def _place_drills(

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from quizbank.drills import drills as drill_catalogue
@@ -102,6 +102,7 @@ def test_a_short_interview_opens_easy_and_has_something_to_explain(
 
 @PROPS
 @given(seed=st.integers(0, 2**31))
+@example(seed=3026)  # found by hypothesis: no question on the plan had a follow-up that fit
 def test_default_interview_covers_topics_and_skills(seed: int) -> None:
     plan = plan_interview(shipped(), catalogue(), seed=seed)
     check_budget(plan, 45)
