@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from support.apps import make_app
 from support.pilot import pilot_test, settle
 
@@ -13,13 +12,6 @@ from tui.screens.demo_lab import DemoLabScreen
 from tui.screens.predict import PredictScreen
 
 SIZE = (120, 40)
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    return tmp_path
 
 
 @pilot_test

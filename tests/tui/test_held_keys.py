@@ -12,7 +12,6 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
 from support.apps import make_app
 from support.pilot import pilot_test, settle
 from textual import events
@@ -24,13 +23,6 @@ NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 
 
 SIZE = (100, 30)
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    return tmp_path
 
 
 def _char(key: str) -> str | None:

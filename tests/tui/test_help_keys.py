@@ -22,13 +22,6 @@ from tui.screens.help import SECTIONS, _load, help_groups, section_bindings
 SIZE = (120, 40)
 
 
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    return tmp_path
-
-
 @pilot_test
 async def test_help_lists_every_binding_of_every_screen_and_only_real_keys(env: Path) -> None:
     app = make_app(env)

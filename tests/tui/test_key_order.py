@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
 from support.apps import make_app
 from support.pilot import pilot_test, settle
 from textual import events
@@ -43,13 +42,6 @@ questions:
       zh: 第 $h$ 个头的斜率为 $2^{-8h/n}$。
     answer: {demo: alibi-slopes, params: {n_heads: n_heads}, path: "tables[0].rows[{head}-1][1]", rel_tol: 1.0e-3}
 """
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    return tmp_path
 
 
 def _char(key: str) -> str | None:

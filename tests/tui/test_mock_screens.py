@@ -33,14 +33,6 @@ SIZE = (100, 30)
 STARTED = datetime(2026, 5, 4, 9, 30, tzinfo=UTC)
 
 
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    monkeypatch.delenv("POSENC_BENCH_LOG", raising=False)
-    return tmp_path
-
-
 def item(
     kind: str, item_id: str, skill: str, minutes: float, qtype: str, parent: str | None = None
 ) -> PlanItem:
