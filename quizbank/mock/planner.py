@@ -418,7 +418,7 @@ def _add_one_follow_up(
     question_target: float,
 ) -> None:
     """No follow-up was drawn: put one after the first question that has a free one, dropping trailing
-    stand-alone questions (never the only open one) when the time is short, as long as the plan still fills
+    stand-alone questions (never the easiest open one) when the time is short, as long as the plan still fills
     at least 85% of the time.
     The list and `used` are changed in place."""
     for index, (candidate, parent) in enumerate(sequence):
@@ -435,8 +435,7 @@ def _add_one_follow_up(
                 break
             dropped, dropped_parent = trial[j]
             is_parent = j + 1 < len(trial) and trial[j + 1][1] == dropped.id
-            last_open = dropped.qtype == "open" and sum(c.qtype == "open" for c, _ in trial) == 1
-            if dropped_parent is None and not is_parent and not last_open:
+            if dropped_parent is None and not is_parent and not _is_the_easiest_open(dropped, trial):
                 del trial[j]
                 spent -= dropped.base
         spent += follow.base
@@ -450,6 +449,15 @@ def _add_one_follow_up(
     _swap_in_a_pair(sequence, pool, used, question_target)
 
 
+def _is_the_easiest_open(candidate: _Candidate, sequence: Sequence[tuple[_Candidate, str | None]]) -> bool:
+    """The plan's something-to-explain: the only open question of the lowest difficulty among its open
+    questions. Dropping or swapping it would leave a short interview without an easy open question."""
+    if candidate.qtype != "open":
+        return False
+    opens = [c.difficulty for c, _ in sequence if c.qtype == "open"]
+    return candidate.difficulty == min(opens) and opens.count(candidate.difficulty) == 1
+
+
 def _swap_in_a_pair(
     sequence: list[tuple[_Candidate, str | None]],
     pool: Mapping[str, _Candidate],
@@ -457,7 +465,7 @@ def _swap_in_a_pair(
     question_target: float,
 ) -> None:
     """No question on the plan has a follow-up that fits: replace one stand-alone question (never the
-    warm-up, nor the only open one) by a question of the same topic and skill together with one of its
+    warm-up, nor the easiest open one) by a question of the same topic and skill together with one of its
     follow-ups, if the plan then fills 85-105% of the time. The closest fit wins; ties go by id, so a seed
     still gives one plan. The list and `used` are changed in place."""
     spent = sum(c.base for c, _ in sequence)
@@ -467,7 +475,7 @@ def _swap_in_a_pair(
             continue
         if any(p == old.id for _, p in sequence):
             continue  # it has a follow-up already
-        if old.qtype == "open" and sum(c.qtype == "open" for c, _ in sequence) == 1:
+        if _is_the_easiest_open(old, sequence):
             continue
         for head in pool.values():
             if head.id in used or head.topic != old.topic or head.skill != old.skill:
