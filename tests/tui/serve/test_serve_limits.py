@@ -148,8 +148,13 @@ def test_a_huge_terminal_is_clamped(tmp_path: Path) -> None:
             await tab.wait_for(*titles)
             await tab.settle()
             first = {frame_size(frame) for frame in tab.frames()}
+            # a resize to the size it already has repaints nothing to wait for: go small, then huge again,
+            # and wait for the whole-screen frame each size change paints
+            await tab.resize(100, 30)
+            await tab.wait_for_frame((100, 30))
+            await tab.settle()
             await tab.resize(30000, 30000)
-            await tab.wait_for("posenc")
+            await tab.wait_for_frame(MAX_SIZE)
             await tab.settle()
             return first, {frame_size(frame) for frame in tab.frames()}
 
