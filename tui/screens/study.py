@@ -86,8 +86,8 @@ STRINGS.update(
         "study.suggested": ("Suggested: {rating} ({why})", "建议：{rating}（{why}）"),
         "study.why_right": ("your answer was right", "你的回答正确"),
         "study.why_wrong": ("your answer was wrong", "你的回答错误"),
-        "study.why_quiz_right": ("right in a Quiz {ago} ago", "{ago} 前测验答对"),
-        "study.why_quiz_wrong": ("wrong in a Quiz {ago} ago", "{ago} 前测验答错"),
+        "study.why_quiz_right": ("right in a Quiz {ago} ago", "{ago}前测验答对"),
+        "study.why_quiz_wrong": ("wrong in a Quiz {ago} ago", "{ago}前测验答错"),
         "study.loading": ("Loading your cards…", "正在加载卡片…"),
         "study.done_title": ("Nothing left to study right now.", "现在没有需要学习的卡片了。"),
         "study.done_session": (
@@ -96,7 +96,7 @@ STRINGS.update(
         ),
         "study.next_due": (
             "Next card due in {interval} ({at} UTC).",
-            "下一张卡片 {interval} 后到期（UTC {at}）。",
+            "下一张卡片 {interval}后到期（UTC {at}）。",
         ),
         "study.nothing_due": ("No studied card in this scope yet.", "这个范围内还没有学过的卡片。"),
         "study.new_limit": (
@@ -106,7 +106,7 @@ STRINGS.update(
         "study.done_keys": ("u undoes the last rating · q goes back", "u 撤销上一次评分 · q 返回"),
         "study.no_store": ("Study needs the progress store: {error}", "学习模式需要进度存储：{error}"),
         "study.no_questions": ("No questions in this scope.", "这个范围内没有题目。"),
-        "study.recorded": ("Recorded {rating} · next in {interval}", "已记录 {rating} · {interval} 后再见"),
+        "study.recorded": ("Recorded {rating} · next in {interval}", "已记录 {rating} · {interval}后再见"),
         "study.undone": ("Undid {rating} on {id}", "已撤销 {id} 的 {rating}"),
         "study.nothing_to_undo": ("Nothing to undo in this session.", "本次没有可以撤销的评分。"),
         "study.failed": ("Could not save: {error}", "无法保存：{error}"),
@@ -122,10 +122,10 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _interval_text(seconds: float) -> str:
+def _interval_text(seconds: float, lang: str) -> str:
     from quizbank.progress.scheduler import format_interval
 
-    return format_interval(timedelta(seconds=max(0.0, seconds)))
+    return format_interval(timedelta(seconds=max(0.0, seconds)), lang)
 
 
 @dataclass
@@ -425,7 +425,7 @@ class StudyScreen(HeldKeys, Screen):
                     "study.recorded",
                     lang,
                     rating=tr(RATING_KEYS[int(message.rated.rating)], lang),
-                    interval=_interval_text(interval),
+                    interval=_interval_text(interval, lang),
                 )
             )
         if message.undone is not None:
@@ -531,7 +531,7 @@ class StudyScreen(HeldKeys, Screen):
                     tr(
                         "study.next_due",
                         lang,
-                        interval=_interval_text(seconds),
+                        interval=_interval_text(seconds, lang),
                         at=plan.next_due.strftime("%Y-%m-%d %H:%M"),
                     )
                 )
@@ -587,7 +587,7 @@ class StudyScreen(HeldKeys, Screen):
             return
         if self.suggested is not None:
             if self.suggest_reason in ("quiz_right", "quiz_wrong") and self.plan.quiz_at is not None:
-                ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds())
+                ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds(), lang)
                 why = tr(f"study.why_{self.suggest_reason}", lang, ago=ago)
             elif self.suggest_reason == "points" and self.coverage is not None:
                 why = tr("open.why_points", lang, done=self.coverage[0], total=self.coverage[1])
@@ -610,7 +610,7 @@ class StudyScreen(HeldKeys, Screen):
         for n in RATINGS:
             button = self.query_one(f"#rate-{n}", Button)
             preview = self.plan.previews.get(n)
-            interval = _interval_text(preview[1]) if preview else "?"
+            interval = _interval_text(preview[1], lang) if preview else "?"
             button.label = Content(f"{n} {tr(RATING_KEYS[n], lang)} · {interval}")
             button.set_class(self.suggested == n, "-suggested")
 
