@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from support.apps import make_app
 from support.pilot import pilot_test, settle
 from textual.widgets import Label, RadioSet, Tree
@@ -71,3 +72,63 @@ async def test_mock_setup_and_stats_fit_80_columns(env: Path, lang: str) -> None
         text = "".join(strip.text for strip in lines).replace(" ", "")
         wanted = "·Enteropens" if lang == "en" else "·回车打开"
         assert wanted in text, text
+
+
+def _shown(widget: object) -> str:
+    """Every character `widget` draws, spaces dropped (so a line that wraps still reads whole)."""
+    lines = widget.render_lines(widget.region.reset_offset)  # type: ignore[attr-defined]
+    return "".join(strip.text for strip in lines).replace(" ", "")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_long_lines_wrap_rather_than_lose_their_end_at_80_columns(env: Path, lang: str) -> None:
+    """The setup screens' topics line, Study's key hint and the Stats chart titles show all their text."""
+    from textual.widgets import Static
+
+    from tui.screens.quiz import QuizSetupScreen
+    from tui.screens.study import StudyScreen
+
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
+    app = make_app(env, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        # the long-titled topic under Home's cursor: the longest form of the line
+        tree = app.screen.query_one("#topic-tree", Tree)
+        tree.move_cursor(next(node for node in tree.root.children if node.data[1] == "long-title"))
+        await settle(pilot)
+        for key, screen_type, label_id in (
+            ("z", QuizSetupScreen, "#setup-topics-label"),
+            ("m", MockSetupScreen, "#mock-topics-label"),
+        ):
+            await pilot.press(key)
+            await settle(pilot)
+            assert isinstance(app.screen, screen_type)
+            label = app.screen.query_one(label_id, Label)
+            whole = str(label.content).replace(" ", "")
+            assert whole.endswith(")" if lang == "en" else "）") and _shown(label) == whole, _shown(label)
+            assert label.region.right <= 80, label.region  # drawn inside the screen, not clipped by it
+            app.pop_screen()
+            await settle(pilot)
+        app.store.set_setting("enable_fuzzing", False)
+        await app.push_screen(StudyScreen(app.bankset.topics[0].id))
+        await settle(pilot)
+        hint = app.screen.query_one("#study-hint", Static)
+        whole = str(hint.content).replace(" ", "")
+        assert whole.endswith("Ctrl+Zundoes." if lang == "en" else "Ctrl+Z撤销。"), whole
+        assert _shown(hint) == whole and hint.region.right <= 80, _shown(hint)
+        app.pop_screen()
+        await settle(pilot)
+        app.open_stats()
+        await settle(pilot)
+        assert isinstance(app.screen, StatsScreen)
+        wanted = ["Reviewsperday", "Dueperday"] if lang == "en" else ["每日复习", "每日到期"]
+        for plot_id, title in zip(("#stats-reviews", "#stats-forecast"), wanted, strict=True):
+            plot = app.screen.query_one(plot_id)
+            line = plot.render_lines(plot.region.reset_offset)[0]
+            first = line.text.replace(" ", "")
+            assert first.startswith(title) and first.endswith(")" if lang == "en" else "）"), first
+            # CJK counts double; room is left for the scrollbar the body shows once it has more rows
+            scrollbar = app.screen.query_one("#stats-body").styles.scrollbar_size_vertical
+            assert cell_len(line.text.rstrip()) <= plot.region.width - scrollbar, line.text
