@@ -364,6 +364,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "help.mock_setup": ("Mock interview setup", "模拟面试设置"),
     "help.mock_report": ("Mock interview report", "模拟面试报告"),
+    "help.mock_points": ("Mock interview: key points of an open question", "模拟面试：开放题的要点"),
+    "help.mock_confirm": ("Mock interview: ending early", "模拟面试：提前结束"),
+    "help.predict": ("Demo lab: predicting a result", "演示实验室：预测结果"),
+    "help.drill_confirm": ("Drills: showing the solution", "编程练习：查看参考答案"),
     "help.remap": (
         'Remap keys with the “keymap” setting: binding id → keys, e.g. {"posenc.next": "j"}.',
         '可用 “keymap” 设置重新映射按键：绑定 id → 按键，例如 {"posenc.next": "j"}。',
