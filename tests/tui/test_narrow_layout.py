@@ -51,6 +51,32 @@ async def test_home_topic_titles_end_in_an_ellipsis_when_cut(env: Path, lang: st
         assert wider.cell_len > label.cell_len and wider.plain.rstrip("…").startswith(label.plain.rstrip("…"))
 
 
+@pilot_test
+async def test_home_titles_are_refitted_when_the_topic_list_gains_a_scrollbar(env: Path) -> None:
+    """The topic description appearing under the list shortens it; once it needs a scrollbar the
+    list is narrower, and the titles are cut again (with "…") rather than clipped mid-word."""
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    about = "A description long enough to take the most rows the pane under the list may take. " * 6
+    for n in range(14):
+        bank = BANK.replace("long-title", f"long-title-{n}").replace(LONG_TITLE, f"{LONG_TITLE} {n}")
+        bank = bank.replace("questions:", f'description: {{en: "{about}", zh: "很长的说明。"}}\nquestions:')
+        (env / "user-banks" / f"long{n}.yaml").write_text(bank, encoding="utf-8")
+    app = make_app(env, open_store=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one("#topic-tree", Tree)
+        assert not tree.show_vertical_scrollbar
+        tree.move_cursor(next(node for node in tree.root.children if node.data[1] == "long-title-0"))
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert tree.show_vertical_scrollbar  # the description pane took rows from the list
+        room = tree.scrollable_content_region.width
+        for node in tree.root.children:
+            if node.data[1] and node.data[1].startswith("long-title"):
+                assert node.label.plain.endswith("…"), node.label.plain
+                assert node.label.cell_len + 2 <= room, (node.label.plain, room)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pilot_test
 async def test_mock_setup_and_stats_fit_80_columns(env: Path, lang: str) -> None:
