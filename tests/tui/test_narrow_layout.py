@@ -158,3 +158,26 @@ async def test_long_lines_wrap_rather_than_lose_their_end_at_80_columns(env: Pat
             # CJK counts double; room is left for the scrollbar the body shows once it has more rows
             scrollbar = app.screen.query_one("#stats-body").styles.scrollbar_size_vertical
             assert cell_len(line.text.rstrip()) <= plot.region.width - scrollbar, line.text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_quiz_bar_gives_the_topic_title_the_room_the_line_has(env: Path, lang: str) -> None:
+    from textual.widgets import Static
+
+    from quizbank.quiz_session import QuizConfig, QuizSession
+    from tui.screens.quiz import QuizScreen
+
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
+    app = make_app(env, open_store=False, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await app.push_screen(QuizScreen(QuizSession(QuizConfig(seed=1), ["long-title.tf"])))
+        await settle(pilot)
+        bar = app.screen.query_one("#quiz-bar", Static)
+        text = str(bar.content)
+        title = next(t for t in app.bankset.topics if t.id == "long-title").title.get(lang)
+        shown = text.split("▱")[-1].split("✓")[0].strip()  # between the progress bar and the counts
+        assert shown.endswith("…") and title.startswith(shown.rstrip("…")), (shown, text)
+        assert 76 <= cell_len(text) <= 80, text  # all the room the line has, and no more

@@ -74,6 +74,18 @@ def _short(text: str, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
+def _fit_cells(text: str, cells: int) -> str:
+    """`text` cut with "…" to at most `cells` terminal cells (a CJK character takes two)."""
+    if cell_len(text) <= cells:
+        return text
+    cut = ""
+    for char in text:
+        if cell_len(cut + char) > cells - 1:
+            break
+        cut += char
+    return cut.rstrip() + "…" if cells > 0 else ""
+
+
 def format_duration(seconds: float) -> str:
     """`42 s`, `3 min 5 s` (whole seconds, rounded)."""
     total = max(0, round(seconds))
@@ -414,23 +426,24 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         width = 10 if narrow else 20
         filled = round(width * done / max(1, session.total))
         question = self._question(session.current_id)
-        topic = ""
-        if question is not None and self.app.bankset is not None:
-            topic_id = self.app.bankset.topic_of.get(question.id, "")
-            titles = {t.id: t.title.get(lang) for t in self.app.bankset.topics}
-            topic = _short(titles.get(topic_id, topic_id), 24 if narrow else 40)
         head = tr("quiz.try_it", lang) if self.try_it else tr("quiz.progress", lang, n=n, total=session.total)
-        bar = Content.assemble(
-            (f" {head} ", "bold"),
-            ("▰" * filled, "$text-accent"),
-            ("▱" * (width - filled), "dim"),
-            "  ",
-            (topic, "$text-secondary"),
+        start = Content.assemble(
+            (f" {head} ", "bold"), ("▰" * filled, "$text-accent"), ("▱" * (width - filled), "dim"), "  "
+        )
+        end = Content.assemble(
             "   ",
             (f"✓ {counts.correct}", "bold $text-success"),
             "  ",
             (f"✗ {counts.wrong}", "bold $text-error"),
         )
+        topic = ""
+        if question is not None and self.app.bankset is not None:
+            topic_id = self.app.bankset.topic_of.get(question.id, "")
+            titles = {t.id: t.title.get(lang) for t in self.app.bankset.topics}
+            # the title takes the room the line has (CJK counts double), up to 60 cells
+            room = min(60, self.app.size.width - start.cell_length - end.cell_length - 1)
+            topic = _fit_cells(plain(titles.get(topic_id, topic_id)), room)
+        bar = Content.assemble(start, (topic, "$text-secondary"), end)
         self.query_one("#quiz-bar", Static).update(bar)
 
     def on_resize(self) -> None:
