@@ -23,6 +23,7 @@ from textual.widgets import Footer, Header, Label, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
+from ..cells import fit_cells
 from ..i18n import count, tr
 from ..keys import bind, localize_bindings
 from ..widgets.key_footer import KeyFooter
@@ -247,14 +248,7 @@ class HomeScreen(Screen):
         width = trees[0].scrollable_content_region.width if trees else 0
         self._fitted_width = width
         room = width - used
-        if width <= 0 or cell_len(title) <= room:
-            return title
-        cut = ""
-        for char in title:
-            if cell_len(cut + char) > room - 1:
-                break
-            cut += char
-        return cut.rstrip() + "…"
+        return title if width <= 0 else fit_cells(title, room)
 
     def _columns_title(self) -> str:
         lang = self.app.language

@@ -31,6 +31,7 @@ from textual.widgets.selection_list import Selection
 from quizbank.grading import Grade
 from quizbank.quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
 
+from ..cells import fit_cells
 from ..i18n import tr
 from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text
@@ -72,18 +73,6 @@ def parse_count(raw: str) -> int | None | str:
 def _short(text: str, limit: int = 80) -> str:
     flat = plain(text)
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
-def _fit_cells(text: str, cells: int) -> str:
-    """`text` cut with "…" to at most `cells` terminal cells (a CJK character takes two)."""
-    if cell_len(text) <= cells:
-        return text
-    cut = ""
-    for char in text:
-        if cell_len(cut + char) > cells - 1:
-            break
-        cut += char
-    return cut.rstrip() + "…" if cells > 0 else ""
 
 
 def format_duration(seconds: float) -> str:
@@ -442,7 +431,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
             titles = {t.id: t.title.get(lang) for t in self.app.bankset.topics}
             # the title takes the room the line has (CJK counts double), up to 60 cells
             room = min(60, self.app.size.width - start.cell_length - end.cell_length - 1)
-            topic = _fit_cells(plain(titles.get(topic_id, topic_id)), room)
+            topic = fit_cells(plain(titles.get(topic_id, topic_id)), room)
         bar = Content.assemble(start, (topic, "$text-secondary"), end)
         self.query_one("#quiz-bar", Static).update(bar)
 
