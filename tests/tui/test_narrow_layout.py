@@ -181,3 +181,28 @@ async def test_quiz_bar_gives_the_topic_title_the_room_the_line_has(env: Path, l
         shown = text.split("▱")[-1].split("✓")[0].strip()  # between the progress bar and the counts
         assert shown.endswith("…") and title.startswith(shown.rstrip("…")), (shown, text)
         assert 76 <= cell_len(text) <= 80, text  # all the room the line has, and no more
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_study_bar_keeps_its_counts_at_80_columns(env: Path, lang: str) -> None:
+    from textual.widgets import Static
+
+    from tui.screens.study import StudyScreen
+
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
+    app = make_app(env, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.store.set_setting("enable_fuzzing", False)
+        await app.push_screen(StudyScreen("long-title"))
+        await settle(pilot)
+        text = str(app.screen.query_one("#study-bar", Static).content)
+        counts = "due 0 · new 1 · done 0" if lang == "en" else "到期 0 · 新卡 1 · 已完成 0"
+        assert counts in text and "…" in text and cell_len(text) <= 80, text
+        await pilot.resize_terminal(200, 24)  # wide: the whole title, the counts and the card's state
+        await settle(pilot)
+        text = str(app.screen.query_one("#study-bar", Static).content)
+        title = next(t for t in app.bankset.topics if t.id == "long-title").title.get(lang)
+        assert title in text and counts in text, text

@@ -34,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -42,6 +43,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Header, Static
 
+from ..cells import fit_cells
 from ..i18n import STRINGS, count, tr
 from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text, localize_bindings
@@ -546,9 +548,9 @@ class StudyScreen(HeldKeys, Screen):
     def _render_bar(self) -> None:
         lang = self.lang
         plan = self.plan
-        parts: list[Any] = [(f" {tr('study.title', lang, scope=self._scope_title())} ", "bold")]
+        rest: list[Any] = []
         if plan is not None:
-            parts += [
+            rest += [
                 "  ",
                 (
                     tr("study.counts", lang, due=plan.due, new=plan.new, done=self.done_count),
@@ -570,8 +572,19 @@ class StudyScreen(HeldKeys, Screen):
                         reviews=count(plan.reps, "review"),
                         lapses_text=count(plan.lapses, "lapse"),
                     )
-                parts += ["   ", (info, "$text-muted")]
-        self.query_one("#study-bar", Static).update(Content.assemble(*parts))
+                rest += ["   ", (info, "$text-muted")]
+        # the scope's title gives way first (cut with "…", kept to 16 cells at least), then the card's
+        # info, so the counts always show at 80 columns
+        room = self.app.size.width - 2 - cell_len(tr("study.title", lang, scope=""))
+        if len(rest) > 2 and room - Content.assemble(*rest).cell_length < 16:
+            rest = rest[:2]
+        scope = fit_cells(self._scope_title(), max(16, room - Content.assemble(*rest).cell_length))
+        title = (f" {tr('study.title', lang, scope=scope)} ", "bold")
+        self.query_one("#study-bar", Static).update(Content.assemble(title, *rest))
+
+    def on_resize(self) -> None:
+        if self.query("#study-bar"):
+            self._render_bar()  # the title is cut to the new width
 
     def _render_footer(self) -> None:
         lang = self.lang
