@@ -141,6 +141,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "setup.count": ("Questions", "题数"),
     "setup.count_bad": ("Questions: a whole number ≥ 1, or “all”", "题数：不小于 1 的整数，或 “all”"),
     "setup.matching": ("{n} questions match", "符合条件的题目：{n} 道"),
+    "setup.matching_one": ("1 question matches", "符合条件的题目：1 道"),
     "setup.none": (
         "No question matches: choose more topics or another difficulty.",
         "没有符合条件的题目：请多选主题或换个难度。",
@@ -385,6 +386,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "glossary.title": ("Glossary · one Chinese term per concept", "术语表 · 每个概念一个中文术语"),
     "glossary.placeholder": ("Filter terms (English or 中文)…", "筛选术语（English 或中文）…"),
     "glossary.count": ("{n} terms", "{n} 个术语"),
+    "glossary.count_one": ("1 term", "1 个术语"),
     "glossary.failed": ("Could not read the glossary: {error}", "无法读取术语表：{error}"),
     "key.glossary": ("Glossary", "术语表"),
     "palette.placeholder": ("Jump to a question, topic or demo…", "跳转到题目、主题或演示…"),
@@ -483,6 +485,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mock.save_failed": ("Could not save the interview: {error}", "无法保存面试：{error}"),
     "mock.no_store": ("The interview is not saved: {error}", "面试未保存：{error}"),
     "mock.added": ("{n} missed items are due in Study now", "{n} 道未答好的题目已加入学习（今天到期）"),
+    "mock.added_one": ("1 missed item is due in Study now", "1 道未答好的题目已加入学习（今天到期）"),
     "mock.nothing_missed": ("Nothing was missed.", "没有未答好的题目。"),
     "mock.exported": ("Report written to {path}", "报告已写入 {path}"),
     "mock.export_failed": ("Could not write the report: {error}", "无法写入报告：{error}"),

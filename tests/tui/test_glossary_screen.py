@@ -42,6 +42,18 @@ async def _browse_glossary(tmp_path):
         await pilot.press(*"kv cache")
         await _settle(pilot)
         assert screen.shown_ids()[0] == "kv-cache"
+        # one term found: "1 term", not "1 terms"
+        from textual.widgets import Input, Static
+
+        from quizbank.glossary import search_glossary
+
+        single = next(t.en for t in load_glossary() if len(search_glossary(t.en)) == 1)
+        screen.query_one("#glossary-search", Input).value = single
+        await _settle(pilot)
+        assert len(screen.shown_ids()) == 1
+        assert str(screen.query_one("#glossary-count", Static).content) == "1 term"
+        screen.query_one("#glossary-search", Input).value = "kv cache"
+        await _settle(pilot)
         text = screen_text(app)
         assert "KV cache  KV 缓存" in text and "Glossary" in text
         app.language = "zh"

@@ -112,4 +112,8 @@ class GlossaryScreen(LocalizedScreen):
             options.add_option(Option(prompt, id=term.id))
         if terms:
             options.highlighted = 0
-        count.update(tr("glossary.count", lang, n=len(terms)) if terms else tr("search.none", lang))
+        count.update(
+            tr("glossary.count_one" if len(terms) == 1 else "glossary.count", lang, n=len(terms))
+            if terms
+            else tr("search.none", lang)
+        )

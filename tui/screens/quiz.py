@@ -261,7 +261,12 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
             status.update(Content.styled(tr(key, lang), "$text-warning"))
         else:
             shown = n if config.count is None else min(n, config.count)
-            status.update(Content.styled(tr("setup.matching", lang, n=n) + f"  →  {shown}", "$text-success"))
+            status.update(
+                Content.styled(
+                    tr("setup.matching_one" if n == 1 else "setup.matching", lang, n=n) + f"  →  {shown}",
+                    "$text-success",
+                )
+            )
 
     @on(SelectionList.SelectedChanged)
     @on(RadioSet.Changed)
