@@ -206,3 +206,38 @@ async def test_study_bar_keeps_its_counts_at_80_columns(env: Path, lang: str) ->
         text = str(app.screen.query_one("#study-bar", Static).content)
         title = next(t for t in app.bankset.topics if t.id == "long-title").title.get(lang)
         assert title in text and counts in text, text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_footer_shows_whole_keys_only(env: Path, lang: str) -> None:
+    """At 80 columns the footer shows the keys that fit whole and leaves out the rest, rather than
+    clipping one mid-word ('? Help  / Searc'); wider, the left-out keys come back."""
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    from quizbank.quiz_session import QuizConfig, QuizSession
+    from tui.screens.quiz import QuizScreen
+
+    app = make_app(env, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await app.push_screen(QuizScreen(QuizSession(QuizConfig(seed=1), ["fx.mcq", "fx.truefalse"])))
+        await settle(pilot)
+        await pilot.pause(0.1)
+
+        def shown() -> list[FooterKey]:
+            footer = app.screen.query_one(Footer)
+            keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette")]
+            palette = footer.query(".-command-palette").first(FooterKey)
+            visible = [k for k in keys if k.display]
+            for key in visible:  # whole, left of the command palette's key
+                assert key.region.right <= palette.region.x, (str(key.render()), key.region, palette.region)
+            return visible
+
+        narrow = shown()
+        assert narrow and len(narrow) < len(app.screen.query_one(Footer).query(FooterKey)) - 1
+        await pilot.resize_terminal(200, 24)
+        await settle(pilot)
+        await pilot.pause(0.1)
+        assert len(shown()) > len(narrow)

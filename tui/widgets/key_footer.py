@@ -6,6 +6,9 @@ and a screen opening sends several (the stack moves, focus moves, then focus set
 Study rebuilt the footer eight times. `KeyFooter` coalesces the refreshes that arrive before the next
 repaint into one check, and rebuilds only when what it would show (the keys, their labels, enabled
 state and tooltips) differs from what it shows.
+
+It also shows whole keys only: the keys that do not fit beside the command palette's key are left
+out (Textual's footer clipped the last one mid-word, '? Help  / Searc'), and come back when it widens.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 __all__ = ["KeyFooter"]
 
@@ -72,3 +76,34 @@ class KeyFooter(Footer):
             return
         if self._signature() != self._shown:
             await self.recompose()
+            self._fit_keys()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit_keys)
+
+    def on_resize(self) -> None:
+        self._fit_keys()
+
+    def _fit_keys(self) -> None:
+        """Show the keys, in order, while they fit whole; hide the rest (widths from their content,
+        so a hidden key is measured the same as a shown one)."""
+        if not self.is_attached or self.size.width <= 0:
+            return
+        keys = list(self.query_children(FooterKey))
+        palette = [key for key in keys if key.has_class("-command-palette")]
+        room = self.size.width - sum(self._key_width(key) for key in palette)
+        used = 0
+        for key in keys:
+            if key in palette:
+                continue
+            used += self._key_width(key)
+            fits = used <= room
+            if key.display != fits:
+                key.display = fits
+
+    def _key_width(self, key: FooterKey) -> int:
+        return (
+            key.get_content_width(self.size, self.app.size)
+            + key.styles.gutter.width
+            + key.styles.margin.width
+        )
