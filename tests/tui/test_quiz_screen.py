@@ -346,12 +346,12 @@ async def test_setup_filters_by_type_and_flag(env: Path) -> None:
         assert "6 questions match" in screen_text(app)
         screen.query_one("#only-flagged", Checkbox).value = True
         await settle(pilot)
-        assert "1 questions match" in screen_text(app)
+        assert "1 question matches" in screen_text(app)
         screen.query_one("#only-flagged", Checkbox).value = False
         for qtype in ("mcq", "multi", "truefalse", "cloze", "open"):
             screen.query_one(f"#type-{qtype}", Checkbox).value = False
         await settle(pilot)
-        assert "1 questions match" in screen_text(app)
+        assert "1 question matches" in screen_text(app)
         assert "▐ ▌ mcq" in screen_text(app) and "▐✓▌ numeric" in screen_text(app)  # glyphs, not colour
         await pilot.press("s")
         await settle(pilot)
