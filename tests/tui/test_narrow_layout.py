@@ -206,6 +206,14 @@ async def test_study_bar_keeps_its_counts_at_80_columns(env: Path, lang: str) ->
         text = str(app.screen.query_one("#study-bar", Static).content)
         title = next(t for t in app.bankset.topics if t.id == "long-title").title.get(lang)
         assert title in text and counts in text, text
+        # at 80 columns a short title leaves room for the card's state too
+        await pilot.resize_terminal(80, 24)
+        app.pop_screen()
+        await settle(pilot)
+        await app.push_screen(StudyScreen("fixture-rope"))
+        await settle(pilot)
+        text = str(app.screen.query_one("#study-bar", Static).content)
+        assert ("new card" if lang == "en" else "新卡片") in text and cell_len(text) <= 80, text
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -576,9 +576,11 @@ class StudyScreen(HeldKeys, Screen):
         # the scope's title gives way first (cut with "…", kept to 16 cells at least), then the card's
         # info, so the counts always show at 80 columns
         room = self.app.size.width - 2 - cell_len(tr("study.title", lang, scope=""))
-        if len(rest) > 2 and room - Content.assemble(*rest).cell_length < 16:
+        scope = self._scope_title()
+        least = min(16, cell_len(scope))
+        if len(rest) > 2 and room - Content.assemble(*rest).cell_length < least:
             rest = rest[:2]
-        scope = fit_cells(self._scope_title(), max(16, room - Content.assemble(*rest).cell_length))
+        scope = fit_cells(scope, max(least, room - Content.assemble(*rest).cell_length))
         title = (f" {tr('study.title', lang, scope=scope)} ", "bold")
         self.query_one("#study-bar", Static).update(Content.assemble(title, *rest))
 
