@@ -246,6 +246,7 @@ questions:
 """
 
 
+@pytest.mark.slow
 @pilot_test
 async def test_a_question_links_its_drill(env: Path) -> None:
     (env / "user-banks").mkdir(parents=True, exist_ok=True)
@@ -268,6 +269,7 @@ async def test_a_question_links_its_drill(env: Path) -> None:
         assert isinstance(app.screen, DrillScreen) and app.screen.drill_name == "rope-half"
 
 
+@pytest.mark.slow
 @pilot_test
 async def test_a_solved_drill_comes_back_in_study_and_on_stats(env: Path) -> None:
     app = make_app(env)
