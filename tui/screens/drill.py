@@ -100,7 +100,7 @@ STRINGS.update(
         "drill.changed": ("{path} changed on disk: re-grading.", "{path} 已在磁盘上修改：重新评分。"),
         "drill.attempts": ("Attempts: {n}, passed {passed}", "尝试 {n} 次，通过 {passed} 次"),
         "drill.stats": (
-            "coding drills: {attempts} attempts · {solved}/{total} solved · last: {name} {passed}/{cases}",
+            "coding drills: attempts {attempts} · {solved}/{total} solved · last: {name} {passed}/{cases}",
             "编程练习：尝试 {attempts} 次 · 已完成 {solved}/{total} · 最近：{name} {passed}/{cases}",
         ),
         "drill.card_title": ("Re-implement {name} from memory: {title}", "凭记忆重新实现 {name}：{title}"),
