@@ -214,13 +214,18 @@ async def test_the_screen_opens_outside_the_editor_enter_or_i_edits_escape_leave
         await settle(pilot)
         assert app.language == "zh" and editor.text == starter
         picker = screen.query_one("#drill-pick", Select)
-        # the selector follows the language and keeps the drill shown
+        # the selector follows the language and keeps the drill shown (its closed box shows the
+        # title in the new language, even for the first drill, whose value a reset leaves unchanged)
         assert picker.value == screen.drill_name
         assert get_drill(screen.drill_name).text("title", "zh") in screen_text(app)
+        shown = str(picker.query_one("SelectCurrent").label)
+        assert get_drill(screen.drill_name).text("title", "zh") in shown, shown
         assert "编辑" in screen_text(app)  # the footer's Enter/i key
         await pilot.press("l")
         await settle(pilot)
         assert app.language == "en" and picker.value == screen.drill_name
+        shown = str(picker.query_one("SelectCurrent").label)
+        assert get_drill(screen.drill_name).text("title", "en") in shown, shown
         for key in ("enter", "i"):
             await pilot.press(key)
             await pilot.pause()

@@ -191,6 +191,7 @@ async def test_whole_interview_with_every_item_kind(env: Path) -> None:
         await settle(pilot)
         card = app.store.card("fx.truefalse")
         assert card is not None and card.due <= datetime.now(UTC)
+        assert "1 missed item is due in Study now" in [str(n.message) for n in app._notifications]
         await pilot.press("e")
         await settle(pilot)
         exported = app.screen.exported_to

@@ -519,6 +519,9 @@ class DrillScreen(LocalizedScreen):
         with picker.prevent(Select.Changed):
             picker.set_options([(Content(f"{d.name}  {d.text('title', lang)}"), d.name) for d in drills()])
             picker.value = self.drill_name
+            # an unchanged value (the first drill: set_options had already picked it) runs no watcher,
+            # and the closed box would keep the old language's title
+            picker.mutate_reactive(Select.value)
         self._picker_lang = lang
 
     def _render_hints(self) -> None:

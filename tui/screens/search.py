@@ -19,7 +19,6 @@ from typing import Any
 from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -42,7 +41,8 @@ from quizbank.search import (
 from quizbank.search import excerpt as search_excerpt
 from quizbank.search import rank as search_rank
 
-from ..i18n import LANGUAGES, tr
+from ..i18n import LANGUAGES, STRINGS, tr
+from ..keys import bind
 from ..richtext import highlight, plain
 
 __all__ = [
@@ -59,6 +59,14 @@ __all__ = [
 ]
 
 MAX_RESULTS = 60
+
+STRINGS.update(
+    {
+        "search.key_close": ("Close", "关闭"),
+        "search.key_down": ("Next result", "下一个结果"),
+        "search.key_up": ("Previous result", "上一个结果"),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -248,9 +256,9 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
     SearchScreen #search-count { color: $text-muted; }
     """
     BINDINGS = [
-        Binding("escape", "close", "Close", show=False),
-        Binding("down", "move(1)", "Down", show=False),
-        Binding("up", "move(-1)", "Up", show=False),
+        bind("escape", "close", "search.close", "search.key_close", show=False),
+        bind("down", "move(1)", "search.down", "search.key_down", show=False),
+        bind("up", "move(-1)", "search.up", "search.key_up", show=False),
     ]
 
     def __init__(self, query: str = "") -> None:

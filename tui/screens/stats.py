@@ -56,7 +56,7 @@ STRINGS.update(
             "cards: {learning} learning · {review} review · {relearning} relearning · {reviews} in {days_text}",
             "卡片：学习中 {learning} · 复习 {review} · 重新学习 {relearning} · {days} 天内复习 {total} 次",
         ),
-        "stats.reviews_chart": ("Reviews per day (last {days} days)", "每日复习次数（最近 {days} 天）"),
+        "stats.reviews_chart": ("Reviews per day (last {days} days)", "每日复习（近 {days} 天）"),
         "stats.forecast_chart": ("Due per day (next {days} days)", "每日到期（未来 {days} 天）"),
         "stats.mastery": ("Mastery per topic", "各主题掌握度"),
         "stats.mastery_means": (

@@ -34,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -42,6 +43,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Header, Static
 
+from ..cells import fit_cells
 from ..i18n import STRINGS, count, tr
 from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text, localize_bindings
@@ -86,8 +88,8 @@ STRINGS.update(
         "study.suggested": ("Suggested: {rating} ({why})", "建议：{rating}（{why}）"),
         "study.why_right": ("your answer was right", "你的回答正确"),
         "study.why_wrong": ("your answer was wrong", "你的回答错误"),
-        "study.why_quiz_right": ("right in a Quiz {ago} ago", "{ago} 前测验答对"),
-        "study.why_quiz_wrong": ("wrong in a Quiz {ago} ago", "{ago} 前测验答错"),
+        "study.why_quiz_right": ("right in a Quiz {ago} ago", "{ago}前测验答对"),
+        "study.why_quiz_wrong": ("wrong in a Quiz {ago} ago", "{ago}前测验答错"),
         "study.loading": ("Loading your cards…", "正在加载卡片…"),
         "study.done_title": ("Nothing left to study right now.", "现在没有需要学习的卡片了。"),
         "study.done_session": (
@@ -96,7 +98,7 @@ STRINGS.update(
         ),
         "study.next_due": (
             "Next card due in {interval} ({at} UTC).",
-            "下一张卡片 {interval} 后到期（UTC {at}）。",
+            "下一张卡片 {interval}后到期（UTC {at}）。",
         ),
         "study.nothing_due": ("No studied card in this scope yet.", "这个范围内还没有学过的卡片。"),
         "study.new_limit": (
@@ -106,7 +108,7 @@ STRINGS.update(
         "study.done_keys": ("u undoes the last rating · q goes back", "u 撤销上一次评分 · q 返回"),
         "study.no_store": ("Study needs the progress store: {error}", "学习模式需要进度存储：{error}"),
         "study.no_questions": ("No questions in this scope.", "这个范围内没有题目。"),
-        "study.recorded": ("Recorded {rating} · next in {interval}", "已记录 {rating} · {interval} 后再见"),
+        "study.recorded": ("Recorded {rating} · next in {interval}", "已记录 {rating} · {interval}后再见"),
         "study.undone": ("Undid {rating} on {id}", "已撤销 {id} 的 {rating}"),
         "study.nothing_to_undo": ("Nothing to undo in this session.", "本次没有可以撤销的评分。"),
         "study.failed": ("Could not save: {error}", "无法保存：{error}"),
@@ -122,10 +124,10 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _interval_text(seconds: float) -> str:
+def _interval_text(seconds: float, lang: str) -> str:
     from quizbank.progress.scheduler import format_interval
 
-    return format_interval(timedelta(seconds=max(0.0, seconds)))
+    return format_interval(timedelta(seconds=max(0.0, seconds)), lang)
 
 
 @dataclass
@@ -425,7 +427,7 @@ class StudyScreen(HeldKeys, Screen):
                     "study.recorded",
                     lang,
                     rating=tr(RATING_KEYS[int(message.rated.rating)], lang),
-                    interval=_interval_text(interval),
+                    interval=_interval_text(interval, lang),
                 )
             )
         if message.undone is not None:
@@ -531,7 +533,7 @@ class StudyScreen(HeldKeys, Screen):
                     tr(
                         "study.next_due",
                         lang,
-                        interval=_interval_text(seconds),
+                        interval=_interval_text(seconds, lang),
                         at=plan.next_due.strftime("%Y-%m-%d %H:%M"),
                     )
                 )
@@ -546,9 +548,9 @@ class StudyScreen(HeldKeys, Screen):
     def _render_bar(self) -> None:
         lang = self.lang
         plan = self.plan
-        parts: list[Any] = [(f" {tr('study.title', lang, scope=self._scope_title())} ", "bold")]
+        rest: list[Any] = []
         if plan is not None:
-            parts += [
+            rest += [
                 "  ",
                 (
                     tr("study.counts", lang, due=plan.due, new=plan.new, done=self.done_count),
@@ -570,8 +572,19 @@ class StudyScreen(HeldKeys, Screen):
                         reviews=count(plan.reps, "review"),
                         lapses_text=count(plan.lapses, "lapse"),
                     )
-                parts += ["   ", (info, "$text-muted")]
-        self.query_one("#study-bar", Static).update(Content.assemble(*parts))
+                rest += ["   ", (info, "$text-muted")]
+        # the scope's title gives way first (cut with "…", kept to 16 cells at least), then the card's
+        # info, so the counts always show at 80 columns
+        room = self.app.size.width - 2 - cell_len(tr("study.title", lang, scope=""))
+        if len(rest) > 2 and room - Content.assemble(*rest).cell_length < 16:
+            rest = rest[:2]
+        scope = fit_cells(self._scope_title(), max(16, room - Content.assemble(*rest).cell_length))
+        title = (f" {tr('study.title', lang, scope=scope)} ", "bold")
+        self.query_one("#study-bar", Static).update(Content.assemble(title, *rest))
+
+    def on_resize(self) -> None:
+        if self.query("#study-bar"):
+            self._render_bar()  # the title is cut to the new width
 
     def _render_footer(self) -> None:
         lang = self.lang
@@ -587,7 +600,7 @@ class StudyScreen(HeldKeys, Screen):
             return
         if self.suggested is not None:
             if self.suggest_reason in ("quiz_right", "quiz_wrong") and self.plan.quiz_at is not None:
-                ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds())
+                ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds(), lang)
                 why = tr(f"study.why_{self.suggest_reason}", lang, ago=ago)
             elif self.suggest_reason == "points" and self.coverage is not None:
                 why = tr("open.why_points", lang, done=self.coverage[0], total=self.coverage[1])
@@ -610,7 +623,7 @@ class StudyScreen(HeldKeys, Screen):
         for n in RATINGS:
             button = self.query_one(f"#rate-{n}", Button)
             preview = self.plan.previews.get(n)
-            interval = _interval_text(preview[1]) if preview else "?"
+            interval = _interval_text(preview[1], lang) if preview else "?"
             button.label = Content(f"{n} {tr(RATING_KEYS[n], lang)} · {interval}")
             button.set_class(self.suggested == n, "-suggested")
 
