@@ -217,6 +217,8 @@ async def test_the_screen_opens_outside_the_editor_enter_or_i_edits_escape_leave
         # the selector follows the language and keeps the drill shown
         assert picker.value == screen.drill_name
         assert get_drill(screen.drill_name).text("title", "zh") in screen_text(app)
+        shown = picker.query_one("SelectCurrent").label  # what the closed selector shows
+        assert get_drill(screen.drill_name).text("title", "zh") in str(shown), shown
         assert "编辑" in screen_text(app)  # the footer's Enter/i key
         await pilot.press("l")
         await settle(pilot)

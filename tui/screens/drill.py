@@ -519,6 +519,9 @@ class DrillScreen(LocalizedScreen):
         with picker.prevent(Select.Changed):
             picker.set_options([(Content(f"{d.name}  {d.text('title', lang)}"), d.name) for d in drills()])
             picker.value = self.drill_name
+            # the value may be the one it had (the first drill): no watcher runs and the closed selector
+            # keeps the old language's title; run it
+            picker.mutate_reactive(Select.value)
         self._picker_lang = lang
 
     def _render_hints(self) -> None:
