@@ -298,7 +298,7 @@ async def test_a_solved_drill_comes_back_in_study_and_on_stats(env: Path) -> Non
         await settle(pilot)
         app.open_stats()
         await settle(pilot)
-        assert "coding drills: 1 attempts · 1/18 solved · last: alibi-slopes 12/12" in screen_text(app)
+        assert "coding drills: 1 attempt · 1/18 solved · last: alibi-slopes 12/12" in screen_text(app)
 
 
 @pytest.mark.slow  # starts grading children
