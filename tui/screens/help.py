@@ -165,6 +165,8 @@ class HelpScreen(ModalScreen[None]):
         box.border_subtitle = tr("help.close", lang)
         lines: list[Content] = []
         groups = help_groups(self.app)
+        # the box's text width (before the first layout: the box's CSS share of the screen)
+        room = box.scrollable_content_region.width or int(self.app.size.width * 0.9) - 6
         # one set of columns for every group: keys, description (CJK counts double), binding id
         key_width = max(cell_len(keys) for _t, entries in groups for keys, _d, _i in entries)
         text_width = min(
@@ -175,15 +177,26 @@ class HelpScreen(ModalScreen[None]):
                 lines.append(Content(""))
             lines.append(Content.styled(title, "bold $text-accent"))
             for keys, description, binding_id in entries:
-                lines.append(
-                    Content.assemble(
-                        ("  " + keys + " " * (key_width - cell_len(keys) + 2), "bold $text-warning"),
-                        (description + " " * max(2, text_width - cell_len(description) + 2), ""),
-                        (binding_id, "dim"),
+                key_cells = "  " + keys + " " * (key_width - cell_len(keys) + 2)
+                padded = description + " " * max(2, text_width - cell_len(description) + 2)
+                if cell_len(key_cells + padded + binding_id) <= room:
+                    lines.append(
+                        Content.assemble((key_cells, "bold $text-warning"), padded, (binding_id, "dim"))
                     )
-                )
+                    continue
+                # no room for the id on its row (80 columns): its own line, in the description column;
+                # a description too long for the box wraps there too
+                indent = " " * cell_len(key_cells)
+                parts = Content(description).wrap(max(10, room - len(indent)))
+                lines.append(Content.assemble((key_cells, "bold $text-warning"), parts[0]))
+                lines += [Content.assemble(indent, part) for part in parts[1:]]
+                if binding_id:
+                    lines.append(Content.styled(indent + binding_id, "dim"))
         lines += [Content(""), Content.styled(tr("help.remap", lang), "dim italic")]
         self.query_one("#help-text", Static).update(Content("\n").join(lines))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._render_help)  # the rows fit the box's new width
 
     def action_close(self) -> None:
         self.dismiss(None)
