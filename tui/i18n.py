@@ -268,7 +268,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "key.flag": ("Flag", "标记"),
     "key.note": ("Note", "笔记"),
     "key.hint": ("Hint", "提示"),
-    "key.read": ("Read it", "阅读"),
+    "key.read": ("Read it (a question tried from Home)", "阅读（从首页试答的题）"),
     "key.cancel": ("Cancel", "取消"),
     "quiz.flagged": ("flagged", "已标记"),
     "quiz.try_it": ("Try it (o reads it in Browse)", "试做（按 o 在浏览中阅读）"),

@@ -134,3 +134,19 @@ async def test_a_fresh_store_keeps_the_locale_language(env: Path, monkeypatch: p
         assert app.store is not None
         assert app.language == "zh"
         assert "全部主题" in screen_text(app)
+
+
+@pilot_test
+async def test_buttons_fit_their_new_label_after_the_language_toggle(env: Path) -> None:
+    """A button sized for 开始测验 (8 cells) showed "Start" of "Start quiz" after `l`: its width stayed."""
+    app = make_app(env, language="zh")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("z")
+        await settle(pilot)
+        assert "开始测验" in screen_text(app)
+        await pilot.press("l")
+        await settle(pilot)
+        start = app.screen.query_one("#setup-start")
+        assert start.content_size.width >= len("Start quiz"), start.content_size
+        assert "Start quiz" in screen_text(app)

@@ -32,7 +32,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Header, Markdown, Select, Static, TextArea
 
 from ..appenv import code_off, workspace_override
-from ..i18n import STRINGS, tr
+from ..i18n import STRINGS, count, tr
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import markdown_source
 from ..widgets.key_footer import KeyFooter
@@ -100,7 +100,7 @@ STRINGS.update(
         "drill.changed": ("{path} changed on disk: re-grading.", "{path} 已在磁盘上修改：重新评分。"),
         "drill.attempts": ("Attempts: {n}, passed {passed}", "尝试 {n} 次，通过 {passed} 次"),
         "drill.stats": (
-            "coding drills: attempts {attempts} · {solved}/{total} solved · last: {name} {passed}/{cases}",
+            "coding drills: {attempts_text} · {solved}/{total} solved · last: {name} {passed}/{cases}",
             "编程练习：尝试 {attempts} 次 · 已完成 {solved}/{total} · 最近：{name} {passed}/{cases}",
         ),
         "drill.card_title": ("Re-implement {name} from memory: {title}", "凭记忆重新实现 {name}：{title}"),
@@ -159,6 +159,7 @@ def drill_attempts_line(attempts: list[Any], lang: str) -> str:
         "drill.stats",
         lang,
         attempts=len(attempts),
+        attempts_text=count(len(attempts), "attempt"),
         solved=len({a.drill for a in attempts if a.passed}),
         total=len(DRILL_NAMES),
         name=last.drill,
@@ -519,8 +520,8 @@ class DrillScreen(LocalizedScreen):
         with picker.prevent(Select.Changed):
             picker.set_options([(Content(f"{d.name}  {d.text('title', lang)}"), d.name) for d in drills()])
             picker.value = self.drill_name
-            # an unchanged value (the first drill: set_options had already picked it) runs no watcher,
-            # and the closed box would keep the old language's title
+            # the value may be the one it had (the first drill): no watcher runs and the closed selector
+            # keeps the old language's title; run it
             picker.mutate_reactive(Select.value)
         self._picker_lang = lang
 
