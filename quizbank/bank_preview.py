@@ -64,6 +64,7 @@ class PreviewQuestion:
     explanation: PreviewText
     answer: PreviewText | None = None
     choices: tuple[PreviewChoice, ...] = ()
+    vary: tuple[str, ...] = ()  # a generated question's parameter names (its `{name}` placeholders)
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,9 @@ def _question(raw: Any) -> PreviewQuestion:
     difficulty = _int(raw.get("difficulty", 2))
     if not 1 <= difficulty <= 3:
         raise _Shape("difficulty out of range")
+    vary = raw.get("vary") or {}
+    if not isinstance(vary, dict):
+        raise _Shape("expected a mapping of vary parameters")
     return PreviewQuestion(
         id=_str(raw.get("id")),
         type=kind,
@@ -135,6 +139,7 @@ def _question(raw: Any) -> PreviewQuestion:
         explanation=_text(raw.get("explanation")),
         answer=None if answer is None else _text(answer),
         choices=tuple(PreviewChoice(_text(c.get("text"))) for c in choices),
+        vary=tuple(_str(name) for name in vary),
     )
 
 

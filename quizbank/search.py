@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .vary import fill
+
 __all__ = [
     "ANSWER",
     "EXACT_ID",
@@ -242,6 +244,18 @@ def _texts(text: Any, render: Callable[[str], str], langs: tuple[str, ...]) -> d
     return {lang: render(value) for lang in langs if (value := getattr(text, lang, None))}
 
 
+GAP = "…"  # a generated question's drawn value, as a search result shows its template
+
+
+def _with_gaps(render: Callable[[str], str], names: tuple[str, ...]) -> Callable[[str], str]:
+    """`render` for a generated question's texts: each declared `{name}` reads as GAP (left as written,
+    a template shows `d = {d}` as "d = d" and `base {base}` as "base {base}")."""
+    if not names:
+        return render
+    gaps = dict.fromkeys(names, GAP)
+    return lambda text: render(fill(text, gaps))
+
+
 def question_documents(
     bankset: Any, render: Callable[[str], str] = str, langs: tuple[str, ...] = ("en", "zh")
 ) -> list[Document]:
@@ -249,12 +263,13 @@ def question_documents(
     prompt, the answer and every choice, the explanation; `render` turns bank text into text as shown."""
     documents = []
     for order, question in enumerate(bankset.ordered_questions()):
+        shown = _with_gaps(render, tuple(getattr(question, "vary", None) or ()))
         fields: list[tuple[int, dict[str, str]]] = [(TITLE, {NEUTRAL: question.id})]
-        fields.append((PROMPT, _texts(question.prompt, render, langs)))
+        fields.append((PROMPT, _texts(question.prompt, shown, langs)))
         answers = [getattr(question, "answer", None)]
         answers += [getattr(c, "text", None) for c in getattr(question, "choices", None) or ()]
-        fields += [(ANSWER, _texts(a, render, langs)) for a in answers if a is not None]
-        fields.append((EXPLANATION, _texts(question.explanation, render, langs)))
+        fields += [(ANSWER, _texts(a, shown, langs)) for a in answers if a is not None]
+        fields.append((EXPLANATION, _texts(question.explanation, shown, langs)))
         documents.append(Document("question", question.id, order, tuple(f for f in fields if f[1])))
     return documents
 

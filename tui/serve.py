@@ -117,6 +117,21 @@ PAGE_SCRIPT = """
           url.searchParams.delete("token");
           window.history.replaceState(null, "", url.pathname + url.search + url.hash);
         }
+        // Keys go to the app without a click first: focus xterm once its websocket is open (a focus
+        // before that is never told to the app, so its footer would stay empty and keys go nowhere).
+        const focusTerminal = () => {
+          const input = terminal.querySelector("textarea");
+          if (!input) return;
+          if (document.activeElement === input) input.blur();
+          input.focus({preventScroll: true});
+        };
+        const watcher = new MutationObserver(() => {
+          if (document.body.classList.contains("-loaded")) {
+            watcher.disconnect();
+            focusTerminal();
+          }
+        });
+        watcher.observe(document.body, {attributes: true, attributeFilter: ["class"]});
       })();
     </script>
   </body>"""

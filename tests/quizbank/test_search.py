@@ -169,3 +169,22 @@ def test_logic_does_not_import_textual() -> None:
     code = "import sys, quizbank.search; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_generated_questions_show_a_gap_for_each_drawn_value(shipped, tmp_path: Path, monkeypatch) -> None:
+    """A search result for a generated question read "A RoPE head has d = d and base {base}": the raw
+    template. Each declared `{name}` reads as "…", in the full bank and in the startup preview alike."""
+    docs = {d.key: d for d in question_documents(shipped)}
+    assert docs["rope.pair-angle-any"].text(PROMPT, "en").startswith("A RoPE head has $d = …$ and base ….")
+    generated = [q for q in shipped.ordered_questions() if getattr(q, "vary", None)]
+    assert len(generated) > 5
+    for question in generated:  # (an explanation may write a literal `{{d}}`: the prompts do not)
+        for text in docs[question.id].fields[1][1].values():
+            assert not any("{" + name + "}" in text for name in question.vary), (question.id, text)
+    monkeypatch.setenv(bank_cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
+    full = load_banks(use_cache=True)
+    preview = read_preview()
+    assert preview is not None
+    assert [d.fields for d in question_documents(preview)] == [d.fields for d in question_documents(full)]

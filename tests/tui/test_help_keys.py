@@ -238,6 +238,7 @@ def _press_key(keys: str) -> str:
     return KEY_NAMES.get(first, first)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("section", [s for s in OPENERS])
 @pilot_test
 async def test_every_key_help_lists_has_an_effect_on_its_screen(env: Path, section: str) -> None:

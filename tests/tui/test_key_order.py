@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.apps import make_app
 from support.pilot import pilot_test, settle
 from textual import events
@@ -62,6 +63,7 @@ async def wait_for(predicate: Any, timeout: float = 300.0, state: Any = lambda: 
         await asyncio.sleep(0.02)
 
 
+@pytest.mark.slow
 @pilot_test
 async def test_keys_are_dispatched_one_at_a_time_in_the_order_they_arrived(env: Path) -> None:
     """A burst of keys while Study saves ratings: the queue's trace shows each key dispatched in
@@ -91,6 +93,7 @@ async def test_keys_are_dispatched_one_at_a_time_in_the_order_they_arrived(env: 
         assert screen.done_count == 6
 
 
+@pytest.mark.slow
 @pilot_test
 async def test_a_rating_key_never_lands_in_the_next_cards_field(env: Path) -> None:
     """The next card is numeric: its field has focus before the keys are released. The `1` typed

@@ -1,5 +1,6 @@
 """At 80x24, in both languages, labels are not cut: Home's topic titles end in "…" when they do not fit,
-the mock setup's three fields fit the width, the Stats section titles wrap."""
+the mock setup's three fields fit the width, the Stats section titles wrap, Help's binding ids never wrap
+under its keys."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from rich.cells import cell_len
 from support.apps import make_app
 from support.pilot import pilot_test, settle
-from textual.widgets import Label, RadioSet, Tree
+from textual.widgets import Label, RadioSet, Static, Tree
 
 from tui.screens.mock import MockSetupScreen
 from tui.screens.stats import StatsScreen
@@ -249,3 +250,28 @@ async def test_footer_shows_whole_keys_only(env: Path, lang: str) -> None:
         await settle(pilot)
         await pilot.pause(0.1)
         assert len(shown()) > len(narrow)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_help_rows_fit_80_columns_with_each_binding_id_in_the_id_column(env: Path, lang: str) -> None:
+    """At 80 columns a row's binding id wrapped to the next line's left edge ("  posenc.language" under
+    the keys): a row that has no room for its id puts it on a line of its own, in the description column."""
+    app = make_app(env, open_store=False, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        box = app.screen.query_one("#help-box")
+        room = box.scrollable_content_region.width
+        lines = str(app.screen.query_one("#help-text", Static).content).splitlines()
+        assert len(lines) > 40
+        for line in lines[:-1]:  # (the closing remap note is prose: it wraps)
+            assert cell_len(line) <= room, (room, line)
+        ids = [line for line in lines if line.strip().startswith("posenc.")]
+        indents = {len(line) - len(line.lstrip()) for line in ids}
+        assert ids and len(indents) == 1 and indents.pop() > 4, ids  # the description column
+        await pilot.resize_terminal(140, 40)  # room again: every id back on its row
+        await settle(pilot)
+        wide = str(app.screen.query_one("#help-text", Static).content).splitlines()
+        assert not [line for line in wide if line.strip().startswith("posenc.")]

@@ -20,6 +20,11 @@ class LocalizedScreen(Screen):
     def _on_language(self) -> None:
         localize_bindings(self, self.app.language)
         self.relabel()
+        # a button's auto width was measured for the old label (a label change only repaints it):
+        # measure again, or "Start quiz" shows as "Start" in a button sized for 开始测验
+        for button in self.query("Button, ToggleButton"):
+            button.clear_cached_dimensions()
+            button.refresh(layout=True)
 
     def _on_banks(self) -> None:
         self.banks_reloaded()

@@ -172,6 +172,13 @@ class HomeScreen(Screen):
         if self.app.bank_view is not None:
             self._refresh_progress()
 
+    def on_screen_suspend(self) -> None:
+        """Leaving Home disarms the quit: its "press q again" toast would be wrong on the next screen,
+        where q means Back."""
+        if self._quit_armed_at is not None:
+            self._quit_armed_at = None
+            self.app.clear_notifications()
+
     # ------------------------------------------------------------------ data
 
     async def _banks_changed(self) -> None:

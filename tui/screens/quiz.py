@@ -694,7 +694,10 @@ class QuizSummaryScreen(LocalizedScreen):
                 reason, style = tr("summary.revealed", lang), "$text-warning"
             else:
                 reason, style = tr("summary.wrong", lang), "$text-error"
-            question = bankset.questions.get(qid) if bankset is not None else None
+            showing = session.live.get(qid)  # a generated question: the numbers it was shown with
+            question = showing.question if showing is not None else (
+                bankset.questions.get(qid) if bankset is not None else None
+            )  # fmt: skip
             prompt = _short(question.prompt.get(lang), 200) if question is not None else ""
             pad = " " * (reason_width - cell_len(reason) + 1)
             options.add_option(

@@ -41,7 +41,7 @@ from quizbank.search import (
 from quizbank.search import excerpt as search_excerpt
 from quizbank.search import rank as search_rank
 
-from ..i18n import LANGUAGES, STRINGS, tr
+from ..i18n import LANGUAGES, tr
 from ..keys import bind
 from ..richtext import highlight, plain
 
@@ -59,14 +59,6 @@ __all__ = [
 ]
 
 MAX_RESULTS = 60
-
-STRINGS.update(
-    {
-        "search.key_close": ("Close", "关闭"),
-        "search.key_down": ("Next result", "下一个结果"),
-        "search.key_up": ("Previous result", "上一个结果"),
-    }
-)
 
 
 @dataclass(frozen=True)

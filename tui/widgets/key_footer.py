@@ -51,6 +51,10 @@ class KeyFooter(Footer):
         )
         return (keys, self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE, self._bindings_ready)
 
+    def _shows_keys(self) -> bool:
+        """Whether the last compose showed any key (Footer.compose shows none before bindings are ready)."""
+        return self._shown is not None and bool(self._shown[0]) and self._shown[-1]
+
     def compose(self) -> ComposeResult:
         self._shown = self._signature()
         for widget in super().compose():
@@ -64,7 +68,9 @@ class KeyFooter(Footer):
 
     def bindings_changed(self, screen: Screen) -> None:
         self._bindings_ready = True
-        if not screen.app.app_focus:
+        if not screen.app.app_focus and self._shows_keys():
+            # blurred (focus moved to None): keep the keys shown, as Textual's Footer does; but a footer
+            # that shows nothing yet (a served tab starts blurred) builds now, not at the first key
             return
         if self.is_attached and screen is self.screen and not self._check_pending:
             self._check_pending = True
