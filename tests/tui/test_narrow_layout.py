@@ -275,3 +275,31 @@ async def test_help_rows_fit_80_columns_with_each_binding_id_in_the_id_column(en
         await settle(pilot)
         wide = str(app.screen.query_one("#help-text", Static).content).splitlines()
         assert not [line for line in wide if line.strip().startswith("posenc.")]
+
+
+@pilot_test
+async def test_quiz_setup_opens_at_its_top_with_the_topic_list_focused(env: Path) -> None:
+    """At 80x24 with a dozen topics, focusing the topic list scrolled the form down: the title and the
+    'Difficulty' and 'Questions' labels were off screen, leaving '10' unlabelled."""
+    from textual.containers import VerticalScroll
+    from textual.widgets import SelectionList
+
+    from tui.screens.quiz import QuizSetupScreen
+
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    for n in range(14):
+        bank = BANK.replace("long-title", f"long-title-{n}").replace(LONG_TITLE, f"Topic {n}")
+        (env / "user-banks" / f"long{n}.yaml").write_text(bank, encoding="utf-8")
+    app = make_app(env, open_store=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("z")
+        await settle(pilot)
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, QuizSetupScreen)
+        form = app.screen.query_one("#setup", VerticalScroll)
+        assert form.max_scroll_y > 0  # the form is taller than the screen
+        assert isinstance(app.focused, SelectionList) and form.scroll_y == 0
+        for label_id in ("#setup-title", "#setup-count-label", "#setup-difficulty-label"):
+            region = app.screen.query_one(label_id).region
+            assert form.region.contains_region(region), (label_id, region)

@@ -177,7 +177,9 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one("#setup-count", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
-        self.query_one("#setup-topics", SelectionList).focus()
+        self.query_one("#setup-topics", SelectionList).focus(scroll_visible=False)
+        # focusing the list scrolled the form down at 80x24, hiding its title and field labels
+        self.call_after_refresh(self.query_one("#setup", VerticalScroll).scroll_home, animate=False)
         self.load_question_status()
         self._update_matching()
         self._show_topics()
