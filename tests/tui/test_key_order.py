@@ -168,3 +168,24 @@ async def test_a_screen_holding_keys_then_closed_hands_them_to_the_next_screen(e
         await wait_for(lambda: isinstance(app.screen, HomeScreen) and not app.key_queue.pending)
         await settle(pilot)
         assert app.language == "zh"  # `l` reached Home (the app's language key)
+
+
+@pilot_test
+async def test_a_paste_waits_its_turn_behind_the_keys_typed_before_it(env: Path) -> None:
+    """`/` then a paste at once: the search field opened by `/` gets the text (it used to go to Home's
+    topic list, which ignores it), and a key after the paste comes after it."""
+    from tui.screens.search import SearchScreen
+
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.key_queue.trace = []
+        app.post_message(events.Key("slash", "/"))
+        app.post_message(events.Paste("rope bas"))
+        app.post_message(events.Key("e", "e"))
+        await wait_for(lambda: isinstance(app.screen, SearchScreen) and not app.key_queue.pending)
+        await settle(pilot)
+        field = app.screen.query_one("#search-input", Input)
+        assert field.value == "rope base"
+        dispatched = [name for what, name in app.key_queue.trace if what == "dispatched"]
+        assert dispatched == ["slash", "paste", "e"]
