@@ -136,16 +136,36 @@ def test_the_walk_covers_every_text_bearing_field():
     assert len(TEXT_PATHS) > 60
 
 
-@pytest.mark.parametrize("path", TEXT_PATHS, ids=lambda p: ".".join(map(str, p)))
-def test_every_text_field_rejects_every_control_character(path):
-    for raw, corpus in ((False, CORPUS), (True, RAW_OK)):  # as YAML escapes ("\e", "\x9b"), and raw
+def _rejects(path: Path_, corpus: list[str], raw_corpus: list[str]) -> None:
+    for raw, chars in ((False, corpus), (True, raw_corpus)):  # as YAML escapes ("\e", "\x9b"), and raw
         mark = None  # where the scalar starts does not depend on what it holds: find it once
-        for bad in corpus:
+        for bad in chars:
             data = copy.deepcopy(BASE)
             _set(data, path, "a" + bad + "b")
             text = _dump(data, raw=raw)
             mark = mark or _node_mark(text, path)
             _assert_rejected(text, path, bad, mark=mark)
+
+
+# one of each kind: C0 (ESC), DEL, C1 (CSI), bidi (RLO), and an OSC sequence
+SAMPLE = ["\x1b", "\x7f", "\x9b", "\u202e", OSC[0]]
+
+
+@pytest.mark.slow  # every field x every character: about 70 s of the fast loop's time; make test runs it
+@pytest.mark.parametrize("path", TEXT_PATHS, ids=lambda p: ".".join(map(str, p)))
+def test_every_text_field_rejects_every_control_character(path):
+    _rejects(path, CORPUS, RAW_OK)
+
+
+@pytest.mark.parametrize("path", TEXT_PATHS[::7], ids=lambda p: ".".join(map(str, p)))
+def test_text_fields_reject_one_control_character_of_each_kind(path):
+    """The fast loop's share of the matrix above: every seventh field, one character of each kind."""
+    _rejects(path, SAMPLE, ["\u202e"])
+
+
+def test_a_prompt_rejects_every_control_character():
+    path = next(p for p in TEXT_PATHS if "prompt" in p and p[-1] == "en")
+    _rejects(path, CORPUS, RAW_OK)
 
 
 @pytest.mark.parametrize("path", KEY_PATHS[::3], ids=lambda p: ".".join(map(str, p)))
