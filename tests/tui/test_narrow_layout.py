@@ -98,3 +98,28 @@ async def test_help_rows_fit_80_columns_with_each_binding_id_in_the_id_column(en
         await settle(pilot)
         wide = str(app.screen.query_one("#help-text", Static).content).splitlines()
         assert not [line for line in wide if line.strip().startswith("posenc.")]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_the_footer_keeps_the_screens_keys_and_help_at_80_columns(env: Path, lang: str) -> None:
+    """The quiz footer ran off the edge at 80 columns, cutting `? Help` ("… ^q Quit  ? "): keys every
+    screen has (reload, quit, search, …) make room first, and come back when the terminal is wide."""
+    from support.apps import screen_text, start_quiz
+
+    from tui.i18n import tr
+
+    app = make_app(env, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await start_quiz(pilot, ["fx.mcq"])
+        await settle(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        for key in ("key.check", "key.next", "key.end_quiz", "key.help", "key.palette"):
+            assert tr(key, lang) in footer, (key, footer)
+        assert tr("key.reload", lang) not in footer
+        await pilot.resize_terminal(140, 30)
+        await settle(pilot)
+        wide = screen_text(app).splitlines()[-1]
+        for key in ("key.check", "key.help", "key.reload", "key.quit", "key.search"):
+            assert tr(key, lang) in wide, (key, wide)

@@ -12,11 +12,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
-__all__ = ["KeyFooter"]
+__all__ = ["KeyFooter", "SPARE_ACTIONS"]
+
+# Keys every screen has (Help lists them all): on a footer too narrow for all its keys (80 columns), these
+# make room, first to last, so the screen's own keys and `? Help` stay in view rather than run off the edge.
+SPARE_ACTIONS = ("reload", "quit", "back", "search", "toggle_language")
+
+
+def _key_width(key: FooterKey) -> int:
+    """Cells a non-compact FooterKey takes: ` key ` then `description `."""
+    return cell_len(key.key_display) + 2 + (cell_len(key.description) + 1 if key.description else 0)
+
+
+def _spare_rank(key: FooterKey) -> int | None:
+    action = key.action.removeprefix("app.")
+    return SPARE_ACTIONS.index(action) if action in SPARE_ACTIONS else None
 
 
 class KeyFooter(Footer):
@@ -45,7 +63,31 @@ class KeyFooter(Footer):
             for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
             if binding.show or binding.action == "command_palette"
         )
-        return (keys, self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE, self._bindings_ready)
+        return (
+            keys,
+            self.show_command_palette,
+            self.app.ENABLE_COMMAND_PALETTE,
+            self._bindings_ready,
+            self._width(),
+        )
+
+    def _width(self) -> int:
+        return self.size.width or self.app.size.width
+
+    def _fitted(self, widgets: list[Widget]) -> list[Widget]:
+        """`widgets` less the SPARE_ACTIONS keys (in that order) while the keys are wider than the footer."""
+        keys = [w for w in widgets if isinstance(w, FooterKey) and not w.has_class("-command-palette")]
+        palette = [w for w in widgets if isinstance(w, FooterKey) and w.has_class("-command-palette")]
+        room = self._width() - sum(_key_width(w) + 2 for w in palette)
+        used = sum(_key_width(w) for w in keys)
+        spare = sorted((w for w in keys if _spare_rank(w) is not None), key=_spare_rank)
+        dropped: set[int] = set()
+        for key in spare:
+            if used <= room:
+                break
+            dropped.add(id(key))
+            used -= _key_width(key)
+        return [w for w in widgets if id(w) not in dropped]
 
     def _shows_keys(self) -> bool:
         """Whether the last compose showed any key (Footer.compose shows none before bindings are ready)."""
@@ -53,7 +95,7 @@ class KeyFooter(Footer):
 
     def compose(self) -> ComposeResult:
         self._shown = self._signature()
-        for widget in super().compose():
+        for widget in self._fitted(list(super().compose())):
             # a FooterKey starts compact and is data-bound to the footer's `compact`: each key would
             # be restyled once it mounts; starting it in the footer's state spares that
             # (set, never read: reading a reactive before mount runs its watcher, the restyle)
@@ -78,3 +120,8 @@ class KeyFooter(Footer):
             return
         if self._signature() != self._shown:
             await self.recompose()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.is_attached and not self._check_pending:
+            self._check_pending = True
+            self.call_after_refresh(self._recompose_if_changed)
