@@ -48,13 +48,17 @@ def grade_truefalse(question: Any, value: bool) -> Grade:
     return Grade(value == bool(question.correct), "true" if value else "false", {"value": value})
 
 
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")
 _NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
 def parse_number(raw: str) -> float:
     """Read a number the way people type it: `0.5`, `.5`, `1e-4`, `1/2`, `1,024`, `50%`, `−3`,
-    full-width digits, and arithmetic (`2^-8`, `2**-8`, `1/(2*128)`: quizbank.arithmetic). Raises
+    full-width digits, and arithmetic (`2^-8`, `2**-8`, `2⁻⁸`, `1/(2*128)`: quizbank.arithmetic). Raises
     ValueError with a short, user-facing message."""
+    # a run of superscripts is a power: 2⁻⁸ is 2^-8 (NFKC alone would read 2-8, and 10⁴ as 104)
+    raw = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group().translate(_SUPERSCRIPTS), raw)
     text = unicodedata.normalize("NFKC", raw).strip().replace("−", "-").replace("×10^", "e")
     if not text:
         raise ValueError("enter a number")

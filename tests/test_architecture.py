@@ -240,6 +240,18 @@ def test_the_cycle_allow_list_is_current() -> None:
     assert stale == [], "these cycles are gone: delete their ALLOWED_CYCLES entries"
 
 
+MAX_MODULE_LINES = 800  # one concept per module: past this a file holds several (bank YAML is data, not code)
+
+
+def test_no_product_module_is_over_800_lines() -> None:
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in _project_modules().values()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}, "split these by concept"
+
+
 # ----------------------------------------------------------------------------- the test layout
 
 TEST_FOLDERS = ("posenc_ref", "quizbank", "tui")  # tests/<package>/... mirror the packages

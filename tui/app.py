@@ -251,6 +251,9 @@ class PosencApp(App[int], inherit_bindings=False):
                 self.app_focus = True
             await self.key_queue.arrived(event)  # dispatched from there, in order (tui.keyorder)
             return
+        if isinstance(event, events.Paste) and not event.is_forwarded:
+            await self.key_queue.arrived(event)  # in line with the keys typed before it
+            return
         await super().on_event(event)
 
     def on_key(self, event: events.Key) -> None:

@@ -20,7 +20,9 @@ goes when the app has run its callback. While the current screen is not mounted 
 opened it: its `on_mount` sets the focus) or holds keys (`HeldKeys`: a rating is being saved, a
 card or form is being mounted) keys wait in the queue; they go, in order, to whatever has focus
 once it is mounted or `release_keys()` is called. Only the app's own priority keys (Ctrl+Q,
-the command palette) act at once, whatever is queued.
+the command palette) act at once, whatever is queued. A paste (bracketed paste: one `Paste` event
+for the whole text) takes its place in the same line, so pasted text lands where the keys typed
+before it left the focus, never ahead of them.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ class KeyQueue:
 
     def __init__(self, app: Any) -> None:
         self.app = app
-        self._keys: deque[events.Key] = deque()
-        self._in_flight: events.Key | None = None
+        self._keys: deque[events.Key | events.Paste] = deque()
+        self._in_flight: events.Key | events.Paste | None = None
         self._pumping = False
         self._mount_wait: asyncio.Task[None] | None = None
         self.trace: list[tuple[str, str]] | None = None  # (what, key) when a test records the order
@@ -59,21 +61,21 @@ class KeyQueue:
     @property
     def in_flight(self) -> str | None:
         """The key being handled now, if any."""
-        return self._in_flight.key if self._in_flight is not None else None
+        return _name(self._in_flight) if self._in_flight is not None else None
 
     def queued(self) -> list[str]:
-        """The keys waiting, oldest first."""
-        return [event.key for event in self._keys]
+        """The keys waiting, oldest first (a paste as `paste`)."""
+        return [_name(event) for event in self._keys]
 
-    def _note(self, what: str, event: events.Key) -> None:
+    def _note(self, what: str, event: events.Key | events.Paste) -> None:
         if self.trace is not None:
-            self.trace.append((what, event.key))
+            self.trace.append((what, _name(event)))
 
-    async def arrived(self, event: events.Key) -> None:
-        """A key from the terminal (called in the app's message loop, in arrival order)."""
+    async def arrived(self, event: events.Key | events.Paste) -> None:
+        """A key or a paste from the terminal (called in the app's message loop, in arrival order)."""
         self._note("arrived", event)
         if self.pending or self._screen_holds():
-            if not self._app_priority(event.key):
+            if isinstance(event, events.Paste) or not self._app_priority(event.key):
                 self._note("queued", event)
                 self._keys.append(event)
                 return
@@ -140,7 +142,7 @@ class KeyQueue:
         finally:
             self._pumping = False
 
-    async def _dispatch(self, event: events.Key) -> None:
+    async def _dispatch(self, event: events.Key | events.Paste) -> None:
         """Handle `event` now, as Textual's `App.on_event` would, and follow it up to the app."""
         app = self.app
         try:
@@ -148,6 +150,13 @@ class KeyQueue:
         except Exception:  # the app is closing: no screen to type on
             return
         self._note("dispatched", event)
+        if isinstance(event, events.Paste):  # no bindings: straight to what has focus
+            target = screen.focused or screen
+            self._in_flight = event
+            path = target.ancestors_with_self
+            target._forward_event(event)
+            self._follow(event, path, 0)
+            return
         if screen.maximized is not None and event.key == "escape" and app.escape_to_minimize:
             screen.minimize()
             return
@@ -169,7 +178,7 @@ class KeyQueue:
         target._forward_event(event)
         self._follow(event, path, 0)
 
-    def _follow(self, event: events.Key, path: list[Any], index: int) -> None:
+    def _follow(self, event: events.Key | events.Paste, path: list[Any], index: int) -> None:
         """Wait until node `path[index]` has handled what was sent to it so far (the key, if it got
         that far), then go on with the next node up; after the app, the key is done."""
         while index < len(path):
@@ -178,17 +187,21 @@ class KeyQueue:
             index += 1  # closed: it handles nothing more
         self.app.call_later(self._done, event)
 
-    async def _reached(self, event: events.Key, path: list[Any], index: int) -> None:
+    async def _reached(self, event: events.Key | events.Paste, path: list[Any], index: int) -> None:
         if index + 1 < len(path):
             self._follow(event, path, index + 1)
         else:
             await self._done(event)
 
-    async def _done(self, event: events.Key) -> None:
+    async def _done(self, event: events.Key | events.Paste) -> None:
         if self._in_flight is event:
             self._note("done", event)
             self._in_flight = None
             await self._pump()
+
+
+def _name(event: events.Key | events.Paste) -> str:
+    return "paste" if isinstance(event, events.Paste) else event.key
 
 
 def key_queue(app: Any) -> KeyQueue | None:

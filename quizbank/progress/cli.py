@@ -31,6 +31,16 @@ def _error(message: str) -> None:
     print(f"posenc: error: {escape_unsafe(message, one_line=True)}", file=sys.stderr)
 
 
+def _did_you_mean(name: str, valid: list[str]) -> str:
+    """The note " (did you mean 'posenc.next'?)" naming the closest valid id; "" when none is close."""
+    import difflib
+
+    last = name.rsplit(".", 1)[-1]
+    same_end = [v for v in valid if v.rsplit(".", 1)[-1] == last]  # posenc.quiz -> posenc.home.quiz
+    close = same_end[:1] or difflib.get_close_matches(name, valid, n=1, cutoff=0.8)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _open(args: argparse.Namespace, bankset: Any = None):
     """The progress store; with `bankset`, history of merged-away question ids moves to their replacements."""
     from quizbank.progress.store import open_store
@@ -313,7 +323,7 @@ def _cmd_config(args: argparse.Namespace) -> int:
         asked = [binding] if binding is not None else list(parsed or {})
         unknown = [b for b in asked if b not in valid]
         if unknown:
-            names = ", ".join(repr(b) for b in unknown)
+            names = ", ".join(repr(b) + _did_you_mean(b, valid) for b in unknown)
             _error(f"unknown binding id {names}; valid ids: {', '.join(valid)}")
             return EXIT_BAD_INPUT
 

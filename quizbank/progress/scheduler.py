@@ -128,25 +128,29 @@ class Preview:
         return format_interval(self.interval)
 
 
-def format_interval(interval: timedelta) -> str:
-    """Anki-style short interval: '<1m', '10m', '5h', '3d', '1.5mo', '2.1y'."""
+# unit suffixes per language: minute, hour, day, month, year (Chinese puts a space before the unit)
+INTERVAL_UNITS = {"en": ("m", "h", "d", "mo", "y"), "zh": (" 分钟", " 小时", " 天", " 个月", " 年")}
+
+
+def format_interval(interval: timedelta, lang: str = "en") -> str:
+    """Anki-style short interval: '<1m', '10m', '5h', '3d', '1.5mo', '2.1y'; in Chinese ('zh')
+    '<1 分钟', '10 分钟', '5 小时', '3 天', '1.5 个月', '2.1 年'."""
+    minute, hour, day, month, year = INTERVAL_UNITS.get(lang, INTERVAL_UNITS["en"])
     seconds = interval.total_seconds()
     if seconds < 60:
-        return "<1m"
+        return f"<1{minute}"
     minutes = seconds / 60
     if minutes < 60:
-        return f"{round(minutes)}m"
+        return f"{round(minutes)}{minute}"
     hours = minutes / 60
     if hours < 24:
-        return f"{round(hours)}h"
+        return f"{round(hours)}{hour}"
     days = hours / 24
     if days < 30:
-        return f"{round(days)}d"
+        return f"{round(days)}{day}"
     if days < 365:
-        months = days / 30.4375
-        return f"{months:.1f}mo".replace(".0mo", "mo")
-    years = days / 365.25
-    return f"{years:.1f}y".replace(".0y", "y")
+        return f"{days / 30.4375:.1f}".removesuffix(".0") + month
+    return f"{days / 365.25:.1f}".removesuffix(".0") + year
 
 
 def suggest_rating(correct: bool | None) -> Rating | None:

@@ -40,6 +40,7 @@ def test_attention_flops_count_the_visible_pairs():
     ) == pytest.approx(4.0, abs=1e-4)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from([(8, 8), (8, 4), (8, 2), (8, 1), (6, 3)]), st.integers(0, 2**31 - 1))
 def test_gqa_with_rope_equals_per_head_attention_and_rotation_commutes(heads_kv, seed):

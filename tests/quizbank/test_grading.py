@@ -51,13 +51,20 @@ def test_truefalse_grading() -> None:
         ("０.２５", 0.25),
         (" 7 ", 7.0),
         ("-inf", -math.inf),
+        # superscripts are powers (NFKC alone read 2⁻⁸ as 2 - 8 and 10⁴ as 104)
+        ("2⁻⁸", 2.0**-8),
+        ("10⁴", 1e4),
+        ("3×10⁻⁴", 3e-4),
+        ("2¹⁰", 1024.0),
+        ("-2²", -4.0),
+        ("(1/2)³", 0.125),
     ],
 )
 def test_parse_number(raw: str, value: float) -> None:
     assert parse_number(raw) == value
 
 
-@pytest.mark.parametrize("raw", ["", "abc", "1/0", "1..2", "--1"])
+@pytest.mark.parametrize("raw", ["", "abc", "1/0", "1..2", "--1", "²", "2⁻"])
 def test_parse_number_rejects(raw: str) -> None:
     with pytest.raises(ValueError):
         parse_number(raw)

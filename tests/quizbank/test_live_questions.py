@@ -141,6 +141,7 @@ def test_placeholders_escapes_and_path_arithmetic():
     ]
 
 
+@pytest.mark.slow
 def test_the_draw_is_the_same_in_any_process_whatever_pythonhashseed(empty_user_dir):
     """Two `posenc bank sample` processes with different hash seeds print the same instance."""
     outputs = []
@@ -300,12 +301,14 @@ def test_validate_reports_a_non_finite_answer():
     assert any("not a finite number" in p.message for p in report.problems), report.problems
 
 
+@pytest.mark.slow
 def test_every_shipped_generated_question_passes_its_8_instances(shipped):
     report = instance_report(shipped, RunCache(default_runner("cpu")))
     assert report.problems == []
     assert report.questions >= 40 and report.instances == 8 * report.questions == report.instances_passed
 
 
+@pytest.mark.slow
 def test_each_instance_agrees_with_posenc_demo_run(shipped, capsys):
     """The value an instance shows is the number `posenc demo run NAME k=v --json` prints at its path."""
     runner = default_runner("cpu")

@@ -6,6 +6,7 @@ import copy
 import os
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -193,6 +194,7 @@ def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
 ALL_PATHS = [p for p in _paths(VALID) if p]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(
     st.lists(st.tuples(st.sampled_from(ALL_PATHS), st.one_of(st.just("__delete__"), structures)), max_size=4)

@@ -382,6 +382,24 @@ async def test_q_goes_back_and_asks_before_quitting_on_home(env: Path) -> None:
 
 
 @pilot_test
+async def test_leaving_home_after_one_q_drops_the_quit_toast_and_the_arming(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        assert [n.message for n in app._notifications] == ["Press q again to quit (Ctrl+Q quits at once)"]
+        await pilot.press("b")  # on Browse, q means Back: the toast must not say otherwise
+        await settle(pilot)
+        assert isinstance(app.screen, BrowseScreen) and list(app._notifications) == []
+        await pilot.press("q")
+        await settle(pilot)
+        await pilot.press("q")  # back on Home, a first q asks again rather than quitting
+        await settle(pilot)
+        assert app.is_running and isinstance(app.screen, HomeScreen)
+
+
+@pilot_test
 async def test_help_says_what_q_does_on_home(env: Path) -> None:
     from tui.screens.help import help_groups
 

@@ -42,6 +42,18 @@ async def _browse_glossary(tmp_path):
         await pilot.press(*"kv cache")
         await _settle(pilot)
         assert screen.shown_ids()[0] == "kv-cache"
+        # one term found: "1 term", not "1 terms"
+        from textual.widgets import Input, Static
+
+        from quizbank.glossary import search_glossary
+
+        single = next(t.en for t in load_glossary() if len(search_glossary(t.en)) == 1)
+        screen.query_one("#glossary-search", Input).value = single
+        await _settle(pilot)
+        assert len(screen.shown_ids()) == 1
+        assert str(screen.query_one("#glossary-count", Static).content) == "1 term"
+        screen.query_one("#glossary-search", Input).value = "kv cache"
+        await _settle(pilot)
         text = screen_text(app)
         assert "KV cache  KV 缓存" in text and "Glossary" in text
         app.language = "zh"
@@ -80,3 +92,41 @@ async def _settle(pilot) -> None:
     from support.pilot import settle  # a superseded exclusive worker (Home's progress counts) is no failure
 
     await settle(pilot)
+
+
+def test_definitions_wrap_under_themselves_at_80_columns(tmp_path, monkeypatch):
+    import asyncio
+
+    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
+    for lang in ("en", "zh"):
+        monkeypatch.setenv("POSENC_LANG", lang)
+        asyncio.run(_wrapped_definitions(tmp_path, lang))
+
+
+async def _wrapped_definitions(tmp_path, lang):
+    from rich.cells import cell_len
+    from support.apps import make_app
+    from textual.widgets import OptionList
+
+    from tui.screens.glossary import GlossaryScreen
+
+    app = make_app(tmp_path, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _settle(pilot)
+        await app.push_screen(GlossaryScreen())
+        await _settle(pilot)
+        options = app.screen.query_one("#glossary-list", OptionList)
+        wrapped = []
+        for size in ((80, 24), (120, 30)):  # as opened; then wrapped again for a wider list
+            if size != app.size:
+                await pilot.resize_terminal(*size)
+                await _settle(pilot)
+            width = options.scrollable_content_region.width - 2  # the options' own padding
+            prompts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+            assert len(prompts) == len(load_glossary())
+            wrapped.append(sum(p.count("\n") for p in prompts))
+            for prompt in prompts:
+                for line in prompt.split("\n")[1:]:
+                    assert line.startswith("  ") and cell_len(line) <= width, (line, width)
+        assert wrapped[0] > wrapped[1] >= len(load_glossary()), wrapped

@@ -12,6 +12,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from support.apps import make_app
 from support.pilot import pilot_test, settle
 from textual import events
@@ -66,6 +67,7 @@ async def open_study(pilot) -> StudyScreen:
     return screen
 
 
+@pytest.mark.slow
 @pilot_test
 async def test_twenty_cards_rated_50_ms_apart_give_twenty_reviews(env: Path) -> None:
     app = make_app(env)

@@ -47,6 +47,41 @@ def test_every_ui_string_has_both_languages() -> None:
     assert tr("no.such.key", "en") == "no.such.key"
 
 
+def _literal_string_keys() -> list[tuple[str, str]]:
+    """(where, key) for every `tr("literal", ...)` and `bind(keys, action, name, "literal")` in tui/."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2] / "tui"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            index = {"tr": 0, "bind": 3}.get(node.func.id)
+            if index is None or len(node.args) <= index:
+                continue
+            arg = node.args[index]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                found.append((f"{path.relative_to(root.parent)}:{node.lineno}", arg.value))
+    return found
+
+
+def test_every_string_key_the_code_names_is_in_the_table() -> None:
+    """`tr` shows a missing key as the key itself: a typo would reach the screen, so catch it here. The
+    table is whole without importing any screen: no module adds strings of its own."""
+    keys = _literal_string_keys()
+    assert len(keys) > 300  # the scan sees the code
+    assert [(where, key) for where, key in keys if key not in STRINGS] == []
+    root = Path(__file__).resolve().parents[2] / "tui"
+    writers = [
+        str(path.relative_to(root.parent))
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "strings.py" and "STRINGS.update" in path.read_text(encoding="utf-8")
+    ]
+    assert writers == []
+
+
 def test_demo_title_and_claim_follow_the_language_and_fall_back_to_english() -> None:
     from posenc_ref.demos.base import DemoResult
 

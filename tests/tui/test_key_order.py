@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.apps import make_app
 from support.pilot import pilot_test, settle
 from textual import events
@@ -62,6 +63,7 @@ async def wait_for(predicate: Any, timeout: float = 300.0, state: Any = lambda: 
         await asyncio.sleep(0.02)
 
 
+@pytest.mark.slow
 @pilot_test
 async def test_keys_are_dispatched_one_at_a_time_in_the_order_they_arrived(env: Path) -> None:
     """A burst of keys while Study saves ratings: the queue's trace shows each key dispatched in
@@ -91,6 +93,7 @@ async def test_keys_are_dispatched_one_at_a_time_in_the_order_they_arrived(env: 
         assert screen.done_count == 6
 
 
+@pytest.mark.slow
 @pilot_test
 async def test_a_rating_key_never_lands_in_the_next_cards_field(env: Path) -> None:
     """The next card is numeric: its field has focus before the keys are released. The `1` typed
@@ -165,3 +168,24 @@ async def test_a_screen_holding_keys_then_closed_hands_them_to_the_next_screen(e
         await wait_for(lambda: isinstance(app.screen, HomeScreen) and not app.key_queue.pending)
         await settle(pilot)
         assert app.language == "zh"  # `l` reached Home (the app's language key)
+
+
+@pilot_test
+async def test_a_paste_waits_its_turn_behind_the_keys_typed_before_it(env: Path) -> None:
+    """`/` then a paste at once: the search field opened by `/` gets the text (it used to go to Home's
+    topic list, which ignores it), and a key after the paste comes after it."""
+    from tui.screens.search import SearchScreen
+
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.key_queue.trace = []
+        app.post_message(events.Key("slash", "/"))
+        app.post_message(events.Paste("rope bas"))
+        app.post_message(events.Key("e", "e"))
+        await wait_for(lambda: isinstance(app.screen, SearchScreen) and not app.key_queue.pending)
+        await settle(pilot)
+        field = app.screen.query_one("#search-input", Input)
+        assert field.value == "rope base"
+        dispatched = [name for what, name in app.key_queue.trace if what == "dispatched"]
+        assert dispatched == ["slash", "paste", "e"]

@@ -80,6 +80,25 @@ async def test_quiz_shows_a_fresh_instance_and_records_its_seed_and_params(env: 
 
 
 @pilot_test
+async def test_the_summary_lists_a_missed_live_question_with_its_numbers(env: Path) -> None:
+    app = live_app(env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = QuizScreen(QuizSession(QuizConfig(seed=1), ["live.slope"]))
+        await app.push_screen(screen)
+        await settle(pilot)
+        showing = screen.session.live["live.slope"]
+        n, h = showing.instance.params["n_heads"], showing.instance.params["head"]
+        await pilot.press("9", "9", "enter")  # no ALiBi slope is 99
+        await settle(pilot)
+        await pilot.press("escape", "q")
+        await settle(pilot)
+        text = screen_text(app)
+        assert f"With {n} heads, what slope does ALiBi give head {h}?" in text, text
+        assert "{n_heads}" not in text and "{head}" not in text
+
+
+@pilot_test
 async def test_each_quiz_draws_new_numbers(env: Path) -> None:
     app = live_app(env)
     seen = set()

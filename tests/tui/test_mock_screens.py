@@ -191,6 +191,7 @@ async def test_whole_interview_with_every_item_kind(env: Path) -> None:
         await settle(pilot)
         card = app.store.card("fx.truefalse")
         assert card is not None and card.due <= datetime.now(UTC)
+        assert "1 missed item is due in Study now" in [str(n.message) for n in app._notifications]
         await pilot.press("e")
         await settle(pilot)
         exported = app.screen.exported_to
@@ -252,6 +253,37 @@ async def test_early_end_in_chinese_skips_the_follow_up_of_a_skipped_parent(env:
         await settle(pilot)
         plot = app.screen.query_one("#stats-mock")
         assert plot.display is True
+
+
+@pilot_test
+async def test_a_slow_plan_says_planning_and_takes_it_back_when_the_interview_starts(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    import quizbank.mock.planner as planner
+
+    real = planner.plan_interview
+
+    def slow_plan(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(1.0)  # in the planning worker: longer than the toast's delay
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(planner, "plan_interview", slow_plan)
+    app = make_app(env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("backspace", "backspace", "1", "0", "enter")
+        for _ in range(200):  # the toast comes while the worker still plans
+            if "Planning the interview…" in notices(app):
+                break
+            await pilot.pause(0.01)
+        assert "Planning the interview…" in notices(app)
+        await settle(pilot)
+        assert isinstance(app.screen, MockInterviewScreen)
+        assert notices(app) == ""  # nothing left over the first question and its clock
 
 
 @pilot_test

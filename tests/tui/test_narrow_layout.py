@@ -52,6 +52,32 @@ async def test_home_topic_titles_end_in_an_ellipsis_when_cut(env: Path, lang: st
         assert wider.cell_len > label.cell_len and wider.plain.rstrip("…").startswith(label.plain.rstrip("…"))
 
 
+@pilot_test
+async def test_home_titles_are_refitted_when_the_topic_list_gains_a_scrollbar(env: Path) -> None:
+    """The topic description appearing under the list shortens it; once it needs a scrollbar the
+    list is narrower, and the titles are cut again (with "…") rather than clipped mid-word."""
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    about = "A description long enough to take the most rows the pane under the list may take. " * 6
+    for n in range(14):
+        bank = BANK.replace("long-title", f"long-title-{n}").replace(LONG_TITLE, f"{LONG_TITLE} {n}")
+        bank = bank.replace("questions:", f'description: {{en: "{about}", zh: "很长的说明。"}}\nquestions:')
+        (env / "user-banks" / f"long{n}.yaml").write_text(bank, encoding="utf-8")
+    app = make_app(env, open_store=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        tree = app.screen.query_one("#topic-tree", Tree)
+        assert not tree.show_vertical_scrollbar
+        tree.move_cursor(next(node for node in tree.root.children if node.data[1] == "long-title-0"))
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert tree.show_vertical_scrollbar  # the description pane took rows from the list
+        room = tree.scrollable_content_region.width
+        for node in tree.root.children:
+            if node.data[1] and node.data[1].startswith("long-title"):
+                assert node.label.plain.endswith("…"), node.label.plain
+                assert node.label.cell_len + 2 <= room, (node.label.plain, room)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pilot_test
 async def test_mock_setup_and_stats_fit_80_columns(env: Path, lang: str) -> None:
@@ -73,6 +99,114 @@ async def test_mock_setup_and_stats_fit_80_columns(env: Path, lang: str) -> None
         text = "".join(strip.text for strip in lines).replace(" ", "")
         wanted = "·Enteropens" if lang == "en" else "·回车打开"
         assert wanted in text, text
+
+
+def _shown(widget: object) -> str:
+    """Every character `widget` draws, spaces dropped (so a line that wraps still reads whole)."""
+    lines = widget.render_lines(widget.region.reset_offset)  # type: ignore[attr-defined]
+    return "".join(strip.text for strip in lines).replace(" ", "")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_long_lines_wrap_rather_than_lose_their_end_at_80_columns(env: Path, lang: str) -> None:
+    """The setup screens' topics line, Study's key hint and the Stats chart titles show all their text."""
+    from textual.widgets import Static
+
+    from tui.screens.quiz import QuizSetupScreen
+    from tui.screens.study import StudyScreen
+
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
+    app = make_app(env, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        # the long-titled topic under Home's cursor: the longest form of the line
+        tree = app.screen.query_one("#topic-tree", Tree)
+        tree.move_cursor(next(node for node in tree.root.children if node.data[1] == "long-title"))
+        await settle(pilot)
+        for key, screen_type, label_id in (
+            ("z", QuizSetupScreen, "#setup-topics-label"),
+            ("m", MockSetupScreen, "#mock-topics-label"),
+        ):
+            await pilot.press(key)
+            await settle(pilot)
+            assert isinstance(app.screen, screen_type)
+            label = app.screen.query_one(label_id, Label)
+            whole = str(label.content).replace(" ", "")
+            assert whole.endswith(")" if lang == "en" else "）") and _shown(label) == whole, _shown(label)
+            assert label.region.right <= 80, label.region  # drawn inside the screen, not clipped by it
+            app.pop_screen()
+            await settle(pilot)
+        app.store.set_setting("enable_fuzzing", False)
+        await app.push_screen(StudyScreen(app.bankset.topics[0].id))
+        await settle(pilot)
+        hint = app.screen.query_one("#study-hint", Static)
+        whole = str(hint.content).replace(" ", "")
+        assert whole.endswith("Ctrl+Zundoes." if lang == "en" else "Ctrl+Z撤销。"), whole
+        assert _shown(hint) == whole and hint.region.right <= 80, _shown(hint)
+        app.pop_screen()
+        await settle(pilot)
+        app.open_stats()
+        await settle(pilot)
+        assert isinstance(app.screen, StatsScreen)
+        wanted = ["Reviewsperday", "Dueperday"] if lang == "en" else ["每日复习", "每日到期"]
+        for plot_id, title in zip(("#stats-reviews", "#stats-forecast"), wanted, strict=True):
+            plot = app.screen.query_one(plot_id)
+            line = plot.render_lines(plot.region.reset_offset)[0]
+            first = line.text.replace(" ", "")
+            assert first.startswith(title) and first.endswith(")" if lang == "en" else "）"), first
+            # CJK counts double; room is left for the scrollbar the body shows once it has more rows
+            scrollbar = app.screen.query_one("#stats-body").styles.scrollbar_size_vertical
+            assert cell_len(line.text.rstrip()) <= plot.region.width - scrollbar, line.text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_quiz_bar_gives_the_topic_title_the_room_the_line_has(env: Path, lang: str) -> None:
+    from textual.widgets import Static
+
+    from quizbank.quiz_session import QuizConfig, QuizSession
+    from tui.screens.quiz import QuizScreen
+
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
+    app = make_app(env, open_store=False, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await app.push_screen(QuizScreen(QuizSession(QuizConfig(seed=1), ["long-title.tf"])))
+        await settle(pilot)
+        bar = app.screen.query_one("#quiz-bar", Static)
+        text = str(bar.content)
+        title = next(t for t in app.bankset.topics if t.id == "long-title").title.get(lang)
+        shown = text.split("▱")[-1].split("✓")[0].strip()  # between the progress bar and the counts
+        assert shown.endswith("…") and title.startswith(shown.rstrip("…")), (shown, text)
+        assert 76 <= cell_len(text) <= 80, text  # all the room the line has, and no more
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_study_bar_keeps_its_counts_at_80_columns(env: Path, lang: str) -> None:
+    from textual.widgets import Static
+
+    from tui.screens.study import StudyScreen
+
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
+    app = make_app(env, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.store.set_setting("enable_fuzzing", False)
+        await app.push_screen(StudyScreen("long-title"))
+        await settle(pilot)
+        text = str(app.screen.query_one("#study-bar", Static).content)
+        counts = "due 0 · new 1 · done 0" if lang == "en" else "到期 0 · 新卡 1 · 已完成 0"
+        assert counts in text and "…" in text and cell_len(text) <= 80, text
+        await pilot.resize_terminal(200, 24)  # wide: the whole title, the counts and the card's state
+        await settle(pilot)
+        text = str(app.screen.query_one("#study-bar", Static).content)
+        title = next(t for t in app.bankset.topics if t.id == "long-title").title.get(lang)
+        assert title in text and counts in text, text
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

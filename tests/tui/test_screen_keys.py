@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from support.apps import make_app
 from support.pilot import pilot_test, settle
 from textual import events
@@ -63,6 +64,7 @@ async def test_keys_after_a_screen_change_run_on_the_new_screen_in_order(env: Pa
         assert drill.path.read_text(encoding="utf-8") == "ab" + get_drill(DRILL_NAMES[0]).starter
 
 
+@pytest.mark.slow
 @pilot_test
 async def test_keys_arriving_while_a_screen_mounts_are_held_then_typed_there(env: Path) -> None:
     app = make_app(env)

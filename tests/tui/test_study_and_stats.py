@@ -208,7 +208,7 @@ async def test_language_switch_relabels_at_once(tmp_path):
         await pilot.press("l")
         await pilot.pause()
         assert app.language == "zh"
-        assert str(screen.query_one("#rate-1", Button).label) == "1 重来 · 1m"
+        assert str(screen.query_one("#rate-1", Button).label) == "1 重来 · 1 分钟"
         view = screen.query_one(QuestionView)
         assert "RoPE" in str(view.query_one(".qv-prompt").render())
         await pilot.press("l")

@@ -15,6 +15,8 @@ from .base import LocalizedScreen
 
 __all__ = ["GlossaryScreen"]
 
+DEFINITION_INDENT = 2
+
 
 class GlossaryScreen(LocalizedScreen):
     """Every glossary term; the box at the top filters by either language's term or definition."""
@@ -30,6 +32,7 @@ class GlossaryScreen(LocalizedScreen):
         super().__init__()
         self.initial_query = query
         self.error: str | None = None
+        self._filled_width = 0  # the list's width when its definitions were last wrapped
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -45,6 +48,7 @@ class GlossaryScreen(LocalizedScreen):
         field.cursor_blink = getattr(self.app, "cursor_blink", True)
         field.focus()
         self.relabel()
+        self.call_after_refresh(self._refill_if_resized)  # filled before the list had its width
 
     def relabel(self) -> None:
         lang = self.app.language
@@ -53,6 +57,17 @@ class GlossaryScreen(LocalizedScreen):
         )
         self.query_one("#glossary-search", Input).placeholder = tr("glossary.placeholder", lang)
         self._fill(self.query_one("#glossary-search", Input).value)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refill_if_resized)
+
+    def _refill_if_resized(self) -> None:
+        options = self.query_one("#glossary-list", OptionList)
+        if options.content_region.width != self._filled_width:
+            highlighted = options.highlighted
+            self._fill(self.query_one("#glossary-search", Input).value)
+            if highlighted is not None and highlighted < options.option_count:
+                options.highlighted = highlighted
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -80,15 +95,25 @@ class GlossaryScreen(LocalizedScreen):
         except (OSError, GlossaryError) as exc:  # a damaged installation: say so, keep the app running
             count.update(tr("glossary.failed", lang, error=str(exc)))
             return
+        # definitions wrap under themselves (indented), not back to the option's left edge; the width
+        # leaves room for the scrollbar the filled list will show, and for the options' own padding
+        self._filled_width = options.content_region.width
+        width = self._filled_width - options.styles.scrollbar_size_vertical - DEFINITION_INDENT - 2
         for term in terms:
+            definition = highlight(term.definition(lang), query, "dim")
+            lines = definition.wrap(width) if width > 10 else [definition]
+            indent = Content(" " * DEFINITION_INDENT)
             prompt = Content.assemble(
                 highlight(term.term(lang), query, "bold"),
                 "  ",
                 highlight(term.term(other), query, "$text-secondary"),
-                "\n  ",
-                highlight(term.definition(lang), query, "dim"),
+                *[part for line in lines for part in (Content("\n"), indent, line.rstrip())],
             )
             options.add_option(Option(prompt, id=term.id))
         if terms:
             options.highlighted = 0
-        count.update(tr("glossary.count", lang, n=len(terms)) if terms else tr("search.none", lang))
+        count.update(
+            tr("glossary.count_one" if len(terms) == 1 else "glossary.count", lang, n=len(terms))
+            if terms
+            else tr("search.none", lang)
+        )

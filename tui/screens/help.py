@@ -42,9 +42,13 @@ SECTIONS: list[tuple[str, str | None]] = [
     ("help.note", "tui.screens.marks:NoteScreen"),
     ("key.study", "tui.screens.study:StudyScreen"),
     ("help.lab", "tui.screens.demo_lab:DemoLabScreen"),
+    ("help.predict", "tui.screens.predict:PredictScreen"),
     ("key.drills", "tui.screens.drill:DrillScreen"),
+    ("help.drill_confirm", "tui.screens.drill:ConfirmSolutionScreen"),
     ("help.mock_setup", "tui.screens.mock:MockSetupScreen"),
     ("key.mock", "tui.screens.mock:MockInterviewScreen"),
+    ("help.mock_points", "tui.screens.mock_items:OpenItem"),
+    ("help.mock_confirm", "tui.screens.mock:ConfirmEndScreen"),
     ("help.mock_report", "tui.screens.mock_report:MockReportScreen"),
     ("key.glossary", "tui.screens.glossary:GlossaryScreen"),
     ("key.search", "tui.screens.search:SearchScreen"),
@@ -158,6 +162,16 @@ class HelpScreen(ModalScreen[None]):
         self.watch(self.app, "language", self._render_help)
         box.focus()
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._render_help)  # the rows are laid out for the box's width
+
+    def _text_width(self) -> int:
+        """Cells a help line may take without wrapping: the text's width once laid out, else an
+        estimate from the box's CSS (90% of the screen, at most 100, less border, padding and
+        scrollbar)."""
+        width = self.query_one("#help-text", Static).content_region.width
+        return width if width > 0 else min(100, self.app.size.width * 9 // 10) - 8
+
     def _render_help(self) -> None:
         lang = self.app.language
         box = self.query_one("#help-box", VerticalScroll)
@@ -165,38 +179,38 @@ class HelpScreen(ModalScreen[None]):
         box.border_subtitle = tr("help.close", lang)
         lines: list[Content] = []
         groups = help_groups(self.app)
-        # the box's text width (before the first layout: the box's CSS share of the screen)
-        room = box.scrollable_content_region.width or int(self.app.size.width * 0.9) - 6
+        entries = [entry for _t, rows in groups for entry in rows]
         # one set of columns for every group: keys, description (CJK counts double), binding id
-        key_width = max(cell_len(keys) for _t, entries in groups for keys, _d, _i in entries)
-        text_width = min(
-            MAX_DESCRIPTION, max(cell_len(text) for _t, entries in groups for _k, text, _i in entries)
-        )
-        for title, entries in groups:
+        key_width = max(cell_len(keys) for keys, _d, _i in entries)
+        id_width = max(cell_len(binding_id) for _k, _d, binding_id in entries)
+        indent = 2 + key_width + 2
+        room = self._text_width()
+        text_width = min(MAX_DESCRIPTION, max(cell_len(text) for _k, text, _i in entries))
+        # a narrow box shrinks the description column; a longer description puts its id on the next line
+        text_width = max(12, min(text_width, room - indent - 2 - id_width))
+        id_column = min(indent + text_width + 2, max(indent, room - id_width))
+        for title, rows in groups:
             if lines:
                 lines.append(Content(""))
             lines.append(Content.styled(title, "bold $text-accent"))
-            for keys, description, binding_id in entries:
-                key_cells = "  " + keys + " " * (key_width - cell_len(keys) + 2)
-                padded = description + " " * max(2, text_width - cell_len(description) + 2)
-                if cell_len(key_cells + padded + binding_id) <= room:
+            for keys, description, binding_id in rows:
+                head = Content.styled(
+                    "  " + keys + " " * (key_width - cell_len(keys) + 2), "bold $text-warning"
+                )
+                used = indent + cell_len(description)
+                if binding_id and used + 2 <= id_column:
                     lines.append(
-                        Content.assemble((key_cells, "bold $text-warning"), padded, (binding_id, "dim"))
+                        Content.assemble(head, description, " " * (id_column - used), (binding_id, "dim"))
                     )
                     continue
-                # no room for the id on its row (80 columns): its own line, in the description column;
-                # a description too long for the box wraps there too
-                indent = " " * cell_len(key_cells)
-                parts = Content(description).wrap(max(10, room - len(indent)))
-                lines.append(Content.assemble((key_cells, "bold $text-warning"), parts[0]))
-                lines += [Content.assemble(indent, part) for part in parts[1:]]
+                # the description on lines of its own (wrapped under itself), then the id in its column
+                for n, part in enumerate(Content(description).wrap(max(12, room - indent))):
+                    lines.append(Content.assemble(head if n == 0 else " " * indent, part.rstrip()))
                 if binding_id:
-                    lines.append(Content.styled(indent + binding_id, "dim"))
-        lines += [Content(""), Content.styled(tr("help.remap", lang), "dim italic")]
+                    lines.append(Content.assemble(" " * id_column, (binding_id, "dim")))
+        lines += [Content("")]
+        lines += [part.rstrip().stylize("dim italic") for part in Content(tr("help.remap", lang)).wrap(room)]
         self.query_one("#help-text", Static).update(Content("\n").join(lines))
-
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._render_help)  # the rows fit the box's new width
 
     def action_close(self) -> None:
         self.dismiss(None)

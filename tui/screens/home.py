@@ -23,6 +23,7 @@ from textual.widgets import Footer, Header, Label, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
+from ..cells import fit_cells
 from ..i18n import count, tr
 from ..keys import bind, localize_bindings
 from ..widgets.key_footer import KeyFooter
@@ -98,6 +99,7 @@ class HomeScreen(Screen):
         self._topics_logged = False
         self._summary: dict[str, Any] = {}
         self._quit_armed_at: float | None = None
+        self._fitted_width = 0  # the topic list's width the titles were last cut to
 
     def compose(self) -> ComposeResult:
         # The first paint shows only this light "loading" state; the body (tree, menu, status)
@@ -143,6 +145,8 @@ class HomeScreen(Screen):
             return True
         await self.mount(self._body(), before=self.query_one(Footer))
         await self.query_one("#home-splash").remove()
+        tree = self.query_one("#topic-tree", Tree)
+        self.watch(tree, "show_vertical_scrollbar", self._refit_titles, init=False)
         # focus (which re-lays out the footer's keys) after the topics are painted
         self.call_after_refresh(self.query_one("#topic-tree", Tree).focus)
         return True
@@ -167,6 +171,13 @@ class HomeScreen(Screen):
     def on_screen_resume(self) -> None:
         if self.app.bank_view is not None:
             self._refresh_progress()
+
+    def on_screen_suspend(self) -> None:
+        """Leaving Home disarms the quit: its "press q again" toast would be wrong on the next screen,
+        where q means Back."""
+        if self._quit_armed_at is not None:
+            self._quit_armed_at = None
+            self.app.clear_notifications()
 
     # ------------------------------------------------------------------ data
 
@@ -242,15 +253,9 @@ class HomeScreen(Screen):
         terminal cut it mid-word, with no sign that it was cut)."""
         trees = list(self.query("#topic-tree").results(Tree))
         width = trees[0].scrollable_content_region.width if trees else 0
+        self._fitted_width = width
         room = width - used
-        if width <= 0 or cell_len(title) <= room:
-            return title
-        cut = ""
-        for char in title:
-            if cell_len(cut + char) > room - 1:
-                break
-            cut += char
-        return cut.rstrip() + "…"
+        return title if width <= 0 else fit_cells(title, room)
 
     def _columns_title(self) -> str:
         lang = self.app.language
@@ -506,6 +511,13 @@ class HomeScreen(Screen):
             mix = "  ".join(f"{tr(f'type.{name}', lang)} {count}" for name, count in sorted(types.items()))
             parts.append(Content.styled(mix, "dim"))
         self.query_one("#topic-info", Static).update(Content("\n").join(parts))
+
+    def _refit_titles(self, _shown: bool = False) -> None:
+        """The topic list gained or lost its scrollbar (a taller description under it, say): cut
+        the titles again to the width it has now."""
+        trees = list(self.query("#topic-tree").results(Tree))
+        if trees and trees[0].scrollable_content_region.width != self._fitted_width:
+            self._relabel_topics()
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
         event.stop()

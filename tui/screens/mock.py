@@ -33,6 +33,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import (
     Button,
     Header,
@@ -68,6 +69,7 @@ __all__ = [
 
 LEVEL_NAMES = ("basic", "standard", "deep")
 DEFAULT_MINUTES = 30
+PLANNING_TOAST_AFTER_S = 0.4  # a plan that takes longer than this says it is being made
 
 
 def _clock(seconds: float) -> str:
@@ -113,6 +115,8 @@ class MockSetupScreen(LocalizedScreen):
     def __init__(self, topics: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.initial_topics = topics
+        self._planning_toast: Timer | None = None
+        self._planning_shown = False
 
     def compose(self) -> ComposeResult:
         lang = self.app.language
@@ -212,8 +216,16 @@ class MockSetupScreen(LocalizedScreen):
         if isinstance(request, str):
             self.app.notify(request, severity="warning")
             return
-        self.app.notify(tr("mock.planning", self.app.language), timeout=2)
+        # say "planning" only when it takes a while, and take it back once the plan is there: a toast left
+        # over the interview's first question covered its clock
+        if self._planning_toast is not None:
+            self._planning_toast.stop()
+        self._planning_toast = self.set_timer(PLANNING_TOAST_AFTER_S, self._say_planning)
         self._plan(*request)
+
+    def _say_planning(self) -> None:
+        self._planning_shown = True
+        self.app.notify(tr("mock.planning", self.app.language), timeout=5)
 
     @work(thread=True, name="mock-plan", group="mock-plan", exclusive=True, exit_on_error=False)
     def _plan(self, minutes: int, topics: tuple[str, ...], level: str) -> None:
@@ -258,6 +270,12 @@ class MockSetupScreen(LocalizedScreen):
         self.post_message(self.Planned(plan, live=live))
 
     def on_mock_setup_screen_planned(self, message: Planned) -> None:
+        if self._planning_toast is not None:
+            self._planning_toast.stop()
+            self._planning_toast = None
+        if self._planning_shown:
+            self._planning_shown = False
+            self.app.clear_notifications()
         if message.plan is None:
             self.app.notify(message.error or "?", severity="error")
             return

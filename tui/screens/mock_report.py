@@ -122,7 +122,9 @@ class MockReportScreen(LocalizedScreen):
             self.post_message(self.Done(tr("mock.save_failed", lang, error=self._fail_line(exc)), "error"))
             return
         self.added = len(ids)
-        self.post_message(self.Done(tr("mock.added", lang, n=len(ids))))
+        self.post_message(
+            self.Done(tr("mock.added_one" if len(ids) == 1 else "mock.added", lang, n=len(ids)))
+        )
 
     def action_export(self) -> None:
         lang = self.app.language

@@ -31,6 +31,7 @@ from textual.widgets.selection_list import Selection
 from quizbank.grading import Grade
 from quizbank.quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
 
+from ..cells import fit_cells
 from ..i18n import tr
 from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text
@@ -260,7 +261,12 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
             status.update(Content.styled(tr(key, lang), "$text-warning"))
         else:
             shown = n if config.count is None else min(n, config.count)
-            status.update(Content.styled(tr("setup.matching", lang, n=n) + f"  →  {shown}", "$text-success"))
+            status.update(
+                Content.styled(
+                    tr("setup.matching_one" if n == 1 else "setup.matching", lang, n=n) + f"  →  {shown}",
+                    "$text-success",
+                )
+            )
 
     @on(SelectionList.SelectedChanged)
     @on(RadioSet.Changed)
@@ -414,23 +420,24 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         width = 10 if narrow else 20
         filled = round(width * done / max(1, session.total))
         question = self._question(session.current_id)
-        topic = ""
-        if question is not None and self.app.bankset is not None:
-            topic_id = self.app.bankset.topic_of.get(question.id, "")
-            titles = {t.id: t.title.get(lang) for t in self.app.bankset.topics}
-            topic = _short(titles.get(topic_id, topic_id), 24 if narrow else 40)
         head = tr("quiz.try_it", lang) if self.try_it else tr("quiz.progress", lang, n=n, total=session.total)
-        bar = Content.assemble(
-            (f" {head} ", "bold"),
-            ("▰" * filled, "$text-accent"),
-            ("▱" * (width - filled), "dim"),
-            "  ",
-            (topic, "$text-secondary"),
+        start = Content.assemble(
+            (f" {head} ", "bold"), ("▰" * filled, "$text-accent"), ("▱" * (width - filled), "dim"), "  "
+        )
+        end = Content.assemble(
             "   ",
             (f"✓ {counts.correct}", "bold $text-success"),
             "  ",
             (f"✗ {counts.wrong}", "bold $text-error"),
         )
+        topic = ""
+        if question is not None and self.app.bankset is not None:
+            topic_id = self.app.bankset.topic_of.get(question.id, "")
+            titles = {t.id: t.title.get(lang) for t in self.app.bankset.topics}
+            # the title takes the room the line has (CJK counts double), up to 60 cells
+            room = min(60, self.app.size.width - start.cell_length - end.cell_length - 1)
+            topic = fit_cells(plain(titles.get(topic_id, topic_id)), room)
+        bar = Content.assemble(start, (topic, "$text-secondary"), end)
         self.query_one("#quiz-bar", Static).update(bar)
 
     def on_resize(self) -> None:
@@ -687,7 +694,10 @@ class QuizSummaryScreen(LocalizedScreen):
                 reason, style = tr("summary.revealed", lang), "$text-warning"
             else:
                 reason, style = tr("summary.wrong", lang), "$text-error"
-            question = bankset.questions.get(qid) if bankset is not None else None
+            showing = session.live.get(qid)  # a generated question: the numbers it was shown with
+            question = showing.question if showing is not None else (
+                bankset.questions.get(qid) if bankset is not None else None
+            )  # fmt: skip
             prompt = _short(question.prompt.get(lang), 200) if question is not None else ""
             pad = " " * (reason_width - cell_len(reason) + 1)
             options.add_option(

@@ -19,7 +19,6 @@ from typing import Any
 from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -43,6 +42,7 @@ from quizbank.search import excerpt as search_excerpt
 from quizbank.search import rank as search_rank
 
 from ..i18n import LANGUAGES, tr
+from ..keys import bind
 from ..richtext import highlight, plain
 
 __all__ = [
@@ -248,9 +248,9 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
     SearchScreen #search-count { color: $text-muted; }
     """
     BINDINGS = [
-        Binding("escape", "close", "Close", show=False),
-        Binding("down", "move(1)", "Down", show=False),
-        Binding("up", "move(-1)", "Up", show=False),
+        bind("escape", "close", "search.close", "search.key_close", show=False),
+        bind("down", "move(1)", "search.down", "search.key_down", show=False),
+        bind("up", "move(-1)", "search.up", "search.key_up", show=False),
     ]
 
     def __init__(self, query: str = "") -> None:

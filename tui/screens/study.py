@@ -34,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -42,7 +43,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Header, Static
 
-from ..i18n import STRINGS, count, tr
+from ..cells import fit_cells
+from ..i18n import count, tr
 from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..live import draw_showing, is_generated
@@ -60,72 +62,15 @@ MAX_ANSWER_MS = 5 * 60 * 1000  # an answer left open longer counts as 5 minutes
 RATINGS = (1, 2, 3, 4)
 RATING_KEYS = {1: "study.again", 2: "study.hard", 3: "study.good", 4: "study.easy"}
 
-STRINGS.update(
-    {
-        "study.title": ("Study · {scope}", "学习 · {scope}"),
-        "study.all": ("all topics", "全部主题"),
-        "study.counts": ("due {due} · new {new} · done {done}", "到期 {due} · 新卡 {new} · 已完成 {done}"),
-        "study.card_new": ("new card", "新卡片"),
-        "study.card_info": (
-            "{state} · {reviews} · {lapses_text} · recall {recall}",
-            "{state} · 已复习 {reps} 次 · 遗忘 {lapses} 次 · 记忆 {recall}",
-        ),
-        "study.state.1": ("learning", "学习中"),
-        "study.state.2": ("review", "复习期"),
-        "study.state.3": ("relearning", "重新学习"),
-        "study.again": ("Again", "重来"),
-        "study.hard": ("Hard", "困难"),
-        "study.good": ("Good", "良好"),
-        "study.easy": ("Easy", "简单"),
-        "study.reveal_hint": (
-            "Answer if you like (↑↓ Enter picks a choice), or just recall it; then Enter shows the answer."
-            " Ctrl+Z undoes.",
-            "可以先作答（↑↓ 加回车选择），也可以只在心里回忆；然后按回车显示答案。Ctrl+Z 撤销。",
-        ),
-        "study.rate_hint": ("Rate your recall: 1-4", "评价你的回忆：1-4"),
-        "study.suggested": ("Suggested: {rating} ({why})", "建议：{rating}（{why}）"),
-        "study.why_right": ("your answer was right", "你的回答正确"),
-        "study.why_wrong": ("your answer was wrong", "你的回答错误"),
-        "study.why_quiz_right": ("right in a Quiz {ago} ago", "{ago} 前测验答对"),
-        "study.why_quiz_wrong": ("wrong in a Quiz {ago} ago", "{ago} 前测验答错"),
-        "study.loading": ("Loading your cards…", "正在加载卡片…"),
-        "study.done_title": ("Nothing left to study right now.", "现在没有需要学习的卡片了。"),
-        "study.done_session": (
-            "This session: {done} ratings ({again} Again).",
-            "本次：评分 {done} 次（重来 {again} 次）。",
-        ),
-        "study.next_due": (
-            "Next card due in {interval} ({at} UTC).",
-            "下一张卡片 {interval} 后到期（UTC {at}）。",
-        ),
-        "study.nothing_due": ("No studied card in this scope yet.", "这个范围内还没有学过的卡片。"),
-        "study.new_limit": (
-            "New cards per day: {limit} (change: posenc progress config new_per_day N).",
-            "每天新卡片：{limit} 张（修改：posenc progress config new_per_day N）。",
-        ),
-        "study.done_keys": ("u undoes the last rating · q goes back", "u 撤销上一次评分 · q 返回"),
-        "study.no_store": ("Study needs the progress store: {error}", "学习模式需要进度存储：{error}"),
-        "study.no_questions": ("No questions in this scope.", "这个范围内没有题目。"),
-        "study.recorded": ("Recorded {rating} · next in {interval}", "已记录 {rating} · {interval} 后再见"),
-        "study.undone": ("Undid {rating} on {id}", "已撤销 {id} 的 {rating}"),
-        "study.nothing_to_undo": ("Nothing to undo in this session.", "本次没有可以撤销的评分。"),
-        "study.failed": ("Could not save: {error}", "无法保存：{error}"),
-        "study.busy": ("Still saving the last rating…", "仍在保存上一次评分…"),
-        "study.key_reveal": ("Show answer", "显示答案"),
-        "study.key_undo": ("Undo", "撤销"),
-        "study.key_rate": ("Rate", "评分"),
-    }
-)
-
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _interval_text(seconds: float) -> str:
+def _interval_text(seconds: float, lang: str) -> str:
     from quizbank.progress.scheduler import format_interval
 
-    return format_interval(timedelta(seconds=max(0.0, seconds)))
+    return format_interval(timedelta(seconds=max(0.0, seconds)), lang)
 
 
 @dataclass
@@ -425,7 +370,7 @@ class StudyScreen(HeldKeys, Screen):
                     "study.recorded",
                     lang,
                     rating=tr(RATING_KEYS[int(message.rated.rating)], lang),
-                    interval=_interval_text(interval),
+                    interval=_interval_text(interval, lang),
                 )
             )
         if message.undone is not None:
@@ -531,7 +476,7 @@ class StudyScreen(HeldKeys, Screen):
                     tr(
                         "study.next_due",
                         lang,
-                        interval=_interval_text(seconds),
+                        interval=_interval_text(seconds, lang),
                         at=plan.next_due.strftime("%Y-%m-%d %H:%M"),
                     )
                 )
@@ -546,9 +491,9 @@ class StudyScreen(HeldKeys, Screen):
     def _render_bar(self) -> None:
         lang = self.lang
         plan = self.plan
-        parts: list[Any] = [(f" {tr('study.title', lang, scope=self._scope_title())} ", "bold")]
+        rest: list[Any] = []
         if plan is not None:
-            parts += [
+            rest += [
                 "  ",
                 (
                     tr("study.counts", lang, due=plan.due, new=plan.new, done=self.done_count),
@@ -570,8 +515,19 @@ class StudyScreen(HeldKeys, Screen):
                         reviews=count(plan.reps, "review"),
                         lapses_text=count(plan.lapses, "lapse"),
                     )
-                parts += ["   ", (info, "$text-muted")]
-        self.query_one("#study-bar", Static).update(Content.assemble(*parts))
+                rest += ["   ", (info, "$text-muted")]
+        # the scope's title gives way first (cut with "…", kept to 16 cells at least), then the card's
+        # info, so the counts always show at 80 columns
+        room = self.app.size.width - 2 - cell_len(tr("study.title", lang, scope=""))
+        if len(rest) > 2 and room - Content.assemble(*rest).cell_length < 16:
+            rest = rest[:2]
+        scope = fit_cells(self._scope_title(), max(16, room - Content.assemble(*rest).cell_length))
+        title = (f" {tr('study.title', lang, scope=scope)} ", "bold")
+        self.query_one("#study-bar", Static).update(Content.assemble(title, *rest))
+
+    def on_resize(self) -> None:
+        if self.query("#study-bar"):
+            self._render_bar()  # the title is cut to the new width
 
     def _render_footer(self) -> None:
         lang = self.lang
@@ -587,7 +543,7 @@ class StudyScreen(HeldKeys, Screen):
             return
         if self.suggested is not None:
             if self.suggest_reason in ("quiz_right", "quiz_wrong") and self.plan.quiz_at is not None:
-                ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds())
+                ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds(), lang)
                 why = tr(f"study.why_{self.suggest_reason}", lang, ago=ago)
             elif self.suggest_reason == "points" and self.coverage is not None:
                 why = tr("open.why_points", lang, done=self.coverage[0], total=self.coverage[1])
@@ -610,7 +566,7 @@ class StudyScreen(HeldKeys, Screen):
         for n in RATINGS:
             button = self.query_one(f"#rate-{n}", Button)
             preview = self.plan.previews.get(n)
-            interval = _interval_text(preview[1]) if preview else "?"
+            interval = _interval_text(preview[1], lang) if preview else "?"
             button.label = Content(f"{n} {tr(RATING_KEYS[n], lang)} · {interval}")
             button.set_class(self.suggested == n, "-suggested")
 

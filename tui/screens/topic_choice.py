@@ -6,25 +6,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from ..i18n import STRINGS, tr
+from ..i18n import tr
 from ..richtext import plain
 
 __all__ = ["topics_line"]
 
-STRINGS.update(
-    {
-        "topics.all": ("Topics: all {total} (Space toggles one)", "主题：全部 {total} 个（空格切换）"),
-        "topics.none": ("Topics: none chosen (Space toggles one)", "主题：未选择（空格切换）"),
-        "topics.some": (
-            "Topics: {names} ({n} of {total}; Space toggles one)",
-            "主题：{names}（{n}/{total}；空格切换）",
-        ),
-        "topics.from_home": (
-            "Topics: {names}, the topic under Home's cursor ({n} of {total}; Space toggles one)",
-            "主题：{names}，即主页光标所在主题（{n}/{total}；空格切换）",
-        ),
-    }
-)
 
 MAX_NAMES = 3
 

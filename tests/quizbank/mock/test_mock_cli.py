@@ -75,6 +75,7 @@ def test_plan_json_shape(capsys: Any) -> None:
     assert json.loads(run(capsys, "mock", "plan", "--json", "--seed", "7", "--minutes", "45")[1]) == data
 
 
+@pytest.mark.slow
 def test_a_seed_gives_the_same_plan_in_any_process(isolated: Path) -> None:
     """`mock plan --seed 1` in two interpreters whose str hashes differ (PYTHONHASHSEED): one plan."""
     outputs = []

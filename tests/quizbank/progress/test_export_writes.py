@@ -51,6 +51,7 @@ def test_progress_export_writes_straight_into_a_fifo(tmp_path, capsys):
     assert json.loads(received[0])["reviews"][0]["question_id"] == "q.one"
 
 
+@pytest.mark.slow
 def test_anki_export_keeps_the_previous_package_when_writing_fails(tmp_path, capsys, monkeypatch):
     bank = write_fixture_bank(tmp_path)
     out = tmp_path / "deck.apkg"
@@ -67,6 +68,7 @@ def test_anki_export_keeps_the_previous_package_when_writing_fails(tmp_path, cap
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".deck")) == []
 
 
+@pytest.mark.slow
 def test_anki_export_writes_through_a_symlink(tmp_path, capsys):
     bank = write_fixture_bank(tmp_path)
     (tmp_path / "real").mkdir()

@@ -233,6 +233,22 @@ def test_format_interval(delta, text):
     assert format_interval(delta) == text
 
 
+@pytest.mark.parametrize(
+    ("delta", "text"),
+    [
+        (timedelta(seconds=30), "<1 分钟"),
+        (timedelta(minutes=10), "10 分钟"),
+        (timedelta(hours=5), "5 小时"),
+        (timedelta(days=3), "3 天"),
+        (timedelta(days=45), "1.5 个月"),
+        (timedelta(days=61), "2 个月"),
+        (timedelta(days=800), "2.2 年"),
+    ],
+)
+def test_format_interval_in_chinese(delta, text):
+    assert format_interval(delta, "zh") == text
+
+
 def test_suggest_rating():
     assert suggest_rating(True) == Rating.Good
     assert suggest_rating(False) == Rating.Again
