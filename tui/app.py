@@ -202,7 +202,19 @@ class PosencApp(App[int], inherit_bindings=False):
         a click gives the app focus without a focus event: re-list the screen's keys then, so the footer
         shows them (Textual re-lists them only on a focus event)."""
         if focus:
+            self._follow_saved_language()
             self.screen.refresh_bindings()
+
+    def _follow_saved_language(self) -> None:
+        """Another tab (posenc serve: the spare tab started ahead too) may have switched the language since
+        this app read it: a tab that gets focus follows the last saved choice (one read-only query)."""
+        if self.forced_language is not None or self.store is None:
+            return
+        from quizbank.progress.paths import peek_setting
+
+        saved = peek_setting(self.data_dir, "language")
+        if saved in ("en", "zh") and saved != self.language:
+            self.language = saved
 
     def first_paint(self) -> None:
         """Called by the Home screen after its first refresh: start the background work."""

@@ -53,3 +53,20 @@ async def test_p_in_the_open_demo_list_predicts_the_highlighted_demo(env: Path) 
         assert app.screen is lab and lab.demo_name == expected  # the lab follows the pick
         select = lab.query_one("#lab-demo")
         assert not select.expanded and select.value == expected
+
+
+@pilot_test
+async def test_the_predict_title_writes_parameters_as_the_demo_panel_does(env: Path) -> None:
+    """The title read "causal=True" (Python's spelling) over a panel that says "causal=true"."""
+    from support.apps import screen_text
+
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await app.push_screen(DemoLabScreen("alibi-bias"))
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, PredictScreen)
+        title = next(line for line in screen_text(app).splitlines() if "Predict, then reveal" in line)
+        assert "causal=true" in title and "True" not in title, title

@@ -22,6 +22,7 @@ from quizbank.predictions import Target, actual_value, cell_target, score, value
 
 from ..i18n import tr
 from ..keys import bind, localize_bindings
+from ..widgets.demo_panel import format_value
 
 __all__ = ["PredictScreen"]
 
@@ -80,7 +81,7 @@ class PredictScreen(ModalScreen[None]):
 
     def _show_texts(self) -> None:
         lang = self.app.language
-        shown = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        shown = ", ".join(f"{k}={format_value(v)}" for k, v in self.params.items())  # as the demo panel
         self.query_one("#predict-title", Label).update(
             Content.styled(tr("predict.title", lang, demo=self.demo.name, params=shown), "bold")
         )

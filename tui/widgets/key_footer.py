@@ -7,20 +7,39 @@ Study rebuilt the footer eight times. `KeyFooter` coalesces the refreshes that a
 repaint into one check, and rebuilds only when what it would show (the keys, their labels, enabled
 state and tooltips) differs from what it shows.
 
-It also shows whole keys only: the keys that do not fit beside the command palette's key are left
-out (Textual's footer clipped the last one mid-word, '? Help  / Searc'), and come back when it widens.
+It also shows whole keys only. On a narrow footer (80 columns) the keys every screen has (SPARE_ACTIONS,
+all in Help) make room first, so the screen's own keys and `? Help` stay in view; any key that still
+does not fit beside the command palette's key is hidden whole (Textual's footer clipped the last one
+mid-word, '? Help  / Searc') and comes back when the footer widens.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-__all__ = ["KeyFooter"]
+__all__ = ["KeyFooter", "SPARE_ACTIONS"]
+
+# Keys every screen has (Help lists them all): on a footer too narrow for all its keys (80 columns), these
+# make room, first to last, so the screen's own keys and `? Help` stay in view rather than run off the edge.
+SPARE_ACTIONS = ("reload", "quit", "back", "search", "toggle_language")
+
+
+def _key_width(key: FooterKey) -> int:
+    """Cells a non-compact FooterKey takes: ` key ` then `description `."""
+    return cell_len(key.key_display) + 2 + (cell_len(key.description) + 1 if key.description else 0)
+
+
+def _spare_rank(key: FooterKey) -> int | None:
+    action = key.action.removeprefix("app.")
+    return SPARE_ACTIONS.index(action) if action in SPARE_ACTIONS else None
 
 
 class KeyFooter(Footer):
@@ -49,15 +68,39 @@ class KeyFooter(Footer):
             for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
             if binding.show or binding.action == "command_palette"
         )
-        return (keys, self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE, self._bindings_ready)
+        return (
+            keys,
+            self.show_command_palette,
+            self.app.ENABLE_COMMAND_PALETTE,
+            self._bindings_ready,
+            self._width(),
+        )
+
+    def _width(self) -> int:
+        return self.size.width or self.app.size.width
+
+    def _fitted(self, widgets: list[Widget]) -> list[Widget]:
+        """`widgets` less the SPARE_ACTIONS keys (in that order) while the keys are wider than the footer."""
+        keys = [w for w in widgets if isinstance(w, FooterKey) and not w.has_class("-command-palette")]
+        palette = [w for w in widgets if isinstance(w, FooterKey) and w.has_class("-command-palette")]
+        room = self._width() - sum(_key_width(w) + 2 for w in palette)
+        used = sum(_key_width(w) for w in keys)
+        spare = sorted((w for w in keys if _spare_rank(w) is not None), key=_spare_rank)
+        dropped: set[int] = set()
+        for key in spare:
+            if used <= room:
+                break
+            dropped.add(id(key))
+            used -= _key_width(key)
+        return [w for w in widgets if id(w) not in dropped]
 
     def _shows_keys(self) -> bool:
         """Whether the last compose showed any key (Footer.compose shows none before bindings are ready)."""
-        return self._shown is not None and bool(self._shown[0]) and self._shown[-1]
+        return self._shown is not None and bool(self._shown[0]) and bool(self._shown[3])
 
     def compose(self) -> ComposeResult:
         self._shown = self._signature()
-        for widget in super().compose():
+        for widget in self._fitted(list(super().compose())):
             # a FooterKey starts compact and is data-bound to the footer's `compact`: each key would
             # be restyled once it mounts; starting it in the footer's state spares that
             # (set, never read: reading a reactive before mount runs its watcher, the restyle)
@@ -87,8 +130,11 @@ class KeyFooter(Footer):
     def on_mount(self) -> None:
         self.call_after_refresh(self._fit_keys)
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         self._fit_keys()
+        if self.is_attached and not self._check_pending:
+            self._check_pending = True
+            self.call_after_refresh(self._recompose_if_changed)
 
     def _fit_keys(self) -> None:
         """Show the keys, in order, while they fit whole; hide the rest (widths from their content,
@@ -97,17 +143,17 @@ class KeyFooter(Footer):
             return
         keys = list(self.query_children(FooterKey))
         palette = [key for key in keys if key.has_class("-command-palette")]
-        room = self.size.width - sum(self._key_width(key) for key in palette)
+        room = self.size.width - sum(self._laid_out_width(key) for key in palette)
         used = 0
         for key in keys:
             if key in palette:
                 continue
-            used += self._key_width(key)
+            used += self._laid_out_width(key)
             fits = used <= room
             if key.display != fits:
                 key.display = fits
 
-    def _key_width(self, key: FooterKey) -> int:
+    def _laid_out_width(self, key: FooterKey) -> int:
         return (
             key.get_content_width(self.size, self.app.size)
             + key.styles.gutter.width
