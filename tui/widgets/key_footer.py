@@ -8,7 +8,7 @@ repaint into one check, and rebuilds only when what it would show (the keys, the
 state and tooltips) differs from what it shows.
 
 It also shows whole keys only. On a narrow footer (80 columns) the keys every screen has (SPARE_ACTIONS,
-all in Help) make room first, so the screen's own keys and `? Help` stay in view; any key that still
+all in Help, in that order) make room first, so the screen's own keys and `? Help` stay in view; any key that still
 does not fit beside the command palette's key is hidden whole (Textual's footer clipped the last one
 mid-word, '? Help  / Searc') and comes back when the footer widens.
 """
@@ -29,7 +29,8 @@ __all__ = ["KeyFooter", "SPARE_ACTIONS"]
 
 # Keys every screen has (Help lists them all): on a footer too narrow for all its keys (80 columns), these
 # make room, first to last, so the screen's own keys and `? Help` stay in view rather than run off the edge.
-SPARE_ACTIONS = ("reload", "quit", "back", "search", "toggle_language")
+# Quit and Reload go last: how to leave is what a newcomer looks for, and Reload follows a bank edit.
+SPARE_ACTIONS = ("search", "toggle_language", "back", "reload", "quit")
 
 
 def _key_width(key: FooterKey) -> int:
