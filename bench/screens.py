@@ -5,7 +5,8 @@ the result (`PaintClock`: the moment a terminal would get it), and the app's mai
 over the same span (steadier than wall time when the machine is shared; compare runs by it).
 1. Browse `n`: the next question's prompt painted (goal <= 150 ms on a quiet machine); every message
    the key caused handled (Pilot's own wait: the explanation and the panel rebuilt); its demo's result.
-2. Study: from `s` on Home until the first card's prompt is painted.
+2. Study: from `s` on Home until the first card's prompt is painted; then, once it is revealed, from
+   the rating key `3` until the next card's prompt is painted.
 3. Reload `r`: until the banks are in again (`banks_version` moves) and a frame is painted.
 4. Quiz setup: from `z` on Home until the setup screen is painted with its topics listed.
 
@@ -156,6 +157,19 @@ async def bench(runs: int) -> dict[str, list[float]]:
             )
             await pilot.press("s")
             record("study_open", await clock.wait(start))
+            # reveal, then rate: until the next card's prompt is painted (a fresh view is mounted)
+            study = app.screen
+            shown = study.view.question.id
+            await pilot.press("enter")
+            await _until(lambda study=study: study.revealed)
+            await pilot.pause(0.2)
+            start = clock.expect(
+                lambda study=study, shown=shown: (
+                    study.view is not None and study.view.question.id != shown and _shows_prompt(study.view)
+                )
+            )
+            await pilot.press("3")
+            record("study_next", await clock.wait(start))
             await pilot.press("q")
             await _until(lambda: not isinstance(app.screen, StudyScreen))
             await pilot.pause(0.2)
@@ -190,6 +204,8 @@ LABELS = {
     "browse_demo": "Browse n -> its demo result",
     "study_open": "Home s -> first Study card painted",
     "study_open_cpu": "  (main-thread CPU)",
+    "study_next": "Study 3 (rated) -> next card painted",
+    "study_next_cpu": "  (main-thread CPU)",
     "reload": "r -> banks reloaded, painted",
     "reload_cpu": "  (main-thread CPU)",
     "setup": "Home z -> quiz setup painted",
