@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -149,13 +150,19 @@ def test_the_shipped_bank_finds_what_a_reader_asks_for(shipped) -> None:
     assert ranks == sorted(ranks)
 
 
-def test_the_startup_preview_is_searched_like_the_full_bank(tmp_path: Path, monkeypatch, shipped) -> None:
+def _full_bank_and_its_preview(tmp_path: Path, monkeypatch: Any) -> tuple[Any, Any]:
+    """The shipped bank loaded through a fresh cache, and the startup preview that load wrote."""
     monkeypatch.setenv(bank_cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
     monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
     full = load_banks(use_cache=True)
     preview = read_preview()
     assert preview is not None
+    return full, preview
+
+
+def test_the_startup_preview_is_searched_like_the_full_bank(tmp_path: Path, monkeypatch, shipped) -> None:
+    full, preview = _full_bank_and_its_preview(tmp_path, monkeypatch)
     for query in ("yarn temperature", "旋转 位置", "rope base", "alibi slope"):
         assert [m.document.key for m in rank(question_documents(preview), query, "en")] == [
             m.document.key for m in rank(question_documents(full), query, "en")
@@ -181,10 +188,5 @@ def test_generated_questions_show_a_gap_for_each_drawn_value(shipped, tmp_path: 
     for question in generated:  # (an explanation may write a literal `{{d}}`: the prompts do not)
         for text in docs[question.id].fields[1][1].values():
             assert not any("{" + name + "}" in text for name in question.vary), (question.id, text)
-    monkeypatch.setenv(bank_cache.CACHE_ENV, str(tmp_path / "cache"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
-    monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
-    full = load_banks(use_cache=True)
-    preview = read_preview()
-    assert preview is not None
+    full, preview = _full_bank_and_its_preview(tmp_path, monkeypatch)
     assert [d.fields for d in question_documents(preview)] == [d.fields for d in question_documents(full)]

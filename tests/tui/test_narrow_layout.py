@@ -5,6 +5,7 @@ under its keys."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.cells import cell_len
@@ -28,12 +29,17 @@ questions:
 """
 
 
+def long_bank_app(env: Path, lang: str, **options: Any) -> Any:
+    """The fixture app with BANK (long topic titles) among the user's banks."""
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
+    return make_app(env, language=lang, **options)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pilot_test
 async def test_home_topic_titles_end_in_an_ellipsis_when_cut(env: Path, lang: str) -> None:
-    (env / "user-banks").mkdir(parents=True, exist_ok=True)
-    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
-    app = make_app(env, open_store=False, language=lang)
+    app = long_bank_app(env, lang, open_store=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.pause(0.2)
@@ -116,9 +122,7 @@ async def test_long_lines_wrap_rather_than_lose_their_end_at_80_columns(env: Pat
     from tui.screens.quiz import QuizSetupScreen
     from tui.screens.study import StudyScreen
 
-    (env / "user-banks").mkdir(parents=True, exist_ok=True)
-    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
-    app = make_app(env, language=lang)
+    app = long_bank_app(env, lang)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         # the long-titled topic under Home's cursor: the longest form of the line
@@ -169,9 +173,7 @@ async def test_quiz_bar_gives_the_topic_title_the_room_the_line_has(env: Path, l
     from quizbank.quiz_session import QuizConfig, QuizSession
     from tui.screens.quiz import QuizScreen
 
-    (env / "user-banks").mkdir(parents=True, exist_ok=True)
-    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
-    app = make_app(env, open_store=False, language=lang)
+    app = long_bank_app(env, lang, open_store=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await app.push_screen(QuizScreen(QuizSession(QuizConfig(seed=1), ["long-title.tf"])))
@@ -191,9 +193,7 @@ async def test_study_bar_keeps_its_counts_at_80_columns(env: Path, lang: str) ->
 
     from tui.screens.study import StudyScreen
 
-    (env / "user-banks").mkdir(parents=True, exist_ok=True)
-    (env / "user-banks" / "long.yaml").write_text(BANK, encoding="utf-8")
-    app = make_app(env, language=lang)
+    app = long_bank_app(env, lang)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         app.store.set_setting("enable_fuzzing", False)
