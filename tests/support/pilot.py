@@ -7,6 +7,7 @@ import functools
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from textual import events
 from textual.worker import WorkerCancelled, WorkerState
 
 
@@ -50,3 +51,47 @@ async def settle(pilot: Any, rounds: int = 50) -> None:
                 pass
         await pilot.pause()
     await pilot.pause()
+
+
+def terminal_key(key: str) -> events.Key:
+    """The Key event a terminal sends for `key`: a name (`enter`, `ctrl+u`, `3`) or a character (`" "`)."""
+    names = {" ": "space", "\r": "enter", "\t": "tab"}
+    if key in names:
+        return events.Key(names[key], key)
+    return events.Key(key, key if len(key) == 1 else {"space": " ", "enter": "\r", "tab": "\t"}.get(key))
+
+
+async def post_keys(app: Any, keys: list[str], gap: float = 0.0) -> None:
+    """Deliver keys as a terminal does: posted one by one, `gap` seconds apart, never waiting for the app
+    (Pilot's `press` waits for each key; a user does not)."""
+    for key in keys:
+        app.post_message(terminal_key(key))
+        await asyncio.sleep(gap)
+
+
+QUIET = 30.0  # seconds the app must stay settled, unchanged, before waiting for more is pointless
+
+
+async def wait_for(
+    predicate: Callable[[], Any],
+    timeout: float = 300.0,
+    state: Callable[[], Any] = lambda: "",
+    settled: Callable[[], Any] | None = None,
+) -> None:
+    """Poll `predicate` every 20 ms until it holds, or fail at `timeout` with `state()`. `settled()`, if
+    given, returns None while the app still has work (a key held, a rating saving, a worker running),
+    else a snapshot of what it did: once that snapshot stays the same for QUIET seconds nothing more
+    can happen, so waiting stops there and the assertions after it report what was lost (a lost key
+    used to take the whole timeout to show)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    quiet: tuple[float, object] | None = None
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out: {state()}"
+        snapshot = settled() if settled is not None else None
+        if snapshot is None or quiet is None or quiet[1] != snapshot:
+            quiet = None if snapshot is None else (time.monotonic(), snapshot)
+        elif time.monotonic() - quiet[0] > QUIET:
+            return
+        await asyncio.sleep(0.02)

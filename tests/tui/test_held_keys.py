@@ -7,15 +7,12 @@ is being mounted.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from support.apps import make_app
-from support.pilot import pilot_test, settle
-from textual import events
+from support.pilot import pilot_test, post_keys, settle, wait_for
 from textual.widgets import Input
 
 from tui.screens.study import StudyScreen
@@ -24,37 +21,6 @@ NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 
 
 SIZE = (100, 30)
-
-
-def _char(key: str) -> str | None:
-    return key if len(key) == 1 else {"space": " ", "enter": "\r", "tab": "\t"}.get(key)
-
-
-async def type_keys(app, keys: list[str], gap: float) -> None:
-    """Deliver keys as a terminal does: posted one by one, `gap` seconds apart, never waiting for the app."""
-    for key in keys:
-        app.post_message(events.Key(key, _char(key)))
-        await asyncio.sleep(gap)
-
-
-QUIET = 30.0  # seconds the app must stay settled, unchanged, before waiting for more is pointless
-
-
-async def wait_for(predicate, timeout: float = 300.0, state=lambda: "", settled=None) -> None:
-    """Poll `predicate` until it holds (or fail at `timeout`). `settled()` returns None while the app
-    still has work (a key held, a rating saving, a worker running), else a snapshot of what it did: once
-    that snapshot stays the same for QUIET seconds nothing more can happen, so waiting stops there and
-    the assertions after it report what was lost (a lost key used to take the whole timeout to show)."""
-    deadline = time.monotonic() + timeout
-    quiet: tuple[float, object] | None = None
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out: {state()}"
-        snapshot = settled() if settled is not None else None
-        if snapshot is None or quiet is None or quiet[1] != snapshot:
-            quiet = None if snapshot is None else (time.monotonic(), snapshot)
-        elif time.monotonic() - quiet[0] > QUIET:
-            return
-        await asyncio.sleep(0.02)
 
 
 async def open_study(pilot) -> StudyScreen:
@@ -76,7 +42,7 @@ async def test_twenty_cards_rated_50_ms_apart_give_twenty_reviews(env: Path) -> 
         assert screen.view is not None
         # Enter shows the answer on every card type (a focused cloze or numeric field included),
         # 1 rates Again (the card comes back, so the queue never runs dry)
-        await type_keys(app, ["enter", "1"] * 20, 0.05)
+        await post_keys(app, ["enter", "1"] * 20, 0.05)
         await wait_for(
             lambda: len(app.store.review_rows()) >= 20 and not screen.holding_keys,
             settled=lambda: (
@@ -109,7 +75,7 @@ async def test_keys_typed_as_study_opens_act_on_the_first_card(env: Path) -> Non
         app.store.set_setting("enable_fuzzing", False)
         screen = StudyScreen(None, clock=lambda: NOW)
         app.push_screen(screen)  # not awaited: the keys below arrive while it loads its first card
-        await type_keys(app, ["enter", "3"], 0.0)
+        await post_keys(app, ["enter", "3"], 0.0)
         await wait_for(lambda: len(app.store.review_rows()) == 1 and not screen.holding_keys)
         await settle(pilot)
         assert int(app.store.review_rows()[0].rating) == 3
@@ -124,7 +90,7 @@ async def test_quiz_keys_after_next_reach_the_next_question(env: Path) -> None:
         await settle(pilot)
         screen = await start_quiz(pilot, ["fx.numeric", "fx.cloze"])
         field = screen.view.query_one(".qv-number", Input)
-        await type_keys(app, [*"0.5", "enter", "n", *"slope", "enter", *"logits"], 0.0)
+        await post_keys(app, [*"0.5", "enter", "n", *"slope", "enter", *"logits"], 0.0)
         await wait_for(lambda: screen.session.current_id == "fx.cloze" and not screen.holding_keys)
         await settle(pilot)
         assert field.value == "0.5"
@@ -137,7 +103,7 @@ async def test_demo_lab_tab_ctrl_u_and_digits_at_typing_speed_edit_the_first_fie
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await type_keys(app, ["d", "tab", "ctrl+u", "1", "2"], 0.03)  # `d` on Home opens the lab
+        await post_keys(app, ["d", "tab", "ctrl+u", "1", "2"], 0.03)  # `d` on Home opens the lab
         await wait_for(
             lambda: app.screen.__class__.__name__ == "DemoLabScreen" and not app.screen.holding_keys
         )

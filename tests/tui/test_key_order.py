@@ -6,16 +6,14 @@ the app), so they arrive while a card is being replaced, a form rebuilt or a gen
 
 from __future__ import annotations
 
-import asyncio
 import threading
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.apps import make_app
-from support.pilot import pilot_test, settle
+from support.pilot import pilot_test, post_keys, settle, wait_for
 from textual import events
 from textual.widgets import Input
 
@@ -45,24 +43,6 @@ questions:
 """
 
 
-def _char(key: str) -> str | None:
-    return key if len(key) == 1 else {"space": " ", "enter": "\r", "tab": "\t"}.get(key)
-
-
-async def type_keys(app: Any, keys: list[str], gap: float = 0.0) -> None:
-    """Post keys as a terminal does, `gap` seconds apart, never waiting for the app."""
-    for key in keys:
-        app.post_message(events.Key(key, _char(key)))
-        await asyncio.sleep(gap)
-
-
-async def wait_for(predicate: Any, timeout: float = 300.0, state: Any = lambda: "") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out: {state()}"
-        await asyncio.sleep(0.02)
-
-
 @pytest.mark.slow
 @pilot_test
 async def test_keys_are_dispatched_one_at_a_time_in_the_order_they_arrived(env: Path) -> None:
@@ -77,7 +57,7 @@ async def test_keys_are_dispatched_one_at_a_time_in_the_order_they_arrived(env: 
         await settle(pilot)
         app.key_queue.trace = trace = []
         keys = ["enter", "1"] * 6
-        await type_keys(app, keys)
+        await post_keys(app, keys)
         await wait_for(lambda: len(app.store.review_rows()) >= 6 and not screen.holding_keys)
         await settle(pilot)
         assert [k for what, k in trace if what == "arrived"] == keys
@@ -110,7 +90,7 @@ async def test_a_rating_key_never_lands_in_the_next_cards_field(env: Path) -> No
         for _ in range(pairs):
             seen.append(screen.view.question.type)
             before = len(app.store.review_rows())
-            await type_keys(app, ["enter", "1"])
+            await post_keys(app, ["enter", "1"])
             await wait_for(lambda b=before: len(app.store.review_rows()) > b and not screen.holding_keys)
             for field in screen.view.query(Input):
                 assert field.value == "", (seen, field.value)
@@ -140,7 +120,7 @@ async def test_digits_typed_before_a_generated_questions_field_appears_go_into_i
         assert "live.slope" in app.bankset.questions
         screen = QuizScreen(QuizSession(QuizConfig(seed=1), LIVE_FIRST))
         app.push_screen(screen)  # not awaited: the digits arrive as it opens, then while it draws
-        await type_keys(app, list("0.125"))
+        await post_keys(app, list("0.125"))
         await wait_for(lambda: app.key_queue.queued() == list("0.125"), 60, app.key_queue.queued)
         assert screen.view is None  # still drawing: no field yet
         gate.set()
@@ -162,7 +142,7 @@ async def test_a_screen_holding_keys_then_closed_hands_them_to_the_next_screen(e
         screen = StudyScreen(None, clock=lambda: NOW)
         await app.push_screen(screen)
         screen.hold_keys()  # as if its first card were still loading
-        await type_keys(app, ["l"])
+        await post_keys(app, ["l"])
         await wait_for(lambda: app.key_queue.queued() == ["l"])
         app.pop_screen()
         await wait_for(lambda: isinstance(app.screen, HomeScreen) and not app.key_queue.pending)

@@ -8,16 +8,13 @@ fast burst is exercised too.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.apps import make_app, screen_text
-from support.pilot import pilot_test, settle
-from textual import events
+from support.pilot import pilot_test, post_keys, settle, wait_for
 from textual.widgets import Checkbox
 
 from quizbank.quiz_session import QuizConfig, QuizSession
@@ -70,29 +67,6 @@ def open_app(tmp_path: Path, lang: str = "en", **options: Any) -> Any:
     app = make_app(tmp_path, language=lang, **options)
     (tmp_path / "banks" / "open.yaml").write_text(OPEN_BANK.lstrip(), encoding="utf-8")
     return app
-
-
-def _key(key: str) -> events.Key:
-    names = {" ": "space", "\r": "enter", "\t": "tab"}
-    if key in names:
-        return events.Key(names[key], key)
-    if key in ("enter", "space", "escape", "tab", "ctrl+r"):
-        return events.Key(key, {"enter": "\r", "space": " ", "tab": "\t"}.get(key))
-    return events.Key(key, key)
-
-
-async def post_keys(app: Any, keys: list[str], gap: float = 0.0) -> None:
-    """Deliver keys as a terminal does: posted one by one, never waiting for the app."""
-    for key in keys:
-        app.post_message(_key(key))
-        await asyncio.sleep(gap)
-
-
-async def wait_for(predicate: Any, timeout: float = 60.0, state: Any = lambda: "") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out: {state()}"
-        await asyncio.sleep(0.02)
 
 
 async def start_quiz(pilot: Any, ids: list[str]) -> QuizScreen:

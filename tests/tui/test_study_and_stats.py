@@ -76,6 +76,17 @@ async def open_study(pilot, topic_id: str | None = "fx-rope") -> StudyScreen:
     return screen
 
 
+async def open_study_at_the_numeric_card(pilot) -> StudyScreen:
+    """Study on the fixture topic with the numeric question first: the others are rated out of the way."""
+    app = pilot.app
+    await wait_ready(pilot)
+    app.store.set_setting("new_per_day", 20)
+    for qid in ("fx.mcq", "fx.multi", "fx.tf"):
+        app.store.review(qid, 3, NOW)
+        app.store.review(qid, 3, NOW.replace(minute=10))
+    return await open_study(pilot)
+
+
 def current_id(screen: StudyScreen) -> str | None:
     view = screen.view
     return view.question_id if view is not None else None
@@ -136,13 +147,7 @@ async def test_rate_undo_quit_restart_keeps_the_same_state(tmp_path):
 async def test_answer_in_input_enter_reveals_and_rating_keys_work(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
-        app.store.set_setting("new_per_day", 20)
-        # Study only the numeric question: rate the others out of the way first.
-        for qid in ("fx.mcq", "fx.multi", "fx.tf"):
-            app.store.review(qid, 3, NOW)
-            app.store.review(qid, 3, NOW.replace(minute=10))
-        screen = await open_study(pilot)
+        screen = await open_study_at_the_numeric_card(pilot)
         assert current_id(screen) == "fx.numeric"
         assert isinstance(app.focused, Input)
         await pilot.press(*"1/256")
@@ -173,12 +178,7 @@ async def test_a_replaced_cards_late_messages_never_touch_the_next_card(tmp_path
     footer, demo or suggestion, and the late answer is recorded for its own question."""
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_ready(pilot)
-        app.store.set_setting("new_per_day", 20)
-        for qid in ("fx.mcq", "fx.multi", "fx.tf"):
-            app.store.review(qid, 3, NOW)
-            app.store.review(qid, 3, NOW.replace(minute=10))
-        screen = await open_study(pilot)
+        screen = await open_study_at_the_numeric_card(pilot)
         assert current_id(screen) == "fx.numeric"
         old = screen.view
         await pilot.press(*"1/256", "enter")
