@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
 
 LANGS: tuple[str, ...] = ("en", "zh")
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
@@ -73,11 +73,49 @@ class Text(_Strict):
         return {lang for lang in LANGS if self.has(lang)}
 
 
-class KeyPoint(Text):
-    """A key point of an open question. `match` (optional) lists terms that count as covering it when a mock
-    interview pre-ticks the points a typed answer mentions (see quizbank/mock/keypoints.py)."""
+def _check_pattern(value: str) -> str:
+    """A judge pattern (quizbank/judge/patterns.py) that parses; the message names the column."""
+    from .judge.patterns import PatternError, parse_pattern
 
-    match: list[NonBlankText] = Field(default_factory=list)
+    try:
+        parse_pattern(value)
+    except PatternError as exc:
+        raise ValueError(f"pattern {value!r}: {exc} (column {exc.col})") from None
+    return value
+
+
+JudgePattern = Annotated[str, Field(pattern=r"\S", max_length=300), AfterValidator(_check_pattern)]
+
+
+class Misconception(_Strict):
+    """A wrong statement candidates make about a key point: the patterns that state it (`match`), the
+    statement (`claim`) and a short `correction`, each in en and zh (docs/bank-format.md)."""
+
+    claim: Text
+    match: list[JudgePattern] = Field(min_length=1, max_length=20)
+    correction: Text
+
+
+class KeyPoint(Text):
+    """A key point of an open question. The judge (quizbank/judge) marks it covered when one of its
+    `accept` patterns (or older `match` terms, read as patterns) holds in a sentence of the answer, or the
+    answer restates it; contradicted when one of its `misconceptions` does (docs/bank-format.md)."""
+
+    match: list[JudgePattern] = Field(default_factory=list)
+    accept: list[JudgePattern] = Field(default_factory=list, max_length=40)
+    misconceptions: list[Misconception] = Field(default_factory=list, max_length=10)
+
+
+ExpectedVerdict = Literal["covered", "contradicted", "not_found"]
+
+
+class JudgeExample(_Strict):
+    """A typed answer with the verdict the judge must give each key point (checked by `bank validate`).
+    `kind` says what the example shows: strong, paraphrase, partial, wrong, offtopic, zh, trap."""
+
+    answer: Annotated[str, Field(pattern=r"\S", max_length=4000)]
+    expect: list[ExpectedVerdict] = Field(min_length=1)
+    kind: Literal["strong", "paraphrase", "partial", "wrong", "offtopic", "zh", "trap"] | None = None
 
 
 class DemoRef(_Strict):
@@ -141,6 +179,16 @@ class OpenQuestion(_QuestionBase):
     type: Literal["open"]
     answer: Text
     key_points: list[KeyPoint] = Field(min_length=1)
+    examples: list[JudgeExample] = Field(default_factory=list, max_length=20)
+
+    @model_validator(mode="after")
+    def _examples_fit_the_points(self) -> OpenQuestion:
+        for i, example in enumerate(self.examples):
+            if len(example.expect) != len(self.key_points):
+                raise ValueError(
+                    f"examples[{i}].expect has {len(example.expect)} verdicts for {len(self.key_points)} key points"
+                )
+        return self
 
     def text_fields(self) -> list[Text]:
         return super().text_fields() + list(self.key_points)

@@ -1,0 +1,184 @@
+"""Judge a typed answer against an open question's key points: covered, contradicted or not found.
+
+For each key point, in this order:
+
+1. **Contradicted** when one of its `misconceptions` matches a sentence of the answer (a pattern of its
+   `match` list), unless that sentence reports the claim rather than makes it ("a common mistake is to
+   think ...", "if we rotated v ..."). The verdict carries the misconception and its correction.
+2. **Covered** when one of its `accept` patterns (or its older `match` terms, read as patterns) holds
+   in one sentence, or when the answer restates the point's own words: the rarity-weighted share of the
+   point's content words found in one sentence (or two in a row) reaches `OWN_WORDS_SHARE`, with none of
+   the weighty ones negated against the point.
+3. **Contradicted** when an `accept` pattern's words are all in one clause but the answer negates them
+   ("RoPE does not rotate q and k" against `rotate q k`): the correction is the point itself.
+4. **Not found** otherwise.
+
+Each verdict carries the span of the answer that decided it. Pure functions; no Textual, no torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .lexicon import lexicon
+from .patterns import Hit, Pattern, compile_pattern, match
+from .rarity import Rarity, bank_rarity, content_stems
+from .text import Sentence, analyse, is_cjk
+
+__all__ = ["COVERED", "CONTRADICTED", "NOT_FOUND", "VERDICTS", "PointVerdict", "judge_answer", "judge_point"]
+
+COVERED: Literal["covered"] = "covered"
+CONTRADICTED: Literal["contradicted"] = "contradicted"
+NOT_FOUND: Literal["not_found"] = "not_found"
+VERDICTS = (COVERED, CONTRADICTED, NOT_FOUND)
+Verdict = Literal["covered", "contradicted", "not_found"]
+
+OWN_WORDS_SHARE = 0.6  # of a point's rarity-weighted content words, in one sentence or two in a row
+OWN_WORDS_MIN = 3  # content words found, at least (or all of a shorter point's)
+
+
+@dataclass(frozen=True)
+class PointVerdict:
+    verdict: Verdict
+    span: tuple[int, int] | None = None  # the part of the answer that decided it
+    evidence: str = ""  # the answer's text at `span`
+    rule: str = ""  # what decided it: "accept: ...", "misconception: ...", "own words 72%", "denied: ..."
+    claim: Any = None  # the misconception's wrong statement (a Text: en / zh), when one matched
+    correction: Any = None  # its correction (a Text); for a denied point, the point itself
+
+    @property
+    def covered(self) -> bool:
+        return self.verdict == COVERED
+
+    def as_dict(self, lang: str = "en") -> dict[str, Any]:
+        def text(value: Any) -> str | None:
+            if value is None:
+                return None
+            getter = getattr(value, "get", None)
+            return getter(lang) if callable(getter) else str(value)
+
+        return {
+            "verdict": self.verdict,
+            "span": list(self.span) if self.span else None,
+            "evidence": self.evidence,
+            "rule": self.rule,
+            "claim": text(self.claim),
+            "correction": text(self.correction),
+        }
+
+
+def _patterns(sources: Iterable[str]) -> list[Pattern]:
+    out = []
+    for source in sources:
+        try:
+            out.append(compile_pattern(source))
+        except ValueError:
+            continue  # `bank validate` reports it; a broken pattern never breaks judging
+    return out
+
+
+def _span(answer: str, sentence: Sentence) -> tuple[tuple[int, int], str]:
+    return (sentence.start, sentence.end), answer[sentence.start : sentence.end]
+
+
+def _hedged(sentence: Sentence, hits: list[Hit]) -> bool:
+    last = max((hit.clause for hit in hits), default=0)
+    return any(sentence.hedged[: last + 1])
+
+
+def _first(patterns: list[Pattern], sentences: Sequence[Sentence], want: str, *, skip_hedged: bool):
+    for pattern in patterns:
+        for sentence in sentences:
+            found = match(pattern, sentence)
+            if found is None or found[0] != want:
+                continue
+            if skip_hedged and _hedged(sentence, found[1]):
+                continue
+            return pattern, sentence
+    return None
+
+
+def _is_zh(text: str) -> bool:
+    cjk = sum(1 for ch in text if is_cjk(ch))
+    return cjk > 0 and cjk >= 0.2 * len(text.replace(" ", ""))
+
+
+def _own_words(point: Any, answer: str, sentences: Sequence[Sentence], rarity: Rarity):
+    """(share, start sentence, end sentence) of the best window restating the point's own words."""
+    lang = "zh" if _is_zh(answer) else "en"
+    text = getattr(point, lang, None) or getattr(point, "en", None) or ""
+    stems = list(dict.fromkeys(content_stems(text)))
+    if not stems:
+        return None
+    lex = lexicon()
+    wanted = [(s, rarity.weight(s), lex.expand(s)) for s in stems]
+    total = sum(w for _, w, _ in wanted)
+    point_negated = {t.stem for s in analyse(text) for t in s.tokens if t.negated}
+    best = None
+    for i in range(len(sentences)):
+        window = sentences[i : i + 2]
+        present: dict[str, bool] = {}
+        canon = " ".join(s.canon for s in window)
+        for s in window:
+            for t in s.tokens:
+                present[t.stem] = present.get(t.stem, False) or t.negated
+        got = 0.0
+        found = 0
+        flipped = 0.0
+        for stem, weight, group in wanted:
+            hit = next((g for g in group if g in present or (is_cjk(g) and len(g) > 1 and g in canon)), None)
+            if hit is None:
+                continue
+            got += weight
+            found += 1
+            negated = present.get(hit, False)
+            if negated != (stem in point_negated):
+                flipped += weight
+        share = got / total if total else 0.0
+        enough = found >= min(OWN_WORDS_MIN, len(wanted))
+        if enough and flipped <= 0.25 * got and (best is None or share > best[0]):
+            best = (share, window[0], window[-1])
+    return best
+
+
+def judge_point(point: Any, answer: str, *, rarity: Rarity | None = None) -> PointVerdict:
+    """The verdict for one key point (a schema `KeyPoint`, or anything with en / zh / accept / match /
+    misconceptions)."""
+    sentences = analyse(answer)
+    if not sentences:
+        return PointVerdict(NOT_FOUND)
+    for misconception in getattr(point, "misconceptions", None) or []:
+        found = _first(_patterns(misconception.match), sentences, "match", skip_hedged=True)
+        if found is not None:
+            pattern, sentence = found
+            span, evidence = _span(answer, sentence)
+            return PointVerdict(
+                CONTRADICTED, span, evidence, f"misconception: {pattern.source}",
+                getattr(misconception, "claim", None), misconception.correction,
+            )  # fmt: skip
+    accepts = _patterns([*(getattr(point, "accept", None) or []), *(getattr(point, "match", None) or [])])
+    found = _first(accepts, sentences, "match", skip_hedged=False)
+    if found is not None:
+        pattern, sentence = found
+        span, evidence = _span(answer, sentence)
+        return PointVerdict(COVERED, span, evidence, f"accept: {pattern.source}")
+    own = _own_words(point, answer, sentences, rarity or bank_rarity())
+    if own is not None and own[0] >= OWN_WORDS_SHARE:
+        share, first, last = own
+        span = (first.start, last.end)
+        return PointVerdict(COVERED, span, answer[span[0] : span[1]], f"own words {share:.0%}")
+    denied = _first(accepts, sentences, "flipped", skip_hedged=True)
+    if denied is not None:
+        pattern, sentence = denied
+        span, evidence = _span(answer, sentence)
+        return PointVerdict(CONTRADICTED, span, evidence, f"denied: {pattern.source}", None, point)
+    return PointVerdict(NOT_FOUND)
+
+
+def judge_answer(points: Sequence[Any] | Iterable[Any], answer: str, *, rarity: Rarity | None = None) -> list[PointVerdict]:
+    """One verdict per key point, in order."""
+    if not answer or not answer.strip():
+        return [PointVerdict(NOT_FOUND) for _ in points]
+    return [judge_point(point, answer, rarity=rarity) for point in points]
