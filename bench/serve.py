@@ -50,7 +50,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 from support.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 COLS, ROWS = 120, 40
-TOKEN = "bench-token-0123456789abcdef"  # the server's --token: the page trades it for its cookie
+TOKEN = "bench-token-0123456789abcdef"  # the server's POSENC_SERVE_TOKEN: the page trades it for its cookie
 ANSI = re.compile(
     r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b."
 )
@@ -299,9 +299,9 @@ def main() -> int:
             workdir
         )  # warm the file cache and build the bank cache, before the server's spare starts
         server = subprocess.Popen(
-            [sys.executable, "-m", "tui", "serve", "--port", str(port), "--token", TOKEN],
+            [sys.executable, "-m", "tui", "serve", "--port", str(port)],
             cwd=ROOT,
-            env=base_env(workdir, log),
+            env={**base_env(workdir, log), "POSENC_SERVE_TOKEN": TOKEN},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

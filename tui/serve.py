@@ -1,7 +1,8 @@
 """`posenc serve`: the study app in a browser, through textual-serve.
 
-    posenc serve [--host 127.0.0.1] [--port 8000] [--token T] [--allow-host NAME ...] [--max-tabs 8]
-                 [--max-connections 64] [--data-dir DIR] [--bank PATH ...] [--public [--allow-code]]
+    posenc serve [--host 127.0.0.1] [--port 8000] [--token-file FILE] [--allow-host NAME ...] [--max-tabs 8]
+                 [--max-connections 64] [--max-peer-connections N] [--data-dir DIR] [--bank PATH ...]
+                 [--public [--allow-code]]
 
 Every browser tab (websocket) gets its own app process, `python -I -m tui [--bank ...] [--data-dir ...]`,
 started in a session of its own, so one signal to its process group reaches the app and its demo-host
@@ -11,10 +12,12 @@ next tab takes it, and a new spare starts behind it. Closing a tab ends its grou
 every tab and the spare the same way, and a last sweep ends any group still alive. Each app gets a drill
 folder of its own (tui/appenv.py), so tabs never share a drill file.
 
-Who gets in (a token, the Host allow-list, the page's own Origin, connection limits) is tui/serve_guard.py,
-the app processes tui/serve_apps.py, the checked options tui/serve_settings.py, the log tui/serve_log.py;
-docs/serve.md has the threat model. At most --max-tabs tabs run at once, so at most --max-tabs + 1 app
-processes with the spare (a closed tab's slot is freed once its app has ended); a terminal size is clamped to
+Who gets in (a token, the Host allow-list, the page's own Origin) is tui/serve_guard.py, the connection caps
+and timeouts tui/serve_connections.py, the app processes tui/serve_apps.py, their drill folders
+tui/serve_workspaces.py, the checked options tui/serve_settings.py, the log tui/serve_log.py; docs/serve.md
+has the threat model. The token comes from --token-file or POSENC_SERVE_TOKEN (or is made up), never from
+the command line, and no app process sees it. At most --max-tabs tabs run at once, so at most --max-tabs + 1
+app processes with the spare (a closed tab's slot is freed once its app has ended); a terminal size is clamped to
 MAX_SIZE. Binding to anything but a loopback address needs `--public`, and then the apps run no user code
 unless `--allow-code` is given too. Exit status: 0 stopped, 1 could not listen, 2 bad usage.
 """
@@ -161,21 +164,6 @@ def _page_template() -> str:
     return page.replace("{{ config.static.url }}", "/static/").replace("\n  </body>", PAGE_SCRIPT, 1)
 
 
-def _workspaces(settings: ServeSettings) -> Any:
-    """A function giving each app process a drill folder of its own, `<data dir>/drills/tabs/<start>-<n>`
-    (kept after the tab closes, like any drill file)."""
-    import itertools
-    from pathlib import Path
-
-    from quizbank.progress.paths import default_data_dir
-
-    data = Path(settings.data_dir).expanduser().absolute() if settings.data_dir else default_data_dir()
-    root = data / "drills" / "tabs"
-    started = time.strftime("%Y%m%d-%H%M%S")
-    counter = itertools.count(1)
-    return lambda: str(root / f"{started}-{os.getpid()}-{next(counter)}")
-
-
 def _make_server(settings: ServeSettings) -> Any:
     import asyncio
 
@@ -186,10 +174,13 @@ def _make_server(settings: ServeSettings) -> Any:
 
     from .appenv import CODE_OFF_ENV, WORKSPACE_ENV
     from .serve_apps import QUIT_GRACE_S, SPARE_SIZE, TERM_GRACE_S, SpareApp, TabApp, end_process_group
-    from .serve_guard import HEADER_TIMEOUT_S, Guard, capped_runner
+    from .serve_connections import ConnectionCap, capped_runner
+    from .serve_guard import Guard
     from .serve_log import RepeatLog
+    from .serve_workspaces import remove_stale_tab_folders, tab_folders, tabs_root
 
-    workspace = _workspaces(settings)
+    tabs_folder = tabs_root(settings.data_dir)
+    workspace = tab_folders(tabs_folder)
 
     def app_env() -> dict[str, str]:
         env = {WORKSPACE_ENV: workspace()}
@@ -203,6 +194,7 @@ def _make_server(settings: ServeSettings) -> Any:
             super().__init__(command, host=settings.host, port=settings.port, title="posenc")
             self.log = RepeatLog(LOG_WINDOW_S)
             self.guard = Guard(settings.token, settings.port, settings.host, settings.allow_hosts)
+            self.cap = ConnectionCap(settings.max_connections, settings.max_peer_connections)
             self.groups: set[int] = set()
             self.sockets: set[web.WebSocketResponse] = set()
             # Tabs whose app runs, starts or is still ending: a slot is freed only once its app is gone, so
@@ -413,10 +405,23 @@ def _make_server(settings: ServeSettings) -> Any:
                     await self.free_slot(tab)
             return websocket
 
+        def flush_refusals(self) -> None:
+            for line in self.cap.refusal_lines(LOG_WINDOW_S):  # already one per address and window
+                self.log.write(line)
+
         async def flush_log(self) -> None:
             while not self.closing.is_set():
                 await _any_event(self.closing, timeout=LOG_WINDOW_S)
+                self.flush_refusals()
                 self.log.flush()
+
+        async def clean_tab_folders(self) -> None:
+            removed = await asyncio.to_thread(remove_stale_tab_folders, tabs_folder)
+            if removed:
+                self.log.report(
+                    "stale-tabs",
+                    f"removed {removed} tab drill folder(s) of stopped servers, unused for 7 days",
+                )
 
         async def serve_until_stopped(self) -> None:
             stop = asyncio.Event()
@@ -425,10 +430,9 @@ def _make_server(settings: ServeSettings) -> Any:
             loop.add_signal_handler(signal.SIGTERM, stop.set)
             runner = capped_runner(
                 await self._make_app(),
-                settings.max_connections,
+                self.cap,
                 handle_signals=False,
                 access_log=None,
-                keepalive_timeout=HEADER_TIMEOUT_S,
                 shutdown_timeout=QUIT_GRACE_S + TERM_GRACE_S + 1,
             )
             await runner.setup()
@@ -438,11 +442,14 @@ def _make_server(settings: ServeSettings) -> Any:
                 print(f"posenc serve: {settings.url}  (Ctrl+C stops)", flush=True)
                 self.spare_keeper = loop.create_task(self.keep_spare())
                 flusher = loop.create_task(self.flush_log())
+                cleaner = loop.create_task(self.clean_tab_folders())
                 await stop.wait()
             finally:
                 await runner.cleanup()
+                self.flush_refusals()
                 self.log.flush()
             await flusher
+            await cleaner
 
         def run(self) -> None:
             self.initialize_logging()
@@ -457,11 +464,15 @@ def _make_server(settings: ServeSettings) -> Any:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve_guard import TOKEN_ENV
+
     try:
         settings = settings_from_args(args)
     except UsageError as error:
         _error(str(error))
         return EXIT_USAGE
+    # read: no child of the server inherits it (each app's environment is filtered too: tui/serve_apps.py)
+    os.environ.pop(TOKEN_ENV, None)
     if settings.public:
         where = settings.data_dir or "the default progress folder"
         code = (
@@ -503,10 +514,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     serve.add_argument(
-        "--token",
-        metavar="T",
-        help="the access token (16-256 letters, digits, - _ . ~; or POSENC_SERVE_TOKEN; default: a random one)",
+        "--token-file",
+        metavar="FILE",
+        help="read the access token (16-256 letters, digits, - _ . ~) from FILE, or set POSENC_SERVE_TOKEN; "
+        "default: a random one. There is no --token: every local user can read a command line",
     )
+    serve.add_argument("--token", help=argparse.SUPPRESS)  # refused: tui/serve_settings.py NO_TOKEN_OPTION
     serve.add_argument(
         "--allow-host",
         action="append",
@@ -524,6 +537,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=MAX_CONNECTIONS,
         metavar="N",
         help=f"connections open at once (default {MAX_CONNECTIONS})",
+    )
+    serve.add_argument(
+        "--max-peer-connections",
+        type=int,
+        metavar="N",
+        help="connections open at once from one address (default: a quarter of --max-connections, at least "
+        "--max-tabs + 6); behind a proxy every client has the proxy's address",
     )
     serve.add_argument(
         "--data-dir", dest="serve_data_dir", metavar="DIR", help="progress store folder for every tab"

@@ -1,9 +1,9 @@
-"""Who gets into `posenc serve`: a token, the allowed Host names, the page's own Origin, and connection limits.
+"""Who gets into `posenc serve`: a token, the allowed Host names, the page's own Origin.
 
 Modelled on Jupyter Server and code-server (see docs/serve.md for the threat model):
 
 - **Token.** The server holds a random token (`new_token`: 256 bits from `secrets`) or one given with
-  `--token` / $POSENC_SERVE_TOKEN. `GET /?token=T` answers the page and sets an HttpOnly, SameSite=Strict
+  `--token-file FILE` / $POSENC_SERVE_TOKEN (never on the command line, which every local user can read). `GET /?token=T` answers the page and sets an HttpOnly, SameSite=Strict
   cookie (a hash of the token, named after the port, since cookies are not kept apart by port); every other
   request needs that cookie, the `token` query parameter or an `Authorization: token T` header. Comparisons run
   in constant time (`hmac.compare_digest`). Without any of them: 403, and no app process starts.
@@ -11,9 +11,11 @@ Modelled on Jupyter Server and code-server (see docs/serve.md for the threat mod
   resolves to this machine). Allowed: localhost, 127.0.0.1, [::1], the --host value and each --allow-host.
 - **Origin.** The websocket handshake is refused unless its Origin is the page's own origin. A browser always
   sends one on a websocket; a request without one is a program, which still needs the token.
-- **Connections.** At most `max_connections` sockets at once (the next gets a 503 and is closed at once), and a
-  socket that has not sent a whole request within `HEADER_TIMEOUT_S` is closed (aiohttp's keep-alive timer,
-  which runs from the connection's start), so half-open sockets cannot starve the server.
+- **Refusals close.** A refused request's connection is closed after the 403, so a client without the token
+  holds no keep-alive socket (the connection caps and timeouts are tui/serve_connections.py).
+- **Behind a TLS proxy.** The cookie is `Secure` when the request came over TLS, or when it carries
+  `X-Forwarded-Proto: https` and its Host is a name given with --allow-host (the proxy's). A client that
+  forges the header on a plain connection only gets a cookie its browser will not send back over http.
 
 Nothing from a request is echoed into a response: refusals are fixed texts.
 """
@@ -29,7 +31,6 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
-    "HEADER_TIMEOUT_S",
     "TOKEN_ENV",
     "Guard",
     "check_host_name",
@@ -42,14 +43,12 @@ TOKEN_ENV = "POSENC_SERVE_TOKEN"
 TOKEN_BYTES = 32  # 256 bits; the issue asks for at least 128
 TOKEN_CHARS = re.compile(r"[A-Za-z0-9._~-]+")
 TOKEN_MIN, TOKEN_MAX = 16, 256
-HEADER_TIMEOUT_S = 10.0  # a socket gets this long for each whole request (and is closed when idle this long)
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 HOST_NAME = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*")
 
 FORBIDDEN = "403: open the address that `posenc serve` printed (it carries the token).\n"
 WRONG_HOST = "403: this server does not answer to that host name (see --allow-host).\n"
 WRONG_ORIGIN = "403: this socket belongs to the page of this server only.\n"
-BUSY = b"server busy: too many connections, try again later\n"
 
 
 def new_token() -> str:
@@ -113,6 +112,8 @@ class Guard:
         self.cookie_name = f"posenc-serve-{port}"
         names = {*LOOPBACK_NAMES, bind_host, *allow_hosts}
         self.allowed_hosts = frozenset(n for n in map(host_name, names) if n is not None)
+        # the names a TLS proxy in front may use: its X-Forwarded-Proto is believed for these only
+        self.proxy_hosts = frozenset(n for n in map(host_name, allow_hosts) if n is not None)
 
     # ------------------------------------------------------------------ the checks
 
@@ -146,6 +147,14 @@ class Guard:
         own = request.headers.get("Host", "").lower()
         return origin.lower() in (f"http://{own}", f"https://{own}")
 
+    def secure(self, request: Any) -> bool:
+        """Whether the browser reached us over TLS: this connection's own, or a proxy's named by --allow-host
+        that says so in X-Forwarded-Proto (its first value: the client's side)."""
+        if request.secure:
+            return True
+        forwarded = request.headers.get("X-Forwarded-Proto", "").split(",")[0].strip().lower()
+        return forwarded == "https" and host_name(request.headers.get("Host", "")) in self.proxy_hosts
+
     def set_cookie(self, response: Any, secure: bool) -> None:
         response.set_cookie(
             self.cookie_name,
@@ -176,7 +185,7 @@ class Guard:
                 return _refusal(WRONG_ORIGIN)
             response = await handler(request)
             if self.token_in_query(request) and not response.prepared:
-                self.set_cookie(response, request.secure)
+                self.set_cookie(response, self.secure(request))
             if not response.prepared:
                 response.headers.setdefault("Referrer-Policy", "no-referrer")
                 response.headers.setdefault("X-Content-Type-Options", "nosniff")
@@ -191,42 +200,6 @@ class Guard:
 def _refusal(text: str) -> Any:
     from aiohttp import web
 
-    return web.Response(status=403, text=text, headers={"Cache-Control": "no-store"})
-
-
-def capped_runner(app: Any, max_connections: int, **kwargs: Any) -> Any:
-    """An aiohttp AppRunner whose server takes at most `max_connections` sockets at once: one more gets a 503
-    and is closed before anything of it is read."""
-    import asyncio
-
-    from aiohttp import web
-
-    class Busy(asyncio.Protocol):
-        def connection_made(self, transport: Any) -> None:
-            transport.write(
-                b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\n"
-                b"Content-Length: %d\r\n\r\n%s" % (len(BUSY), BUSY)
-            )
-            transport.close()
-
-    class CappedServer(web.Server):
-        # counted when the socket is accepted (a handler's connection_made comes a loop turn later)
-        sockets = 0
-
-        def __call__(self) -> Any:
-            if self.sockets >= max_connections:
-                return Busy()
-            self.sockets += 1
-            return super().__call__()
-
-        def connection_lost(self, handler: Any, exc: BaseException | None = None) -> None:
-            self.sockets -= 1
-            super().connection_lost(handler, exc)
-
-    class CappedRunner(web.AppRunner):
-        async def _make_server(self) -> web.Server:
-            server = await super()._make_server()
-            server.__class__ = CappedServer  # the same server; one check when a socket arrives
-            return server
-
-    return CappedRunner(app, **kwargs)
+    response = web.Response(status=403, text=text, headers={"Cache-Control": "no-store"})
+    response.force_close()  # no keep-alive socket for a client without the token
+    return response

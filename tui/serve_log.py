@@ -27,7 +27,8 @@ class RepeatLog:
         self._last: dict[str, float] = {}  # key -> when its line was printed
         self._repeats: dict[str, tuple[int, str]] = {}  # key -> (repeats since then, its line)
 
-    def _write(self, line: str) -> None:
+    def write(self, line: str) -> None:
+        """Print one line now (for a line that already sums up a window)."""
         from quizbank.safetext import escape_unsafe
 
         stream = self._stream or sys.stderr
@@ -41,12 +42,12 @@ class RepeatLog:
             return
         self._flush_key(key)
         self._last[key] = now
-        self._write(line)
+        self.write(line)
 
     def _flush_key(self, key: str) -> None:
         count, line = self._repeats.pop(key, (0, ""))
         if count:
-            self._write(f"{line} (repeated {count} more time{'s' if count > 1 else ''})")
+            self.write(f"{line} (repeated {count} more time{'s' if count > 1 else ''})")
 
     def flush(self) -> None:
         """Print the counts of what was held back."""

@@ -53,20 +53,37 @@ def serve_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-TOKEN = "test-token-0123456789abcdef"  # every test server's (--token); a real one is 256 random bits
+TOKEN = (
+    "test-token-0123456789abcdef"  # every test server's (POSENC_SERVE_TOKEN); a real one is 256 random bits
+)
 
 
 def start_server(
-    tmp_path: Path, *extra: str, port: int | None = None, env: dict[str, str] | None = None
+    tmp_path: Path,
+    *extra: str,
+    port: int | None = None,
+    env: dict[str, str] | None = None,
+    token_file: bool = False,
 ) -> tuple[subprocess.Popen[str], int]:
-    """`posenc serve --token TOKEN` on a free port with its data in tmp_path/data and its events in
-    tmp_path/events.jsonl; returns once it printed its address (the port is bound then)."""
+    """`posenc serve` with the token TOKEN (in POSENC_SERVE_TOKEN, or with `token_file` in tmp_path/token for
+    --token-file) on a free port with its data in tmp_path/data and its events in tmp_path/events.jsonl;
+    returns once it printed its address (the port is bound then)."""
     port = port or free_port()
     argv = [sys.executable, "-m", "tui", "serve", "--port", str(port), "--data-dir", str(tmp_path / "data")]
+    token: dict[str, str] = {"POSENC_SERVE_TOKEN": TOKEN}
+    if token_file:
+        (tmp_path / "token").write_text(TOKEN + "\n")
+        argv += ["--token-file", str(tmp_path / "token")]
+        token = {}
     server = subprocess.Popen(
-        [*argv, "--token", TOKEN, *extra],
+        [*argv, *extra],
         cwd=ROOT,
-        env={**serve_env(tmp_path), "POSENC_BENCH_LOG": str(tmp_path / "events.jsonl"), **(env or {})},
+        env={
+            **serve_env(tmp_path),
+            **token,
+            "POSENC_BENCH_LOG": str(tmp_path / "events.jsonl"),
+            **(env or {}),
+        },
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

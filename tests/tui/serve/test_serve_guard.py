@@ -104,7 +104,13 @@ def test_the_printed_address() -> None:
         (["--host", "a b", "--public"], {}, "--host must be a host name"),
         (["--max-tabs", "0"], {}, "--max-tabs must be at least 1"),
         (["--max-tabs", "10", "--max-connections", "12"], {}, "--max-connections must be at least"),
-        (["--token", "short"], {}, "--token must be 16-256 characters"),
+        (["--token", "x" * 20], {}, "--token is not accepted: every local user can read a command line"),
+        (
+            ["--max-peer-connections", "0"],
+            {},
+            "--max-peer-connections must be 1 to --max-connections (64), not 0",
+        ),
+        (["--max-peer-connections", "65"], {}, "--max-peer-connections must be 1 to --max-connections"),
         ([], {"POSENC_SERVE_TOKEN": "has spaces in it, sixteen+"}, "POSENC_SERVE_TOKEN may hold only"),
         (["--allow-host", "study.lan:80"], {}, "--allow-host 'study.lan:80': must be a host name"),
         (["--allow-code"], {}, "--allow-code goes with --public"),
@@ -130,6 +136,106 @@ def test_bad_settings_are_one_line_and_exit_2(
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("posenc serve: ") and message in lines[0], captured.err
     assert captured.out == ""
+
+
+def _serve_args(*argv: str):
+    from tui.cli import build_parser
+
+    return build_parser("serve").parse_args(["serve", *argv])
+
+
+def test_a_token_file_is_read_and_checked(tmp_path: Path) -> None:
+    import os
+
+    from tui.serve_settings import UsageError, settings_from_args
+
+    def why(path: Path, env: dict[str, str] | None = None) -> str:
+        try:
+            settings_from_args(_serve_args("--token-file", str(path)), env or {})
+        except UsageError as error:
+            return str(error)
+        return "accepted"
+
+    good = tmp_path / "token"
+    good.write_text("file-token-0123456789\n")
+    assert settings_from_args(_serve_args("--token-file", str(good)), {}).token == "file-token-0123456789"
+    # the file wins over the variable
+    env = {"POSENC_SERVE_TOKEN": "env-token-0123456789"}
+    assert settings_from_args(_serve_args("--token-file", str(good)), env).token == "file-token-0123456789"
+    assert settings_from_args(_serve_args(), env).token == "env-token-0123456789"
+
+    (tmp_path / "empty").write_text(" \n")
+    (tmp_path / "big").write_text("a" * 5000)
+    (tmp_path / "short").write_text("short\n")
+    (tmp_path / "binary").write_bytes(b"\xff" * 20)
+    os.mkfifo(tmp_path / "fifo")  # opened without blocking, then refused
+    assert why(tmp_path / "missing") == f"--token-file {tmp_path / 'missing'}: no such file"
+    assert why(tmp_path / "empty") == f"--token-file {tmp_path / 'empty'}: the file is empty"
+    assert (
+        why(tmp_path / "big")
+        == f"--token-file {tmp_path / 'big'}: 5000 bytes; a token file holds at most 4096"
+    )
+    assert why(tmp_path) == f"--token-file {tmp_path}: not a regular file"
+    assert why(tmp_path / "fifo") == f"--token-file {tmp_path / 'fifo'}: not a regular file"
+    assert why(tmp_path / "binary") == f"--token-file {tmp_path / 'binary'}: not UTF-8 text"
+    assert (
+        why(tmp_path / "short") == f"--token-file {tmp_path / 'short'}: must be 16-256 characters long, not 5"
+    )
+
+
+def test_a_bad_token_file_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
+    from tui.cli import main
+
+    try:
+        code = main(["serve", "--token-file", str(tmp_path / "missing")])
+    except SystemExit as exit_:
+        code = exit_.code
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.err == f"posenc serve: --token-file {tmp_path / 'missing'}: no such file\n"
+
+
+def test_secure_cookie_behind_a_tls_proxy_named_by_allow_host() -> None:
+    """X-Forwarded-Proto: https makes the cookie Secure only when the Host is an --allow-host name (the
+    proxy's); from anyone else the header is not believed."""
+    from aiohttp import web
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from tui.serve_guard import Guard
+
+    guard = Guard(TOKEN, 8000, "127.0.0.1", ["study.example"])
+
+    async def page(request: web.Request) -> web.Response:
+        return web.Response(text="page")
+
+    async def cookies() -> dict[str, tuple[int, str]]:
+        app = web.Application(middlewares=[guard.middleware(lambda why: None)])
+        app.router.add_get("/", page)
+        found = {}
+        async with TestClient(TestServer(app)) as client:
+            asks = {
+                "proxy, https": {"Host": "study.example", "X-Forwarded-Proto": "https"},
+                "proxy, https first of two": {"Host": "study.example", "X-Forwarded-Proto": "HTTPS, http"},
+                "proxy, http": {"Host": "study.example", "X-Forwarded-Proto": "http"},
+                "proxy, no header": {"Host": "study.example"},
+                "loopback, https": {"Host": "127.0.0.1", "X-Forwarded-Proto": "https"},
+            }
+            for name, headers in asks.items():
+                response = await client.get(f"/?token={TOKEN}", headers=headers)
+                found[name] = (response.status, response.headers.get("Set-Cookie", ""))
+        return found
+
+    found = asyncio.run(cookies())
+    assert {name: status for name, (status, _) in found.items()} == dict.fromkeys(found, 200)
+    secure = {name: "; Secure" in cookie for name, (_, cookie) in found.items()}
+    assert secure == {
+        "proxy, https": True,
+        "proxy, https first of two": True,
+        "proxy, http": False,
+        "proxy, no header": False,
+        "loopback, https": False,
+    }
+    assert all("HttpOnly" in cookie and "SameSite=Strict" in cookie for _, cookie in found.values())
 
 
 # ---------------------------------------------------------------- the server
@@ -228,5 +334,29 @@ def test_the_printed_address_carries_a_random_token(tmp_path: Path) -> None:
         assert len(token) >= 43 and check_token(token) is None  # 256 bits, URL-safe
         assert status(f"http://127.0.0.1:{port}/") == 403
         assert status(f"http://127.0.0.1:{port}/?token={token}") == 200
+    finally:
+        assert stop_server(server) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("token_file", [False, True])
+def test_the_token_is_on_no_command_line_and_in_no_apps_environment(tmp_path: Path, token_file: bool) -> None:
+    """Neither `ps` (the server's command line) nor a drill (its app's environment, the app's command line)
+    shows the token, whether it came in POSENC_SERVE_TOKEN or from --token-file."""
+    from test_serve import process_table
+
+    server, port = start_server(tmp_path, token_file=token_file)
+    try:
+        spare = ready_spare(server, tmp_path)
+        assert status(f"http://127.0.0.1:{port}/?token={TOKEN}") == 200  # the token is the server's
+        commands = {pid: row[3] for pid, row in process_table().items()}
+        assert TOKEN not in commands[server.pid] and TOKEN not in commands[spare]
+        with open(f"/proc/{spare}/environ", "rb") as fh:
+            environ = fh.read().split(b"\0")
+        assert not [v for v in environ if TOKEN.encode() in v or v.startswith(b"POSENC_SERVE_")]
+        assert any(v.startswith(b"POSENC_DRILL_WORKSPACE=") for v in environ)  # it is the app's environment
+        if token_file:  # nothing to find in the server's own environment either
+            with open(f"/proc/{server.pid}/environ", "rb") as fh:
+                assert TOKEN.encode() not in fh.read()
     finally:
         assert stop_server(server) == 0
