@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from support.apps import make_app, screen_text, start_quiz
 from support.pilot import pilot_test, settle, wait_for
 from textual.widgets import Input, Static
@@ -57,3 +59,13 @@ async def test_predict_survives_a_number_past_the_largest_float(env: Path) -> No
         assert app.is_running and app.screen is predict
         assert predict.predicted is None and not field.disabled
         assert "Not a number: write e.g. 0.5" in screen_text(app)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text() | st.builds(lambda n: "9" * n, st.integers(4000, 5000)))
+@example("²")
+def test_the_quiz_count_is_a_number_all_or_error(text: str) -> None:
+    from tui.screens.quiz import parse_count
+
+    count = parse_count(text)
+    assert count is None or count == "error" or (isinstance(count, int) and count >= 1)
