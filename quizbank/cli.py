@@ -89,9 +89,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _err(message: str) -> None:
-    from .safetext import escape_unsafe
+    from .safetext import clip_long_runs, escape_unsafe
 
-    print(escape_unsafe(message, one_line=True), file=sys.stderr)
+    print(escape_unsafe(clip_long_runs(message), one_line=True), file=sys.stderr)
 
 
 def _plural(n: int, word: str) -> str:

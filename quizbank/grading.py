@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from .safetext import shorten
+
 __all__ = [
     "Grade",
     "grade_choices",
@@ -56,7 +58,19 @@ _NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 def parse_number(raw: str) -> float:
     """Read a number the way people type it: `0.5`, `.5`, `1e-4`, `1/2`, `1,024`, `50%`, `−3`,
     full-width digits, and arithmetic (`2^-8`, `2**-8`, `2⁻⁸`, `1/(2*128)`: quizbank.arithmetic). Raises
-    ValueError with a short, user-facing message."""
+    ValueError with a short, user-facing message, and nothing else, whatever the text."""
+    try:
+        return _parse_number(raw)
+    except ValueError as exc:
+        if str(exc).startswith("Exceeds the limit"):  # int() of over 4,300 digits
+            raise ValueError(f"{shorten(raw.strip())} has too many digits") from None
+        raise
+    except (OverflowError, ZeroDivisionError, ArithmeticError):
+        # 1 with 309 zeros /1: the fraction is past the largest float
+        raise ValueError(f"{shorten(raw.strip())} is too large a number") from None
+
+
+def _parse_number(raw: str) -> float:
     # a run of superscripts is a power: 2⁻⁸ is 2^-8 (NFKC alone would read 2-8, and 10⁴ as 104)
     raw = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group().translate(_SUPERSCRIPTS), raw)
     text = unicodedata.normalize("NFKC", raw).strip().replace("−", "-").replace("×10^", "e")
@@ -83,9 +97,9 @@ def parse_number(raw: str) -> float:
         try:
             value = evaluate(text)
         except ValueError as exc:
-            raise ValueError(f"{raw.strip()!r} is not a number ({exc})") from None
+            raise ValueError(f"{shorten(raw.strip())} is not a number ({exc})") from None
     else:
-        raise ValueError(f"{raw.strip()!r} is not a number")
+        raise ValueError(f"{shorten(raw.strip())} is not a number")
     return value / 100.0 if percent else value
 
 

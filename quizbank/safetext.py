@@ -12,7 +12,19 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UNSAFE_RE", "describe_unsafe", "escape_json_unsafe", "escape_unsafe", "find_unsafe", "is_safe"]
+__all__ = [
+    "UNSAFE_RE",
+    "clip_long_runs",
+    "describe_unsafe",
+    "escape_json_unsafe",
+    "escape_unsafe",
+    "find_unsafe",
+    "is_safe",
+    "shorten",
+]
+
+SHORT_LIMIT = 60  # an echoed value in an error message: its repr, cut to this many characters
+LONG_RUN = 200  # a run of non-space characters longer than this in a message is an echoed input: cut it
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # Lone surrogates cannot be encoded and crash writers: treat them as unsafe too.
@@ -59,3 +71,24 @@ def escape_json_unsafe(text: str) -> str:
     """JSON text (from `json.dumps(..., ensure_ascii=False)`) with every unsafe character written as a
     JSON `\\uXXXX` escape: the data read back is unchanged, the terminal never sees the character."""
     return UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def shorten(value: object, limit: int = SHORT_LIMIT) -> str:
+    """`value` as an error message shows it: its repr, cut to `limit` characters (a 5,000-digit input is
+    not echoed whole). Escape the message as usual (`escape_unsafe`) before printing it."""
+    shown = repr(value)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+_LONG_RUN_RE = re.compile(r"\S{" + str(LONG_RUN + 1) + ",}")
+
+
+def clip_long_runs(message: str) -> str:
+    """`message` with every run of more than LONG_RUN non-space characters (an echoed input, never a word
+    or a path) cut to SHORT_LIMIT characters and its length: for one-line CLI errors."""
+
+    def cut(match: re.Match[str]) -> str:
+        run = match.group()
+        return f"{run[: SHORT_LIMIT - 3]}... ({len(run):,} characters)"
+
+    return _LONG_RUN_RE.sub(cut, message)

@@ -18,10 +18,20 @@ See docs/bank-format.md for the full format.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    field_validator,
+    model_validator,
+)
 
 LANGS: tuple[str, ...] = ("en", "zh")
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
@@ -125,6 +135,23 @@ class DemoRef(_Strict):
     params: dict[str, ParamValue] = Field(default_factory=dict)
 
 
+MAX_INDEX_DIGITS = 9  # an index in a result path: a list position, never a 4,300-digit number
+MAX_VARY_STEPS = 1_000_000  # a stepped vary range: (hi - lo) / step
+
+
+def _result_path(path: str) -> str:
+    longest = max((len(run) for run in re.findall(r"\d+", path)), default=0)
+    if longest > MAX_INDEX_DIGITS:
+        raise ValueError(
+            f"a number in the path has {longest:,} digits; an index has at most {MAX_INDEX_DIGITS}"
+        )
+    return path
+
+
+# A path into a demo result (quizbank.checks.parse_path); its indices are small whole numbers.
+ResultPath = Annotated[str, Field(max_length=500), AfterValidator(_result_path)]
+
+
 class CheckSpec(_Strict):
     """Re-run a demo and compare one number in its result with `expect`.
 
@@ -134,7 +161,7 @@ class CheckSpec(_Strict):
 
     demo: str
     params: dict[str, ParamValue] = Field(default_factory=dict)
-    path: str
+    path: ResultPath
     expect: FiniteNumber
     tolerance: FiniteNumber = Field(default=1e-6, ge=0)
 
@@ -300,6 +327,16 @@ class VaryParam(_Strict):
                     raise ValueError(f"int bounds are whole numbers or parameter names, got {bound:g}")
             if self.step is not None and not float(self.step).is_integer():
                 raise ValueError(f"an int range steps by a whole number, got step {self.step:g}")
+        literal = [b for b in self.bounds if isinstance(b, int | float) and not isinstance(b, bool)]
+        if len(literal) == 2:
+            lo, hi = (float(b) for b in literal)
+            if not math.isfinite(hi - lo):
+                raise ValueError(f"the range [{lo:g}, {hi:g}] is wider than a float holds")
+            if self.step is not None and (hi - lo) / self.step > MAX_VARY_STEPS:
+                raise ValueError(
+                    f"the range [{lo:g}, {hi:g}] in steps of {self.step:g} has more than "
+                    f"{MAX_VARY_STEPS:,} steps; take a larger step or a smaller range"
+                )
         if self.choices is not None:
             seen: list[Any] = []
             for choice in self.choices:
@@ -315,7 +352,7 @@ class LiveAnswer(_Strict):
 
     demo: str
     params: dict[str, ParamValue] = Field(default_factory=dict)
-    path: str
+    path: ResultPath
     rel_tol: FiniteNumber | None = Field(default=None, ge=0)
     abs_tol: FiniteNumber | None = Field(default=None, ge=0)
 

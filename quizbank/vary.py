@@ -33,6 +33,7 @@ _TOKEN = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}|\{([A-Za-z_][A-Za-z0-9_]*
 _INDEX = re.compile(r"\[([^\[\]]*)\]")
 _ARITH = re.compile(r"\s*-?\d+(?:\s*[+-]\s*\d+)*\s*")
 _SIGNIFICANT = 3
+MAX_STEPS = 1_000_000  # as quizbank.schema.MAX_VARY_STEPS
 
 
 class VaryError(ValueError):
@@ -95,7 +96,14 @@ def fill_path(path: str, params: dict[str, Any]) -> str:
     return _INDEX.sub(index, filled)
 
 
+MAX_INDEX_DIGITS = 9  # as quizbank.schema.MAX_INDEX_DIGITS: a list position
+
+
 def _arith(text: str) -> int:
+    if any(len(run) > MAX_INDEX_DIGITS for run in re.findall(r"\d+", text)):
+        raise VaryError(
+            f"an index in the path has a number of more than {MAX_INDEX_DIGITS} digits: {text[:40]}"
+        )
     total, sign, number = 0, 1, ""
     for ch in text.replace(" ", "") + "+":
         if ch.isdigit():
@@ -182,6 +190,8 @@ def draw_one(name: str, spec: Any, drawn: dict[str, Any], rng: random.Random) ->
             raise VaryError(f"vary parameter {name!r}: no whole number in [{lo}, {hi}]")
         if spec.step is not None:
             step = int(spec.step)
+            if (hi_i - lo_i) // step > MAX_STEPS:
+                raise VaryError(f"vary parameter {name!r}: more than {MAX_STEPS:,} steps of {step}")
             return lo_i + step * rng.randint(0, (hi_i - lo_i) // step)
         if spec.log:
             value = round(math.exp(rng.uniform(math.log(lo_i), math.log(hi_i))))
@@ -189,7 +199,10 @@ def draw_one(name: str, spec: Any, drawn: dict[str, Any], rng: random.Random) ->
         return rng.randint(lo_i, hi_i)
     lo_f, hi_f = float(lo), float(hi)
     if spec.step is not None:
-        k = rng.randint(0, int(math.floor((hi_f - lo_f) / spec.step + 1e-9)))
+        steps = (hi_f - lo_f) / spec.step
+        if not steps <= MAX_STEPS:  # a bound named an earlier parameter: the schema could not see it
+            raise VaryError(f"vary parameter {name!r}: more than {MAX_STEPS:,} steps of {spec.step:g}")
+        k = rng.randint(0, int(math.floor(steps + 1e-9)))
         return float(f"{lo_f + k * spec.step:.12g}")
     if spec.log:
         value = _round_sig(math.exp(rng.uniform(math.log(lo_f), math.log(hi_f))))

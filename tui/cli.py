@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 # Each subcommand: the module that owns it and the function that adds its parser. Only the chosen
 # subcommand's module is imported (a syntax error in a drill is reported before the other CLIs load).
@@ -23,11 +24,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose usage errors cut an echoed over-long value (`--seed` with 5,000 digits) as every
+    posenc error does. Subcommand parsers are made of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        from quizbank.safetext import clip_long_runs
+
+        super().error(clip_long_runs(message))
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or (`only`) the global options plus one subcommand's parser."""
     import importlib
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="posenc",
         description="Interview prep and live reference for position encoding in Transformers. "
         "Run with no subcommand to open the study app.",

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from quizbank.safetext import escape_unsafe
+from quizbank.safetext import clip_long_runs, escape_unsafe
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -88,7 +88,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _err(message: str) -> None:
-    print(f"posenc drill: {escape_unsafe(message, one_line=True)}", file=sys.stderr)
+    print(f"posenc drill: {escape_unsafe(clip_long_runs(message), one_line=True)}", file=sys.stderr)
 
 
 def _drill_or_none(name: str) -> Any:

@@ -24,7 +24,9 @@ EXIT_USAGE = 2
 
 
 def _error(message: str) -> None:
-    print(f"posenc mock: {message}", file=sys.stderr)
+    from quizbank.safetext import clip_long_runs, escape_unsafe
+
+    print(f"posenc mock: {escape_unsafe(clip_long_runs(message), one_line=True)}", file=sys.stderr)
 
 
 def load_drills() -> list[Any]:
@@ -90,11 +92,24 @@ def _open_store(args: argparse.Namespace) -> Any:
     return store
 
 
-def _whole(raw: str, what: str) -> int | None:
+def parse_whole(raw: str, what: str, low: int | None = None, high: int | None = None) -> int:
+    """A whole number typed as option `what`; ValueError with one line (the value cut) for anything else."""
+    from quizbank.safetext import shorten
+
+    text = str(raw).strip()
+    if len(text) > 30 or not text.lstrip("+-").isdigit() or not text.isascii():
+        raise ValueError(f"{what} must be a whole number (got {shorten(raw)})")
+    value = int(text)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{what} must be in {low}..{high}, got {value}")
+    return value
+
+
+def _whole(raw: str, what: str, low: int | None = None, high: int | None = None) -> int | None:
     try:
-        return int(str(raw).strip())
-    except ValueError:
-        _error(f"{what} must be a whole number (got {raw!r})")
+        return parse_whole(raw, what, low, high)
+    except ValueError as exc:
+        _error(str(exc))
         return None
 
 
@@ -109,7 +124,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     seed = None
     if args.seed is not None:
-        seed = _whole(args.seed, "--seed")
+        from quizbank.instances import MAX_SEED
+
+        seed = _whole(args.seed, "--seed", 0, MAX_SEED)  # as `posenc bank sample --seed`
         if seed is None:
             return EXIT_USAGE
     topics = [t.strip() for t in (args.topics or "").split(",") if t.strip()] or None

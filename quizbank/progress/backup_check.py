@@ -17,7 +17,7 @@ from quizbank.progress.records import ImportedHistory, ReviewRecord
 from quizbank.progress.scheduler import Card, State, stable_card_id
 from quizbank.progress.settings import DEFAULT_SETTINGS, validate_setting
 from quizbank.progress.store import parse_time
-from quizbank.safetext import describe_unsafe, escape_unsafe, find_unsafe
+from quizbank.safetext import describe_unsafe, escape_unsafe, find_unsafe, shorten
 
 __all__ = [
     "BACKUP_FORMAT",
@@ -82,8 +82,7 @@ BAD = object()  # a check that failed, where False and None are valid values
 
 def _short(value: Any) -> str:
     """A value as an error message shows it: a repr cut to 60 characters (escaped by BackupError)."""
-    shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:57] + "..."
+    return shorten(value)
 
 
 class _Checker:
@@ -284,6 +283,12 @@ class _Checker:
                 self.fail(path, f"unexpected value {node!r}")
 
         walk(where, value)
+        if len(self.errors) == before:
+            from quizbank.mock.report_shape import report_problem
+
+            problem = report_problem(value, where)  # `"report": {}` crashed mock history and mock report
+            if problem is not None:
+                self.errors.append(problem)
         return value if len(self.errors) == before else None
 
 
@@ -432,17 +437,17 @@ def parse_backup(data: Any) -> ImportedHistory:
         for key, value in settings.items():
             if key not in DEFAULT_SETTINGS:
                 continue  # settings of a newer posenc: ignored
+            if key == "keymap" and isinstance(value, dict):  # each entry named first: settings.keymap['id']
+                errors = len(checker.errors)
+                for binding, keys in value.items():
+                    if checker.text(f"settings.keymap[{binding!r}]", binding, MAX_ID_CHARS) is not None:
+                        checker.text(f"settings.keymap[{binding!r}]", keys, MAX_ID_CHARS)
+                if len(checker.errors) > errors:
+                    continue
             try:
                 parsed.settings[key] = validate_setting(key, value)
             except ValueError as exc:
                 checker.fail(f"settings.{key}", str(exc))
-                continue
-            if key == "keymap":
-                for binding, keys in value.items():
-                    if checker.text(f"settings.keymap[{binding!r}]", binding, MAX_ID_CHARS) is None:
-                        parsed.settings.pop(key, None)
-                    elif checker.text(f"settings.keymap[{binding!r}]", keys, MAX_ID_CHARS) is None:
-                        parsed.settings.pop(key, None)
 
     if checker.errors:
         raise BackupError(checker.errors)

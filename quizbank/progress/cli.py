@@ -26,9 +26,9 @@ MAX_BACKUP_BYTES = 256 * 1024 * 1024  # a backup of 1,000,000 reviews is about 1
 
 
 def _error(message: str) -> None:
-    from quizbank.safetext import escape_unsafe
+    from quizbank.safetext import clip_long_runs, escape_unsafe
 
-    print(f"posenc: error: {escape_unsafe(message, one_line=True)}", file=sys.stderr)
+    print(f"posenc: error: {escape_unsafe(clip_long_runs(message), one_line=True)}", file=sys.stderr)
 
 
 def _did_you_mean(name: str, valid: list[str]) -> str:
@@ -317,6 +317,14 @@ def _cmd_config(args: argparse.Namespace) -> int:
     if binding is not None and args.value is not None and not args.value.strip():
         _error(f"{key}: the keys must not be empty")
         return EXIT_BAD_INPUT
+    if binding is not None and args.value is not None:
+        from quizbank.progress.settings import validate_setting
+
+        try:  # control characters would reach the footer raw: the importer's rule
+            validate_setting("keymap", {binding: args.value.strip()})
+        except ValueError as exc:
+            _error(str(exc))
+            return EXIT_BAD_INPUT
     known_ids = getattr(args, "binding_ids", None)
     if args.value is not None and known_ids is not None and (binding is not None or key == "keymap"):
         valid = list(known_ids())

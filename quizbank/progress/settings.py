@@ -63,6 +63,10 @@ def parse_setting_text(key: str, text: str) -> Any:
     elif key == "keymap":
         try:
             value = json.loads(raw)
+        except RecursionError:
+            raise ValueError(
+                "keymap must be a JSON object of binding ids and keys, not nested values"
+            ) from None
         except ValueError as exc:
             raise ValueError(
                 f'keymap must be a JSON object such as \'{{"posenc.study.undo": "z"}}\' ({exc})'
@@ -70,6 +74,23 @@ def parse_setting_text(key: str, text: str) -> Any:
     else:
         value = raw
     return validate_setting(key, value)
+
+
+MAX_KEYMAP_CHARS = 200  # a binding id or its keys: as a question id in a backup (backup_check.MAX_ID_CHARS)
+
+
+def _check_keymap_text(binding: str, text: str, what: str) -> None:
+    """A binding id or its keys is plain one-line text the footer can print: the importer's rule
+    (no control, bidi-formatting or surrogate character, no tab or newline, at most 200 characters)."""
+    from quizbank.safetext import describe_unsafe, find_unsafe
+
+    where = "keymap." + (binding if len(binding) <= 60 else binding[:57] + "...")  # escaped where printed
+    if len(text) > MAX_KEYMAP_CHARS:
+        raise ValueError(f"{where}: the {what} must be at most {MAX_KEYMAP_CHARS} characters")
+    bad = find_unsafe(text)
+    if bad is not None or "\n" in text or "\t" in text:
+        shown = describe_unsafe(text[bad]) if bad is not None else "a tab or newline"
+        raise ValueError(f"{where}: the {what} contain {shown}; keymap entries are plain one-line text")
 
 
 def validate_setting(key: str, value: Any) -> Any:
@@ -89,6 +110,9 @@ def validate_setting(key: str, value: Any) -> Any:
             isinstance(k, str) and k.strip() and isinstance(v, str) and v.strip() for k, v in value.items()
         ):
             raise ValueError("keymap must map binding ids to non-empty key strings")
+        for binding, keys in value.items():
+            _check_keymap_text(binding, binding, "binding id")
+            _check_keymap_text(binding, keys, "keys")
     elif key in ("enable_fuzzing", "instant_submit", "quiz_schedules"):
         if not isinstance(value, bool):
             raise ValueError(f"{key} must be true or false")

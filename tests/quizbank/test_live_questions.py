@@ -235,6 +235,26 @@ def test_sample_prints_the_instance_in_words(capsys, empty_user_dir):
             "a generated question computes its answer per instance; remove value",
         ),
         (("rel_tol: 1e-6", "rel_tol: 1e-6, unknown: 1"), "unknown key 'unknown'"),
+        # numbers too big to draw or to index with were an "internal error" for the whole file
+        (
+            (
+                "    head: {int: [1, n_heads]}",
+                "    head: {int: [1, n_heads]}\n    x: {float: [0, 1.0e+308], step: 1.0e-308}",
+            ),
+            "live.yaml:9:10: vary.x: the range [0, 1e+308] in steps of 1e-308 has more than 1,000,000 steps",
+        ),
+        (
+            (
+                "    head: {int: [1, n_heads]}",
+                "    head: {int: [1, n_heads]}\n    x: {float: [-1.0e+308, 1.0e+308]}",
+            ),
+            "live.yaml:9:10: vary.x: the range [-1e+308, 1e+308] is wider than a float holds",
+        ),
+        (
+            ("[{head}-1]", "[{head}-1000000000000]"),
+            "live.yaml:15:68: answer.path: a number in the path has 13 digits; an index has at most 9",
+        ),
+        (("[{head}-1]", "[{head}-1" + "0" * 4400 + "]"), "live.yaml:15:68: answer.path: is longer than 500"),
     ],
 )
 def test_loader_reports_each_problem_at_its_place(edit, expected):
@@ -385,3 +405,19 @@ def test_materialising_before_the_answer_is_computed_is_refused(shipped):
 
 def test_export_seeds_are_fixed():
     assert EXPORT_SEEDS == (1, 2, 3)
+
+
+def test_a_range_too_large_through_a_named_bound_is_a_vary_error():
+    """The schema sees literal bounds only; a bound naming an earlier parameter is checked at the draw."""
+    from quizbank.schema import VaryParam
+    from quizbank.vary import VaryError, draw, fill_path
+
+    vary = {
+        "n": VaryParam.model_validate({"choices": [1.0e300, 2.0e300]}),
+        "x": VaryParam.model_validate({"float": [0, "n"], "step": 1.0e-300}),
+    }
+    with pytest.raises(VaryError, match="vary parameter 'x': more than 1,000,000 steps of 1e-300"):
+        draw("q", vary, 0)
+    with pytest.raises(VaryError, match="more than 9 digits"):
+        fill_path("tables[0].rows[{h}-1" + "0" * 4400 + "][1]", {"h": 2})
+    assert fill_path("tables[0].rows[{h}-1][1]", {"h": 2}) == "tables[0].rows[1][1]"

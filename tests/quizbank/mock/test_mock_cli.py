@@ -119,6 +119,10 @@ def test_plan_without_seed_uses_the_store_and_reports_its_seed(capsys: Any) -> N
         (["--minutes", "181"], "from 5 to 180"),
         (["--minutes", "ten"], "--minutes must be a whole number"),
         (["--seed", "x"], "--seed must be a whole number"),
+        (["--seed", "-1"], "--seed must be in 0..2147483647, got -1"),  # as `bank sample --seed -1`
+        (["--seed", "2147483648"], "--seed must be in 0..2147483647, got 2147483648"),
+        (["--seed", "9" * 5000], "--seed must be a whole number (got '" + "9" * 56 + "...)"),
+        (["--minutes", "9" * 5000], "--minutes must be a whole number (got '" + "9" * 56 + "...)"),
     ],
 )
 def test_plan_usage_errors_exit_2_with_one_line(capsys: Any, args: list[str], needle: str) -> None:
@@ -127,6 +131,7 @@ def test_plan_usage_errors_exit_2_with_one_line(capsys: Any, args: list[str], ne
     assert out == ""
     assert needle in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert len(err) < 200  # a 5,000-digit value is cut, as the importer cuts it
 
 
 def test_plan_bank_too_small_exits_1(capsys: Any) -> None:

@@ -83,12 +83,16 @@ JSON_LEAF = (
     | st.floats(allow_nan=False, allow_infinity=False)
     | SAFE_TEXT
 )
+# The fields every report has (quizbank.mock.report_shape), under any other JSON a later posenc may add.
+REPORT = {"id": "s", "started_at": "2025-03-01T09:00:00+00:00", "minutes": 30, "level": "basic",
+          "ended_early": False, "score": None, "elapsed_seconds": 0.0, "items": [], "by_topic": {},
+          "by_skill": {}, "weakest_topics": []}  # fmt: skip
 REPORTS = st.dictionaries(
     SAFE_TEXT,
     st.recursive(JSON_LEAF, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(SAFE_TEXT, inner, max_size=3),
                  max_leaves=12),
     max_size=5,
-)  # fmt: skip
+).map(lambda extra: {**extra, **REPORT})  # fmt: skip
 # A generated question's showing, as the app records it (`instance=` of review / record_attempt).
 INSTANCES = st.none() | st.fixed_dictionaries(
     {
@@ -208,9 +212,9 @@ def walk(folder: Path) -> None:
             ("mark", "q.beta", None, "NTK vs YaRN: ask"),
             ("drill", "alibi-slopes", False, 3, 900, 5),
             ("drill", "alibi-slopes", True, 9, 700, 5),
-            ("mock", 1, 30, "basic", "en", False, 0.5, {"id": "s1", "missed": ["q.delta"]}, 60),
+            ("mock", 1, 30, "basic", "en", False, 0.5, {**REPORT, "id": "s1", "missed": ["q.delta"]}, 60),
             ("due", ["q.delta"], 1),
-            ("mock", 2, 20, "deep", "zh", True, None, {"id": "s2", "missed": []}, 60),
+            ("mock", 2, 20, "deep", "zh", True, None, {**REPORT, "id": "s2", "missed": []}, 60),
             ("setting", ("new_per_day", 12)),
         ],
     )
@@ -392,6 +396,17 @@ def test_a_number_of_5000_digits_exits_2_naming_the_record(
                              "language": "en", "ended_early": False, "score": None,
                              "report": {"items": [{"answer": "\u202e"}]}}]},
          "mock_sessions[0].report.items[0].answer"),
+        ({"mock_sessions": [{"id": "s", "started_at": "2025-01-01T00:00:00+00:00", "minutes": 30, "level": "basic",
+                             "language": "en", "ended_early": False, "score": None, "report": {}}]},
+         "mock_sessions[0].report: the field 'id' is missing"),
+        ({"mock_sessions": [{"id": "s", "started_at": "2025-01-01T00:00:00+00:00", "minutes": 30, "level": "basic",
+                             "language": "en", "ended_early": False, "score": None,
+                             "report": {**REPORT, "items": [{"id": "q"}]}}]},
+         "mock_sessions[0].report.items[0]: the field 'kind' is missing"),
+        ({"mock_sessions": [{"id": "s", "started_at": "2025-01-01T00:00:00+00:00", "minutes": 30, "level": "basic",
+                             "language": "en", "ended_early": False, "score": None,
+                             "report": {**REPORT, "weakest_topics": ["rope"]}}]},
+         "mock_sessions[0].report.weakest_topics: must be a list of topics in by_topic"),
         ({"id_migrations": [{"old_id": "", "new_id": "b", "applied_at": "2025-01-01T00:00:00+00:00"}]},
          "id_migrations[0].old_id"),
         ({"reviews": [{"question_id": "q", "rating": 3, "reviewed_at": "2025-01-01T00:00:00+00:00",

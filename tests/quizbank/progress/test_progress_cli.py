@@ -323,6 +323,15 @@ def test_config_keymap_entries(tmp_path, capsys):
         (["colour", "red"], "unknown setting 'colour'"),
         (["keymap", "{oops"], "keymap must be a JSON object"),
         (["keymap.posenc.next", " "], "keys must not be empty"),
+        (
+            ["keymap.posenc.next", "\x1b[31mj"],
+            "keymap.posenc.next: the keys contain U+001B (control character)",
+        ),
+        (["keymap.posenc.next", "j\u202ek"], "the keys contain U+202E (bidirectional-formatting character)"),
+        (["keymap.posenc.\x07next", "j"], "keymap.posenc.\\x07next: the binding id contain U+0007"),
+        (["keymap", '{"posenc.next": "\\u001bj"}'], "keymap.posenc.next: the keys contain U+001B"),
+        (["keymap", "[" * 100_000], "keymap must be a JSON object of binding ids and keys, not nested"),
+        (["new_per_day", "9" * 5000], "(got '" + "9" * 56 + "... (5,003 characters)"),  # cut, not echoed
         (["--reset"], "--reset needs a KEY"),
         (["all"], "'all' only goes with --reset"),
     ],

@@ -1,0 +1,40 @@
+"""Every `posenc` CLI refuses bad input in one short line: a 5,000-digit value is cut as the backup importer
+cuts it (argparse's own errors too), and `--seed -1` is refused alike by `bank sample` and `mock plan`."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui.cli import main
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "no-user-banks"))
+    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bank", "sample", "--seed", "-1", "x"],
+        ["mock", "plan", "--seed", "-1"],
+        ["bank", "sample", "--seed", "9" * 5000, "x"],  # argparse's own error
+        ["bank", "sample", "9" * 5000],
+        ["progress", "config", "new_per_day", "9" * 5000],
+        ["drill", "check", "9" * 5000, "x.py"],
+    ],
+)
+def test_every_cli_refuses_in_one_short_line(capsys: Any, argv: list[str]) -> None:
+    with contextlib.suppress(SystemExit):  # argparse exits 2 itself
+        code = main(argv)
+        assert code == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert "9" * 100 not in err and "Traceback" not in err, err[:300]
+    assert len(lines) <= 2 and ("-1" not in argv or "must be in 0..2147483647, got -1" in err), err
