@@ -46,6 +46,8 @@ class BankSet:
     # (id, "vary" | "answer" | "answer.path" | "answer.params" | "prompt" | "explanation") of a
     # generated question (not kept by the bank cache: `posenc bank validate` never reads it from there)
     live_origin: dict[tuple[str, str], Location] = field(default_factory=dict)
+    # (id, "examples.0" | "key_points.1.accept.2" | ...) of an open question's judge data (not cached either)
+    judge_origin: dict[tuple[str, str], Location] = field(default_factory=dict)
     # the questions of skipped files that are valid on their own: never shown, but
     # `posenc bank validate` runs their checks too, so that one run reports every problem
     skipped_bank: BankSet | None = None

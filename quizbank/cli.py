@@ -80,6 +80,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     sample.add_argument("--device", default="cpu", help="device for the demo: cpu (default), cuda, auto")
     sample.set_defaults(func=cmd_sample)
 
+    from .judge.cli import add_judge_parser
+
+    add_judge_parser(actions)
+
     def no_action(args: argparse.Namespace) -> int:
         bank.print_help(sys.stderr)
         return 2
@@ -160,6 +164,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
             live.instances += more_live.instances
             live.instances_passed += more_live.instances_passed
         problems.extend(live.problems)
+    judged = None
+    if not args.no_checks and ids:
+        from .judge.examples import judge_report
+
+        judged = judge_report(bankset, only=ids)
+        problems.extend(judged.problems)
     problems.sort(key=lambda p: (p.path, p.line, p.col, p.message))
     for problem in problems:
         print(problem)
@@ -181,6 +191,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 f"; {live.instances_passed}/{live.instances} instances of "
                 f"{_plural(live.questions, 'generated question')} passed"
             )
+    if judged is not None and judged.examples:
+        checked += (
+            f"; {judged.examples_agreed}/{judged.examples} judge examples agree "
+            f"({judged.points_agreed}/{judged.points} key-point verdicts)"
+        )
     elif args.no_checks:
         checked += "; checks not run (--no-checks)"
     if errors:

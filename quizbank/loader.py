@@ -560,3 +560,12 @@ def _register(bankset: BankSet, result: _FileResult, question: Any, where: tuple
     if getattr(question, "vary", None):
         for key in ("vary", "answer", "answer.path", "answer.params", "prompt", "explanation"):
             bankset.live_origin[(qid, key)] = result.location((*where, *key.split(".")))
+    if getattr(question, "type", None) == "open":
+        from .judge.examples import point_patterns
+
+        for i in range(len(question.examples)):
+            bankset.judge_origin[(qid, f"examples.{i}")] = result.location((*where, "examples", i))
+        for j, point in enumerate(question.key_points):
+            for key, _ in point_patterns(point):
+                path = (*where, "key_points", j, *(int(p) if p.isdigit() else p for p in key.split(".")))
+                bankset.judge_origin[(qid, f"key_points.{j}.{key}")] = result.location(path)

@@ -96,7 +96,7 @@ def _compile(source: str, *, expand: bool) -> Pattern:
         if m is None or m.end() == pos:
             if source[pos:].strip() == "":
                 break
-            raise PatternError(f"cannot read {source[pos:pos + 10]!r}", pos + 1)
+            raise PatternError(f"cannot read {source[pos : pos + 10]!r}", pos + 1)
         kind = m.lastgroup or ""
         tokens.append((kind, m.group(kind), m.start(kind) + 1))
         pos = m.end()
@@ -129,7 +129,9 @@ def _compile(source: str, *, expand: bool) -> Pattern:
                 keys |= {k for k in lexicon().expand(key) if k == key or not (is_cjk(k) and len(k) == 1)}
         if terms:
             links.append(str(state["link"]))
-        terms.append(Term(frozenset(keys), tuple(prefixes), bool(state["negated"]), " | ".join(a for a, _ in alts)))
+        terms.append(
+            Term(frozenset(keys), tuple(prefixes), bool(state["negated"]), " | ".join(a for a, _ in alts))
+        )
         alts.clear()
         state["negated"], state["link"] = False, " "
 
@@ -169,6 +171,7 @@ class Hit:
     negated: bool
     clause: int
     cue: int = -1  # the negation cue that negates it
+    phrase: int = 0
 
 
 def _key_hits(key: str, sentence: Sentence) -> list[Hit]:
@@ -179,7 +182,7 @@ def _key_hits(key: str, sentence: Sentence) -> list[Hit]:
     if " " not in key and not is_cjk(key):
         for i, token in enumerate(tokens):
             if token.stem == key:
-                out.append(Hit(i, i, token.negated, token.clause, token.cue))
+                out.append(Hit(i, i, token.negated, token.clause, token.cue, token.phrase))
         return out
     canon = sentence.canon
     start = canon.find(key)
@@ -190,7 +193,16 @@ def _key_hits(key: str, sentence: Sentence) -> list[Hit]:
         if before_ok and after_ok:
             first = sentence.token_at(start)
             last = sentence.token_at(end - 1)
-            out.append(Hit(first, last, tokens[first].negated, tokens[first].clause, tokens[first].cue))
+            out.append(
+                Hit(
+                    first,
+                    last,
+                    tokens[first].negated,
+                    tokens[first].clause,
+                    tokens[first].cue,
+                    tokens[first].phrase,
+                )
+            )
         start = canon.find(key, start + 1)
     return out
 
@@ -202,7 +214,7 @@ def term_hits(term: Term, sentence: Sentence) -> list[Hit]:
     for prefix in term.prefixes:
         for i, token in enumerate(sentence.tokens):
             if token.text.startswith(prefix):
-                out.append(Hit(i, i, token.negated, token.clause, token.cue))
+                out.append(Hit(i, i, token.negated, token.clause, token.cue, token.phrase))
     return out
 
 
@@ -216,21 +228,27 @@ def _linked(link: str, a: Hit, b: Hit) -> bool:
 
 def match(pattern: Pattern, sentence: Sentence) -> tuple[str, list[Hit]] | None:
     """("match", hits) when the pattern holds in the sentence; ("flipped", hits) when its terms are all
-    there, in one clause, but with the opposite polarity somewhere (the answer denies the claim);
-    None otherwise."""
+    there but the answer negates the claim; None otherwise.
+
+    The tightest reading decides: if the terms all meet in one clause, that clause's polarity is the
+    answer's claim ("只对 q 和 k 做旋转，V 不旋转" denies `rotate v`, although 旋转 and V both occur
+    un-negated in the sentence); else in one phrase (up to a comma); else anywhere in the sentence.
+    """
     options = [term_hits(term, sentence) for term in pattern.terms]
     if any(not hits for hits in options):
         return None
-    found = _search(pattern, options, strict=True)
-    if found is not None:
-        return "match", found
-    loose = _search(pattern, options, strict=False)
-    if loose is not None and len({hit.clause for hit in loose}) == 1:
-        return "flipped", loose
+    for scope in ("clause", "phrase", None):
+        found = _search(pattern, options, strict=True, scope=scope)
+        if found is not None:
+            return "match", found
+        if scope is not None and _search(pattern, options, strict=False, scope=scope) is not None:
+            return "flipped", _search(pattern, options, strict=False, scope=scope) or []
     return None
 
 
-def _search(pattern: Pattern, options: list[list[Hit]], *, strict: bool) -> list[Hit] | None:
+def _search(
+    pattern: Pattern, options: list[list[Hit]], *, strict: bool, scope: str | None
+) -> list[Hit] | None:
     chosen: list[Hit] = []
     budget = [5000]
 
@@ -252,6 +270,8 @@ def _search(pattern: Pattern, options: list[list[Hit]], *, strict: bool) -> list
             if strict and pattern.terms[i].negated and not hit.negated:
                 continue
             if i and not _linked(pattern.links[i - 1], chosen[-1], hit):
+                continue
+            if i and scope is not None and getattr(hit, scope) != getattr(chosen[0], scope):
                 continue
             chosen.append(hit)
             if go(i + 1):

@@ -107,7 +107,9 @@ def bank_rarity() -> Rarity:
 
                 loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
                 docs: list[str] = []
-                for entry in sorted(resources.files("quizbank").joinpath("data").iterdir(), key=lambda p: p.name):
+                for entry in sorted(
+                    resources.files("quizbank").joinpath("data").iterdir(), key=lambda p: p.name
+                ):
                     if not entry.name.endswith(".yaml"):
                         continue
                     data = yaml.load(entry.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - safe loader

@@ -177,7 +177,9 @@ def judge_point(point: Any, answer: str, *, rarity: Rarity | None = None) -> Poi
     return PointVerdict(NOT_FOUND)
 
 
-def judge_answer(points: Sequence[Any] | Iterable[Any], answer: str, *, rarity: Rarity | None = None) -> list[PointVerdict]:
+def judge_answer(
+    points: Sequence[Any] | Iterable[Any], answer: str, *, rarity: Rarity | None = None
+) -> list[PointVerdict]:
     """One verdict per key point, in order."""
     if not answer or not answer.strip():
         return [PointVerdict(NOT_FOUND) for _ in points]
