@@ -36,6 +36,7 @@ from ..i18n import count, tr
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import markdown_source
 from ..widgets.key_footer import KeyFooter
+from ..widgets.text_area import SafeTextArea
 from .base import LocalizedScreen
 
 # a solved drill's Study card id (= quizbank.progress.store.DRILL_CARD_PREFIX)
@@ -263,7 +264,7 @@ class DrillScreen(LocalizedScreen):
                 yield Markdown("", id="drill-solution", open_links=False)
             with Vertical(id="drill-right"):
                 yield Static("", id="drill-file", markup=False)
-                editor = TextArea.code_editor("", language=_python_language(), id="drill-code")
+                editor = SafeTextArea.code_editor("", language=_python_language(), id="drill-code")
                 editor.cursor_blink = getattr(self.app, "cursor_blink", True)
                 self._editor = (
                     editor  # kept: the last save on leaving runs after the screen's children are gone

@@ -19,6 +19,7 @@ from textual.widgets import (
 from ..i18n import tr
 from ..keys import bind, localize_bindings
 from ..richtext import inline, markdown_source, render_text
+from ..widgets.text_area import SafeTextArea
 from ..widgets.toggles import GlyphCheckbox
 
 __all__ = ["DrillItem", "OpenItem"]
@@ -43,7 +44,9 @@ class OpenItem(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="mock-prompt", markup=False)
-        yield TextArea("", id="mock-answer", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        yield SafeTextArea(
+            "", id="mock-answer", soft_wrap=True, show_line_numbers=False, tab_behavior="focus"
+        )
         yield Static("", classes="mock-hint hint", markup=False)
         with Vertical(id="mock-points"):
             yield Static("", classes="mock-points-title", markup=False)
@@ -145,7 +148,7 @@ class DrillItem(Vertical):
         yield Static("", classes="mock-drill-title", markup=False)
         yield Markdown("", classes="mock-statement", open_links=False)
         yield Static("", classes="mock-hint hint", markup=False)
-        yield TextArea(self.drill.starter, id="mock-code", show_line_numbers=True, tab_behavior="indent")
+        yield SafeTextArea(self.drill.starter, id="mock-code", show_line_numbers=True, tab_behavior="indent")
         yield Static("", classes="mock-drill-result", markup=False)
 
     def on_mount(self) -> None:

@@ -34,6 +34,7 @@ from textual.widgets import Checkbox, Static, TextArea
 from ...i18n import tr
 from ...keys import bind, localize_bindings
 from ...richtext import inline
+from ..text_area import SafeTextArea
 from ..toggles import GlyphCheckbox
 from .base import AnswerWidget
 
@@ -54,7 +55,7 @@ def suggested_rating(covered: int, total: int) -> int | None:
     return 4
 
 
-class OpenAnswerArea(TextArea):
+class OpenAnswerArea(SafeTextArea):
     """The typed answer. Enter, Ctrl+R and Space on the empty box reveal; Escape leaves the box."""
 
     BINDINGS = [
