@@ -77,6 +77,7 @@ _CLAUSE_PUNCT = set(",:()[]，：、（）【】")
 _CLAUSE_WORDS = {"but", "while", "whereas", "although", "though", "however", "so", "because", "since",
                  "which", "whereby", "yet", "then", "thus", "hence", "但", "但是", "而", "却", "所以", "因为", "因此",
                  "而是", "并且", "同时", "然后", "从而"}  # fmt: skip
+_LIST_PUNCT = {",", "，", "、"}
 # words that end a role pattern's clause but not a negation's scope ("does not rotate q and k")
 _LIST_WORDS = {"and", "or", "和", "与", "及", "以及", "或"}
 _NEG_CUES = {"not", "no", "never", "without", "none", "neither", "nor", "nothing", "nobody",
@@ -134,6 +135,7 @@ def normalize(text: str) -> str:
     for pattern in _CONJ:
         text = pattern.sub(r" conj \1 ", text)
     text = re.sub(r"\bconj(?:ugate)?\s*\(\s*([a-z])\s*\)", r" conj \1 ", text)
+    text = re.sub(r"\bconjugat\w*", "conj", text)
     text = _latex(text)
     text = text.replace("**", "^").replace("{", "(").replace("}", ")").replace("*", " ")
     text = text.replace("_", " ").replace("'", "'")
@@ -152,9 +154,16 @@ def stem(word: str) -> str:
     return _stem_cached(word)
 
 
+def _american(word: str) -> str:
+    """`initialise` -> `initialize`, `neighbour` -> `neighbor`: one spelling before stemming."""
+    word = re.sub(r"(?<=[a-z]{3})is(ation|ations|e|ed|es|ing|er|ers)$", r"iz\1", word)
+    return re.sub(r"(?<=[a-z]{3})our(s|ing|hood|ed|ly)?$", r"or\1", word) if len(word) > 5 else word
+
+
 @lru_cache(maxsize=65536)
 def _stem_cached(word: str) -> str:
     global _STEMMER
+    word = _american(word)
     if _STEMMER is None:
         with _stemmer_lock:
             if _STEMMER is None:
@@ -293,11 +302,14 @@ def _build(start: int, end: int, text: str) -> Sentence:
     offset = 0
     prev_cjk = False
     hedged = [False]
+    listed: set[int] = set()  # clauses that a comma or a list word began
     for word in _tokens(text):
         if word in _CLAUSE_PUNCT or word in _CLAUSE_WORDS or word in _LIST_WORDS:
             clause += 1
             phrase += word not in _LIST_WORDS
             hedged.append(False)
+            if word in _LIST_WORDS or word in _LIST_PUNCT:
+                listed.add(clause)
             prev_cjk = False  # a boundary keeps Chinese words apart in `canon`
             if word in _CLAUSE_PUNCT:
                 continue
@@ -314,8 +326,30 @@ def _build(start: int, end: int, text: str) -> Sentence:
             hedged[clause] = True
     sentence.canon = "".join(parts)
     sentence.hedged = hedged
+    _merge_list_items(sentence.tokens, listed)
     _mark_negation(sentence.tokens)
     return sentence
+
+
+def _merge_list_items(tokens: list[Token], listed: set[int]) -> None:
+    """A one-word list item ("rotates q, k and v") belongs to the clause before it: a lone word carries no
+    role of its own, so `rotate ~ v` holds there, while "..., low ones interpolated" stays a clause."""
+    by_clause: dict[int, list[Token]] = {}
+    for token in tokens:
+        by_clause.setdefault(token.clause, []).append(token)
+    target: dict[int, tuple[int, int]] = {}
+    for clause in sorted(by_clause):
+        members = by_clause[clause]
+        words = [t for t in members if t.text not in _LIST_WORDS]
+        before = target.get(clause - 1) or next(
+            ((c, by_clause[c][0].phrase) for c in range(clause - 1, -1, -1) if c in by_clause), None
+        )
+        if clause in listed and len(words) == 1 and before is not None:
+            target[clause] = before
+            for token in members:
+                token.clause, token.phrase = before
+        else:
+            target[clause] = (clause, members[0].phrase)
 
 
 def _mark_negation(tokens: list[Token]) -> None:
