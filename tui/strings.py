@@ -179,7 +179,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "open.key_submit": ("Check answer", "核对答案"),
     "open.covered": ("covered", "已答到"),
-    "open.missed": ("missed", "未答到"),
+    "open.contradicted": ("contradicted", "说反了"),
+    "open.not_found": ("not found", "未提及"),
+    "open.you_said": ("You said:", "你说："),
+    "open.correction": ("Correction:", "更正："),
+    "open.contradicted_count": ("{n} contradicted", "{n} 处说反了"),
     "open.tick_hint": ("(Tab to a point, Space changes its tick)", "（Tab 移到要点，空格改勾选）"),
     "open.score": ("Your answer covers {done}/{total} key points", "你的答案覆盖了 {done}/{total} 个要点"),
     "open.suggest": ("suggested rating: {rating} {name}", "建议评分：{rating} {name}"),
@@ -187,6 +191,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "open.rating2": ("Hard", "困难"),
     "open.rating3": ("Good", "良好"),
     "open.rating4": ("Easy", "简单"),
+    "open.why_contradicted": (
+        "your answer contradicts {n} of {total} key points",
+        "你的答案有 {n}/{total} 个要点说反了",
+    ),
     "open.why_points": (
         "your answer covers {done}/{total} key points",
         "你的答案覆盖了 {done}/{total} 个要点",

@@ -68,6 +68,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "coding": ("coding", "编程"),
     "true": ("True", "对"),
     "false": ("False", "错"),
+    "misconceptions": ("Misconceptions stated, with corrections", "说错的观点与更正"),
+    "no_misconceptions": ("None stated.", "没有说错的观点。"),
+    "point": ("key point {n}", "要点 {n}"),
+    "correction": ("Correction", "更正"),
 }
 
 
@@ -219,8 +223,22 @@ def build_report(
         "by_skill": by_skill,
         "weakest_topics": weakest,
         "missed": [item["id"] for item in items if item["missed"]],
+        "misconceptions": misconceptions_stated(items),
         "topic_titles": topic_titles,
     }
+
+
+def misconceptions_stated(items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every misconception the candidate's open answers stated (and did not untick), in interview order:
+    {item, point, claim {en, zh}, correction {en, zh}}."""
+    out: list[dict[str, Any]] = []
+    for item in items:
+        detail = item.get("detail") or {}
+        for found in detail.get("misconceptions") or []:
+            if isinstance(found, Mapping) and isinstance(found.get("correction"), Mapping):
+                out.append({"item": item.get("id"), "point": found.get("point"),
+                            "claim": _text(found.get("claim")), "correction": _text(found.get("correction"))})  # fmt: skip
+    return out
 
 
 def _item_texts(
@@ -348,6 +366,17 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
             lines.append(f"- {_cell(_topic_title(report, topic, lang))}: {_pct(value['score'])}")
     else:
         lines.append(f"- {label('no_missed', lang)}")
+
+    lines += ["", f"## {label('misconceptions', lang)}", ""]
+    stated = report.get("misconceptions") or misconceptions_stated(report["items"])
+    if not stated:
+        lines.append(label("no_misconceptions", lang))
+    for found in stated:
+        where = f"{found['item']} · {label('point', lang, n=found['point'])}"
+        claim = found["claim"].get(lang) or found["claim"].get("en", "")
+        fix = found["correction"].get(lang) or found["correction"].get("en", "")
+        lines.append(f"- {_cell(where)}: {escape_unsafe(claim)}  ")
+        lines.append(f"  **{label('correction', lang)}:** {escape_unsafe(fix)}")
 
     lines += ["", f"## {label('missed', lang)}", ""]
     missed = [item for item in report["items"] if item["missed"]]

@@ -1,6 +1,6 @@
-"""Typed answers to open questions in Quiz and Study: matched against the key points by the mock's matcher
-(`quizbank.mock.keypoints`), shown covered / missed, and (Study) a suggested rating that only the user's key
-applies. Pilot flows in English and Chinese on a bank whose open questions have four key points each.
+"""Typed answers to open questions in Quiz and Study: judged against the key points (`quizbank.judge`),
+shown ✓ covered / ✗ contradicted (with the correction) / · not found, and (Study) a suggested rating that only
+the user's key applies; a contradicted point suggests Again. Pilot flows in English and Chinese on a bank whose open questions have four key points each.
 
 Keys are posted the way a terminal delivers them (one Key event each, without waiting for the app), so a
 fast burst is exercised too.
@@ -43,7 +43,13 @@ topics:
         key_points:
           - {en: "Rotation angle grows linearly with position", zh: "旋转角度随位置线性增长"}
           - {en: "The dot product depends only on the relative distance", zh: "点积只依赖相对距离"}
-          - {en: "Applied to queries and keys, never to values", zh: "只作用于查询和键，不作用于值"}
+          - en: "Applied to queries and keys, never to values"
+            zh: "只作用于查询和键，不作用于值"
+            accept: ["v|value not rotat*", "only q k", 只 .. 查询|q 键|k]
+            misconceptions:
+              - claim: {en: "V is rotated too.", zh: "V 也被旋转。"}
+                match: ["rotat* ~ v|value", "旋转 ~ v|值"]
+                correction: {en: "Only q and k are rotated; V carries no position.", zh: "只旋转 q 和 k，V 不带位置。"}
           - {en: "Adds no learned parameters", zh: "不增加可学习的参数"}
         explanation: {en: "Rotations compose: R_m^T R_n = R_{n-m}.", zh: "旋转可以复合：R_m^T R_n = R_{n-m}。"}
       - id: oa.alibi
@@ -121,7 +127,7 @@ async def test_quiz_typed_answer_shows_covered_and_missed_and_records_it(env: Pa
         answer = open_answer(screen)
         assert screen.view.revealed and answer.ticks() == [True, True, False, False]
         text = screen_text(app)
-        covered, missed = ("✓ covered", "✗ missed") if lang == "en" else ("✓ 已答到", "✗ 未答到")
+        covered, missed = ("✓ covered", "· not found") if lang == "en" else ("✓ 已答到", "· 未提及")
         assert text.count(covered) == 2 and text.count(missed) == 2
         assert ("suggested rating: 2 Hard" if lang == "en" else "建议评分：2 困难") in text
         assert area.read_only and app.focused is screen.view  # y / x / 1-4 are keys again
@@ -178,12 +184,51 @@ async def test_quiz_enter_after_typing_reveals_with_the_points_and_x_grades(env:
         assert area.text == ANSWERS["en"] and area.read_only  # no newline, no "x"
         assert open_answer(screen).ticks() == [True, True, False, False]
         text = screen_text(app)
-        assert text.count("✓ covered") == 2 and text.count("✗ missed") == 2
+        assert text.count("✓ covered") == 2 and text.count("· not found") == 2
         (attempt,) = app.store.attempts()
         assert (attempt.correct, attempt.response) == (False, ANSWERS["en"])
 
 
 # ---------------------------------------------------------------------------------------------------- study
+
+
+WRONG = {
+    "en": "The rotation angle grows linearly with position. RoPE rotates the values as well, so outputs know "
+    "their position.",
+    "zh": "旋转角度随位置线性增长。RoPE 也旋转 v，这样输出也知道位置。",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_study_shows_a_contradicted_point_with_its_correction_and_suggests_again(
+    env: Path, lang: str
+) -> None:
+    app = open_app(env, lang)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_study(pilot)
+        assert screen.view.question.id == "oa.rope"
+        await post_keys(app, [*WRONG[lang], "ctrl+r"])
+        await wait_for(lambda: screen.revealed and screen.suggested is not None)
+        await settle(pilot)
+        answer = open_answer(screen)
+        assert answer.marks() == ["covered", "not_found", "contradicted", "not_found"]
+        assert screen.suggested == 1  # covered 1/4 would say Again too; the reason says why
+        text = screen_text(app)
+        if lang == "en":
+            assert "✗ contradicted" in text and "Correction: Only q and k are rotated" in text
+            assert "your answer contradicts 1 of 4 key points" in text
+        else:
+            assert "✗ 说反了" in text and "更正： 只旋转 q 和 k" in text
+        # the candidate overrides the judge: point 3 was right after all -> no contradiction, Hard (2/4)
+        box = screen.view.query_one("#qv-point-3", Checkbox)
+        box.focus()
+        await pilot.press("space")
+        await settle(pilot)
+        assert answer.marks() == ["covered", "not_found", "covered", "not_found"] and screen.suggested == 2
+        await pilot.press("space")  # unticked again: the judge's contradiction comes back
+        await settle(pilot)
+        assert answer.marks()[2] == "contradicted" and screen.suggested == 1
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -573,7 +573,7 @@ class MockInterviewScreen(LocalizedScreen):
             widget.check()
         elif isinstance(widget, OpenItem):
             widget.reveal()
-            self._record(widget.score(), widget.answer, {"ticks": widget.ticks()})
+            self._record(widget.score(), widget.answer, widget.detail())
         elif isinstance(widget, DrillItem) and not widget.grading:
             widget.grading = True
             widget.error = None
@@ -634,7 +634,7 @@ class MockInterviewScreen(LocalizedScreen):
         if isinstance(widget, OpenItem) and widget.revealed:
             # ticks may have changed since the reveal; the time stays the time to the reveal
             result.score = widget.score()
-            result.detail = {"ticks": widget.ticks()}
+            result.detail = widget.detail()
         elif result.status != "answered":
             result.seconds = self._elapsed_item()
             if isinstance(widget, OpenItem):
@@ -692,7 +692,7 @@ class MockInterviewScreen(LocalizedScreen):
             widget = self._widget
             if isinstance(widget, OpenItem) and widget.revealed:
                 result.score = widget.score()
-                result.detail = {"ticks": widget.ticks()}
+                result.detail = widget.detail()
             elif result.status != "answered":
                 result.seconds = self._elapsed_item()
         report = build_report(

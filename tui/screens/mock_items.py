@@ -19,6 +19,7 @@ from textual.widgets import (
 from ..i18n import tr
 from ..keys import bind, localize_bindings
 from ..richtext import inline, markdown_source, render_text
+from ..widgets.answers.open import judged_point
 from ..widgets.text_area import SafeTextArea
 from ..widgets.toggles import GlyphCheckbox
 
@@ -41,6 +42,7 @@ class OpenItem(Vertical):
         super().__init__(classes="mock-item mock-open")
         self.question = question
         self.revealed = False
+        self.verdicts: list[Any] = []  # quizbank.judge.PointVerdict per key point, on reveal
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="mock-prompt", markup=False)
@@ -69,21 +71,42 @@ class OpenItem(Vertical):
     def ticks(self) -> list[bool]:
         return [box.value for box in self.query(".mock-point").results(Checkbox)]
 
+    def marks(self) -> list[str]:
+        """Per key point: covered (ticked), contradicted (judged so, not ticked since) or not_found."""
+        out = []
+        for n, ticked in enumerate(self.ticks()):
+            judged = self.verdicts[n].verdict if n < len(self.verdicts) else "not_found"
+            out.append("covered" if ticked else ("contradicted" if judged == "contradicted" else "not_found"))
+        return out
+
+    def detail(self) -> dict[str, Any]:
+        """What the report keeps: the ticks, the marks, and each misconception stated with its correction."""
+        stated = []
+        for n, (mark, verdict) in enumerate(zip(self.marks(), self.verdicts, strict=False)):
+            if mark == "contradicted" and verdict.correction is not None:
+                claim = verdict.claim if verdict.claim is not None else None
+                stated.append({
+                    "point": n + 1,
+                    "claim": {lang: claim.get(lang) for lang in ("en", "zh")} if claim is not None
+                    else {"en": verdict.evidence, "zh": verdict.evidence},
+                    "correction": {lang: verdict.correction.get(lang) for lang in ("en", "zh")},
+                })  # fmt: skip
+        return {"ticks": self.ticks(), "marks": self.marks(), "misconceptions": stated}
+
     def score(self) -> float:
         ticks = self.ticks()
         return sum(ticks) / len(ticks) if ticks else 0.0
 
     def reveal(self) -> None:
-        from quizbank.mock.keypoints import match_key_points
+        from quizbank.judge import judge_answer
 
         if self.revealed:
             return
         self.revealed = True
-        for box, ticked in zip(
-            self.query(".mock-point").results(Checkbox), match_key_points(self.question.key_points, self.answer),
-            strict=True,
-        ):  # fmt: skip
-            box.value = ticked
+        self.verdicts = judge_answer(self.question.key_points, self.answer)
+        for box, verdict in zip(self.query(".mock-point").results(Checkbox), self.verdicts, strict=True):
+            with box.prevent(Checkbox.Changed):
+                box.value = verdict.covered
         area = self.query_one("#mock-answer", TextArea)
         area.read_only = True
         self.query_one("#mock-points").display = True
@@ -99,8 +122,16 @@ class OpenItem(Vertical):
         self.query_one(".mock-prompt", Static).update(render_text(q.prompt.get(lang)))
         self.query_one(".mock-hint", Static).update(tr("mock.answer_hint", lang))
         self.query_one(".mock-hint", Static).display = not self.revealed
-        for text, point in zip(self.query(".mock-point-text").results(Static), q.key_points, strict=True):
-            text.update(inline(point.get(lang)))
+        marks = self.marks() if self.revealed else [None] * len(q.key_points)
+        for n, (text, point, mark) in enumerate(
+            zip(self.query(".mock-point-text").results(Static), q.key_points, marks, strict=True)
+        ):
+            if mark is None:
+                text.update(inline(point.get(lang)))
+            else:
+                text.update(
+                    judged_point(point, mark, self.verdicts[n] if n < len(self.verdicts) else None, lang)
+                )
         self.query_one(".mock-points-title", Static).update(
             Content.styled(tr("mock.points_title", lang), "bold $text-accent")
         )
@@ -112,11 +143,12 @@ class OpenItem(Vertical):
 
     def update_score(self) -> None:
         ticks = self.ticks()
-        self.query_one(".mock-points-score", Static).update(
-            Content.styled(
-                tr("mock.points_score", self.app.language, done=sum(ticks), total=len(ticks)), "bold"
-            )
-        )
+        lang = self.app.language
+        parts: list[Any] = [(tr("mock.points_score", lang, done=sum(ticks), total=len(ticks)), "bold")]
+        wrong = self.marks().count("contradicted") if self.revealed else 0
+        if wrong:
+            parts += ["  ·  ", (tr("open.contradicted_count", lang, n=wrong), "bold $text-error")]
+        self.query_one(".mock-points-score", Static).update(Content.assemble(*parts))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "tick":
@@ -131,7 +163,7 @@ class OpenItem(Vertical):
 
     @on(Checkbox.Changed)
     def _ticked(self) -> None:
-        self.update_score()
+        self.render_texts()
 
 
 class DrillItem(Vertical):

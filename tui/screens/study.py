@@ -150,6 +150,7 @@ class StudyScreen(HeldKeys, Screen):
         self.suggested: int | None = None
         self.suggest_reason: str | None = None
         self.coverage: tuple[int, int] | None = None  # (covered, total) key points of a typed open answer
+        self.contradicted = 0  # key points of a typed open answer that the judge found contradicted
         self._rated: tuple[Any, int, Any] = (None, 0, None)  # (view, elapsed ms, showing) of the last rating
         self.shown_at = time.monotonic()
         self._qa: VerticalScroll | None = None  # where the card is mounted (see `view`)
@@ -420,6 +421,7 @@ class StudyScreen(HeldKeys, Screen):
         self.suggested = None
         self.suggest_reason = None
         self.coverage = None
+        self.contradicted = 0
         await qa.remove_children()
         question = None
         if plan is not None and plan.question_id is not None and self.app.bankset is not None:
@@ -547,6 +549,8 @@ class StudyScreen(HeldKeys, Screen):
             if self.suggest_reason in ("quiz_right", "quiz_wrong") and self.plan.quiz_at is not None:
                 ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds(), lang)
                 why = tr(f"study.why_{self.suggest_reason}", lang, ago=ago)
+            elif self.suggest_reason == "contradicted" and self.coverage is not None:
+                why = tr("open.why_contradicted", lang, n=self.contradicted, total=self.coverage[1])
             elif self.suggest_reason == "points" and self.coverage is not None:
                 why = tr("open.why_points", lang, done=self.coverage[0], total=self.coverage[1])
             else:
@@ -595,9 +599,11 @@ class StudyScreen(HeldKeys, Screen):
         if message.answer.view is not self.view:
             return
         self.coverage = (message.covered, message.total)
-        rating = suggested_rating(message.covered, message.total)
+        self.contradicted = message.contradicted
+        rating = suggested_rating(message.covered, message.total, message.contradicted)
         if rating is not None:
-            self.suggested, self.suggest_reason = rating, "points"
+            self.suggested = rating
+            self.suggest_reason = "contradicted" if message.contradicted else "points"
         self._render_footer()
 
     # (no "-revealed" class on the screen: nothing styles by it, and toggling a class on the screen

@@ -4,7 +4,6 @@ the real drills catalogue and small synthetic banks."""
 from __future__ import annotations
 
 import functools
-import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,7 +15,6 @@ from hypothesis import strategies as st
 
 from quizbank.drills import drills as drill_catalogue
 from quizbank.loader import load_banks
-from quizbank.mock.keypoints import match_key_points
 from quizbank.mock.planner import (
     LEVELS,
     BankTooSmallError,
@@ -28,7 +26,6 @@ from quizbank.mock.planner import (
 )
 from quizbank.mock.report import ItemResult, build_report, render_markdown
 from quizbank.progress.store import open_store
-from quizbank.schema import Text
 
 PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -269,72 +266,6 @@ def test_a_bank_too_small_says_how_much_it_holds(tmp_path: Path) -> None:
     plan = plan_interview(bankset, [], minutes=12, seed=1)
     check_budget(plan, 12)
     assert [i.id for i in plan.items][0] == "t0.q0"
-
-
-# ---------------------------------------------------------------------------------------------------- key points
-
-
-def test_key_points_pretick_in_both_languages() -> None:
-    question = shipped().questions["why-pe.permutation-equivariance"]
-    assert match_key_points(question.key_points, question.answer.en)[:2] == [True, True]
-    assert match_key_points(question.key_points, "no idea") == [False] * len(question.key_points)
-    zh = "模型看到的只是词袋，相同的 token 输出相同"
-    assert match_key_points(question.key_points, zh)[2] is True
-    points = [Text(en="the score depends only on the offset m - n", zh="分数只依赖相对位置 m − n")]
-    assert match_key_points(points, "Scores depend on offsets only") == [True]
-    assert match_key_points(points, "分数只依赖相对位置") == [True]
-    assert match_key_points(points, "it rotates q and k") == [False]
-
-
-def test_chinese_paraphrase_preticks_and_silence_does_not() -> None:
-    # a paraphrase shares content pairs (深度, 插入, 长度, 检索) but few function-word pairs (一条, 在指)
-    points = [
-        Text(
-            en="inserts one fact at a chosen depth; length × depth grid",
-            zh="在指定深度插入一条事实；长度 × 深度的网格",
-        ),
-        Text(en="only tests retrieval", zh="只测检索"),
-        Text(en="misses multi-hop, aggregation, distractors", zh="漏掉多跳、汇总、干扰项和推理"),
-    ]
-    answer = "它测试模型能否在长上下文的任意深度检索出插入的一句话，结果画成长度乘以深度的热力图。"
-    assert match_key_points(points, answer) == [True, True, False]
-    for silence in ("我不知道", "不清楚，没学过", "I don't know"):
-        assert match_key_points(points, silence) == [False, False, False]
-
-
-def test_no_answer_preticks_nothing_over_the_shipped_bank() -> None:
-    bank = shipped()
-    for question in bank.questions.values():
-        points = getattr(question, "key_points", None)
-        if points:
-            assert not any(match_key_points(points, "我不知道，这个没学过")), question.id
-            assert not any(match_key_points(points, "I have no idea, sorry")), question.id
-
-
-def test_match_terms_from_the_bank(tmp_path: Path) -> None:
-    text = textwrap.dedent(
-        """\
-        topic: kp
-        title: KP
-        questions:
-          - id: kp.one
-            type: open
-            prompt: Why?
-            answer: Because.
-            key_points:
-              - {en: attention is permutation-equivariant, zh: 注意力对排列等变, match: [bag of words, 词袋]}
-            explanation: Because.
-        """
-    )
-    path = tmp_path / "kp.yaml"
-    path.write_text(text, encoding="utf-8")
-    bankset = load_banks([path], include_shipped=False, include_user=False)
-    assert not bankset.errors
-    points = bankset.questions["kp.one"].key_points
-    assert points[0].match == ["bag of words", "词袋"]
-    assert match_key_points(points, "it sees a bag of words") == [True]
-    assert match_key_points(points, "它只看到词袋") == [True]
-    assert match_key_points(points, "a bag") == [False]
 
 
 # ---------------------------------------------------------------------------------------------------- report

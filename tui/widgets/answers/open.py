@@ -12,10 +12,13 @@ A reveal moves focus out of the box at once (`QuestionView._reveal`); the app's 
 screen replaces its card, so a rating key typed right after Enter rates and never lands in the box. On
 reveal the box is frozen: read-only, out of the focus chain, its keys off.
 
-On reveal with text, the mock's matcher (`quizbank.mock.keypoints`) pre-ticks the key points the answer
-covers; each shows as covered or missed and the candidate can change every tick (Tab to it, Space, or a
-click), as in the mock. The coverage suggests a rating (`suggested_rating`): under 40% Again, under 70%
-Hard, under 100% Good, every point Easy. It is only shown: a rating or a self-grade needs the user's key.
+On reveal with text, the open-answer judge (`quizbank.judge`) gives each key point a verdict: ✓ covered
+(pre-ticked), ✗ contradicted (the answer states a misconception; its correction shows under the point) or
+· not found. The candidate can change every tick (Tab to it, Space, or a click), as in the mock: a ticked
+point counts as covered, and unticking a point the judge found contradicted makes it contradicted again.
+The marks suggest a rating (`suggested_rating`): any contradicted point Again; else by coverage, under 40%
+Again, under 70% Hard, under 100% Good, every point Easy. It is only shown: a rating or a self-grade needs
+the user's key.
 The text is kept in the widget: replacing the card never happens while it is typed into (the screens hold
 keys meanwhile), and a reload that keeps the question keeps the widget.
 """
@@ -44,15 +47,44 @@ __all__ = ["RATING_SHARES", "OpenAnswer", "OpenAnswerArea", "suggested_rating"]
 RATING_SHARES = ((0.4, 1), (0.7, 2), (1.0, 3))
 
 
-def suggested_rating(covered: int, total: int) -> int | None:
-    """The rating (1 Again .. 4 Easy) that covering `covered` of `total` key points suggests."""
+def suggested_rating(covered: int, total: int, contradicted: int = 0) -> int | None:
+    """The rating (1 Again .. 4 Easy) that covering `covered` of `total` key points suggests; a point the
+    answer contradicts suggests Again whatever the rest."""
     if total <= 0:
         return None
+    if contradicted:
+        return 1
     share = covered / total
     for limit, rating in RATING_SHARES:
         if share < limit:
             return rating
     return 4
+
+
+MARKS = {
+    "covered": ("✓", "open.covered", "bold $text-success"),
+    "contradicted": ("✗", "open.contradicted", "bold $text-error"),
+    "not_found": ("·", "open.not_found", "bold $text-muted"),
+}
+
+
+def judged_point(point: Any, state: str, verdict: Any, lang: str) -> Content:
+    """A key point's line with its mark; a contradicted one adds the misconception heard and its
+    correction on the lines below (Quiz, Study and the mock interview show points this way)."""
+    glyph, key, style = MARKS[state]
+    parts: list[Any] = [(f"{glyph} {tr(key, lang)}", style), "  ", inline(point.get(lang))]
+    if state == "contradicted" and verdict is not None and verdict.verdict == "contradicted":
+        claim = verdict.claim.get(lang) if verdict.claim is not None else verdict.evidence
+        if claim:
+            parts += ["\n    ", (tr("open.you_said", lang), "$text-error"), " ", inline(claim)]
+        if verdict.correction is not None:
+            parts += [
+                "\n    ",
+                (tr("open.correction", lang), "$text-success"),
+                " ",
+                inline(verdict.correction.get(lang)),
+            ]
+    return Content.assemble(*parts)
 
 
 class OpenAnswerArea(SafeTextArea):
@@ -140,14 +172,16 @@ class OpenAnswer(AnswerWidget):
     class Coverage(Message):
         """The key points covered changed (on reveal, or a tick)."""
 
-        def __init__(self, answer: OpenAnswer, covered: int, total: int) -> None:
+        def __init__(self, answer: OpenAnswer, covered: int, total: int, contradicted: int = 0) -> None:
             super().__init__()
             self.answer = answer
             self.covered = covered
             self.total = total
+            self.contradicted = contradicted
 
     def prepare(self) -> None:
-        self.matched = False  # the key points were matched against a typed answer (on reveal)
+        self.matched = False  # the key points were judged against a typed answer (on reveal)
+        self.verdicts: list[Any] = []  # quizbank.judge.PointVerdict per key point, once judged
 
     def build(self) -> list[Widget]:
         if self.mode == "reference":
@@ -214,23 +248,35 @@ class OpenAnswer(AnswerWidget):
     def ticks(self) -> list[bool]:
         return [box.value for box in self._boxes()]
 
+    def marks(self) -> list[str]:
+        """Per key point: "covered" (ticked), "contradicted" (the judge said so and it is not ticked) or
+        "not_found"."""
+        out = []
+        for n, ticked in enumerate(self.ticks()):
+            judged = self.verdicts[n].verdict if n < len(self.verdicts) else "not_found"
+            out.append("covered" if ticked else ("contradicted" if judged == "contradicted" else "not_found"))
+        return out
+
     def coverage(self) -> tuple[int, int] | None:
-        """(covered, total) key points once matched, else None."""
+        """(covered, total) key points once judged, else None."""
         if not self.matched:
             return None
         ticks = self.ticks()
         return sum(ticks), len(ticks)
 
+    def contradicted(self) -> int:
+        return self.marks().count("contradicted") if self.matched else 0
+
     def suggestion(self) -> int | None:
         cov = self.coverage()
-        return suggested_rating(*cov) if cov is not None else None
+        return suggested_rating(*cov, self.contradicted()) if cov is not None else None
 
     def response_details(self) -> dict[str, Any]:
         """What a recorded attempt keeps of the typed answer (empty when nothing was typed)."""
         cov = self.coverage()
         if cov is None:
             return {}
-        return {"key_points": self.ticks(), "covered": cov[0], "total": cov[1]}
+        return {"key_points": self.ticks(), "marks": self.marks(), "covered": cov[0], "total": cov[1]}
 
     def render_state(self) -> None:
         view = self.view
@@ -246,8 +292,8 @@ class OpenAnswer(AnswerWidget):
             self._render_points()
 
     def _match(self) -> None:
-        """On reveal: freeze the box, and pre-tick the key points the typed answer covers."""
-        from quizbank.mock.keypoints import match_key_points
+        """On reveal: freeze the box, and judge the typed answer against every key point."""
+        from quizbank.judge import judge_answer
 
         area = self._area()
         assert area is not None
@@ -255,9 +301,10 @@ class OpenAnswer(AnswerWidget):
         area.can_focus = False  # Tab goes to the key points; the frozen box offers no keys
         if not self.typed or not self._points():
             return
-        for box, ticked in zip(self._boxes(), match_key_points(self._points(), self.typed), strict=True):
+        self.verdicts = judge_answer(self._points(), self.typed)
+        for box, verdict in zip(self._boxes(), self.verdicts, strict=True):
             with box.prevent(Checkbox.Changed):
-                box.value = ticked
+                box.value = verdict.covered
         self.matched = True
         # posted from this widget's own loop: created here (during a reveal the screen ran), the message
         # would carry the screen as its sender, and Textual never bubbles a message back to its sender
@@ -271,18 +318,17 @@ class OpenAnswer(AnswerWidget):
                 ("  " + tr("open.tick_hint", lang), "dim"),
             )
         )
-        for box, text, point in zip(
-            self._boxes(), self.query(".qv-open-text").results(Static), self._points(), strict=True
+        for n, (text, point, state) in enumerate(
+            zip(self.query(".qv-open-text").results(Static), self._points(), self.marks(), strict=True)
         ):
-            mark = (
-                ("✓ " + tr("open.covered", lang), "bold $text-success")
-                if box.value
-                else ("✗ " + tr("open.missed", lang), "bold $text-error")
-            )
-            text.update(Content.assemble(mark, "  ", inline(point.get(lang))))
+            verdict = self.verdicts[n] if n < len(self.verdicts) else None
+            text.update(judged_point(point, state, verdict, lang))
         covered, total = self.coverage() or (0, 0)
-        rating = suggested_rating(covered, total)
+        contradicted = self.contradicted()
+        rating = suggested_rating(covered, total, contradicted)
         parts: list[Any] = [tr("open.score", lang, done=covered, total=total)]
+        if contradicted:
+            parts += ["  ·  ", (tr("open.contradicted_count", lang, n=contradicted), "bold $text-error")]
         if rating is not None:
             parts += ["  ·  ", (tr("open.suggest", lang, rating=rating, name=tr(f"open.rating{rating}", lang)),
                                 "$text-warning")]  # fmt: skip
@@ -291,7 +337,7 @@ class OpenAnswer(AnswerWidget):
     def _post_coverage(self) -> None:
         cov = self.coverage()
         if cov is not None:
-            self.post_message(self.Coverage(self, *cov))
+            self.post_message(self.Coverage(self, *cov, self.contradicted()))
 
     @on(Checkbox.Changed)
     def _ticked(self, event: Checkbox.Changed) -> None:
