@@ -197,11 +197,33 @@ def _jieba() -> Any:
 
                 jieba.setLogLevel(logging.WARNING)
                 tokenizer = jieba.Tokenizer()
+                # jieba caches its parsed dictionary (a marshal file) in the shared temporary folder by
+                # default, where another local user could plant one: keep it in a folder of our own
+                tokenizer.tmp_dir = _private_cache_dir()
                 tokenizer.initialize()
                 for word in _ZH_WORDS:
                     tokenizer.add_word(word, freq=200000)
                 _JIEBA = tokenizer
     return _JIEBA
+
+
+def _private_cache_dir() -> str:
+    """<posenc cache folder>/jieba, created 0700 ($POSENC_CACHE_DIR moves it); a fresh private temporary
+    folder when that cannot be made."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from ..bank_cache import cache_file
+
+    folder = cache_file().parent / "jieba"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if folder.is_symlink() or (folder.stat().st_mode & 0o077) or folder.stat().st_uid != os.getuid():
+            raise PermissionError(folder)
+        return str(folder)
+    except OSError:
+        return tempfile.mkdtemp(prefix="posenc-jieba-")
 
 
 def warm() -> None:

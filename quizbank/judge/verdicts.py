@@ -35,8 +35,9 @@ NOT_FOUND: Literal["not_found"] = "not_found"
 VERDICTS = (COVERED, CONTRADICTED, NOT_FOUND)
 Verdict = Literal["covered", "contradicted", "not_found"]
 
-OWN_WORDS_SHARE = 0.6  # of a point's rarity-weighted content words, in one sentence or two in a row
+OWN_WORDS_SHARE = 0.5  # of a point's rarity-weighted content words, in one sentence or two in a row
 OWN_WORDS_MIN = 3  # content words found, at least (or all of a shorter point's)
+FLIPPED_SHARE = 0.25  # of the found weight negated against the point: the answer says the opposite
 
 
 @dataclass(frozen=True)
@@ -106,9 +107,23 @@ def _is_zh(text: str) -> bool:
 
 
 def _own_words(point: Any, answer: str, sentences: Sequence[Sentence], rarity: Rarity):
-    """(share, start sentence, end sentence) of the best window restating the point's own words."""
-    lang = "zh" if _is_zh(answer) else "en"
-    text = getattr(point, lang, None) or getattr(point, "en", None) or ""
+    """(share, start sentence, end sentence) of the best window restating the point's own words, in either of
+    its languages (a Chinese answer often keeps English terms: "在每一层 attention 的 logits 上加偏置")."""
+    best = None
+    texts = (
+        [getattr(point, "zh", None), getattr(point, "en", None)]
+        if _is_zh(answer)
+        else [getattr(point, "en", None)]
+    )
+    for text in texts:
+        if text:
+            found = _own_words_in(text, sentences, rarity)
+            if found is not None and (best is None or found[0] > best[0]):
+                best = found
+    return best
+
+
+def _own_words_in(text: str, sentences: Sequence[Sentence], rarity: Rarity):
     stems = list(dict.fromkeys(content_stems(text)))
     if not stems:
         return None
@@ -138,7 +153,7 @@ def _own_words(point: Any, answer: str, sentences: Sequence[Sentence], rarity: R
                 flipped += weight
         share = got / total if total else 0.0
         enough = found >= min(OWN_WORDS_MIN, len(wanted))
-        if enough and flipped <= 0.25 * got and (best is None or share > best[0]):
+        if enough and flipped <= FLIPPED_SHARE * got and (best is None or share > best[0]):
             best = (share, window[0], window[-1])
     return best
 

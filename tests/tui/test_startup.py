@@ -46,7 +46,8 @@ def test_importing_the_app_is_light(tmp_path: Path) -> None:
         import json, sys
         import tui.app, tui.screens.home
         print(json.dumps({m: m in sys.modules for m in
-            ("torch", "pydantic", "quizbank.schema", "yaml", "textual_plotext", "numpy", "flatlatex")}))
+            ("torch", "pydantic", "quizbank.schema", "yaml", "textual_plotext", "numpy", "flatlatex",
+             "jieba", "snowballstemmer")}))
         """,
         tmp_path,
     )
@@ -100,6 +101,7 @@ def test_home_mounts_before_torch_and_banks(tmp_path: Path) -> None:
         app = Probe([], None)
         app.run(headless=True, size=(100, 30))
         record["torch_at_exit"] = "torch" in sys.modules
+        record["judge_at_exit"] = [m for m in ("jieba", "snowballstemmer") if m in sys.modules]
         print(json.dumps(record))
         """,
         tmp_path,
@@ -112,6 +114,7 @@ def test_home_mounts_before_torch_and_banks(tmp_path: Path) -> None:
         seen["torch_warmed"] is True and seen["device"] in ("cpu", "mps") or seen["device"].startswith("cuda")
     )
     assert seen["torch_at_exit"] is False  # the demo host imported it, in its own process
+    assert seen["judge_at_exit"] == []  # the judge's text tools load when an open question shows
     assert seen["questions"] > 0
 
 

@@ -17,6 +17,7 @@ from textual.widgets import (
 )
 
 from ..i18n import tr
+from ..judge_warmup import warm_judge
 from ..keys import bind, localize_bindings
 from ..richtext import inline, markdown_source, render_text
 from ..widgets.answers.open import judged_point
@@ -61,6 +62,7 @@ class OpenItem(Vertical):
             yield Static("", classes="mock-model", markup=False)
 
     def on_mount(self) -> None:
+        warm_judge(self)
         self.query_one("#mock-points").display = False
         self.render_texts()
 

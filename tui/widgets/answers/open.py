@@ -35,6 +35,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Static, TextArea
 
 from ...i18n import tr
+from ...judge_warmup import warm_judge
 from ...keys import bind, localize_bindings
 from ...richtext import inline
 from ..text_area import SafeTextArea
@@ -178,6 +179,10 @@ class OpenAnswer(AnswerWidget):
             self.covered = covered
             self.total = total
             self.contradicted = contradicted
+
+    def on_mount(self) -> None:
+        if self.mode != "reference":
+            warm_judge(self)
 
     def prepare(self) -> None:
         self.matched = False  # the key points were judged against a typed answer (on reveal)
