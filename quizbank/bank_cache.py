@@ -31,6 +31,7 @@ from typing import Any
 
 from .atomicio import write_text_atomic
 from .bankfiles import MAX_FILE_BYTES
+from .cachedir import CACHE_ENV, cache_dir
 from .safetext import UNSAFE_RE
 
 __all__ = [
@@ -44,7 +45,6 @@ __all__ = [
 ]
 
 FORMAT = 1
-CACHE_ENV = "POSENC_CACHE_DIR"
 CACHE_NAME = "loaded-banks.json"
 MAX_CACHE_BYTES = 64 * 1024 * 1024
 # the code that decides what a loaded bank is: a change to any of these invalidates the cache
@@ -63,12 +63,7 @@ _CODE = (
 
 def cache_file() -> Path:
     """$POSENC_CACHE_DIR/loaded-banks.json, else the user cache folder's."""
-    folder = os.environ.get(CACHE_ENV)
-    if folder:
-        return Path(folder).expanduser() / CACHE_NAME
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("posenc")) / CACHE_NAME
+    return cache_dir() / CACHE_NAME
 
 
 def _sha256(path: Path) -> str:

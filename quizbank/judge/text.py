@@ -212,11 +212,10 @@ def _private_cache_dir() -> str:
     folder when that cannot be made."""
     import os
     import tempfile
-    from pathlib import Path
 
-    from ..bank_cache import cache_file
+    from ..cachedir import cache_dir
 
-    folder = cache_file().parent / "jieba"
+    folder = cache_dir() / "jieba"
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         if folder.is_symlink() or (folder.stat().st_mode & 0o077) or folder.stat().st_uid != os.getuid():
