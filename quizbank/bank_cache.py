@@ -58,6 +58,7 @@ _CODE = (
     "yamlsafe.py",
     "problems.py",
     "safetext.py",
+    "judge/patterns.py",  # the schema checks pattern syntax with it
 )
 
 
