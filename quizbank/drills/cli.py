@@ -8,7 +8,8 @@
 
 Exit status: 0 done (for `check`: every case passed); 1 `check` found a failing case, or the file does
 not import, lacks the function, raises, hangs or exits; 2 usage errors only (an unknown drill, with the
-valid names; an unreadable file; a bad $POSENC_DRILL_MEMORY_MIB). SIGTERM or Ctrl+C during `check` stops the
+valid names; an unreadable file; a bad $POSENC_DRILL_MEMORY_MIB; running code turned off by
+POSENC_CODE_OFF=1). SIGTERM or Ctrl+C during `check` stops the
 grade and kills every process it started (exit 143 or 130).
 """
 
@@ -256,13 +257,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.timeout > 0:
         _err("--timeout must be a positive number of seconds")
         return EXIT_USAGE
+    from .codeoff import CodeOff, refuse_when_off
     from .limits import memory_limit_bytes
     from .loading import precheck
     from .model import CaseResult, DrillReport
 
     try:
         memory_limit_bytes()
-    except ValueError as exc:
+        refuse_when_off()
+    except (ValueError, CodeOff) as exc:
         _err(str(exc))
         return EXIT_USAGE
     path = Path(args.file).expanduser()

@@ -10,6 +10,9 @@ returning the right numbers.
 The time limit starts when the supervisor reports ready (torch imported), not at spawn. `WarmGrader` keeps one
 supervisor started ahead of time for the app, so Ctrl+R does not wait for torch; each supervisor grades one
 file and is then stopped, so no candidate's code ever shares a process with another's.
+
+Every entry that could run code (`grade_file`, `grade_source`, `Supervisor`, `WarmGrader.refill`) first raises
+`CodeOff` when running code is off (`codeoff.py`), before it writes, reads or starts anything.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from quizbank.safetext import escape_unsafe
 
 from . import wire
 from .catalogue import get_drill
+from .codeoff import refuse_when_off
 from .limits import memory_limit_bytes
 from .loading import precheck
 from .model import CaseResult, DrillReport
@@ -108,6 +112,7 @@ class Supervisor:
     thread that started it (``PR_SET_PDEATHSIG``)."""
 
     def __init__(self) -> None:
+        refuse_when_off()  # before anything is started or written
         # The candidate runs as the same user: without this it could write a pass into our memory (/proc/PID/mem).
         proclife.forbid_ptrace()
         self.folder = tempfile.mkdtemp(prefix="posenc-drill-")
@@ -285,6 +290,8 @@ class WarmGrader:
         self.closed = False
 
     def refill(self) -> None:
+        """Start the spare supervisor if there is none. CodeOff when running code is off: none is started."""
+        refuse_when_off()
         with self._lock:
             if self.closed or (self._spare is not None and self._spare.alive()):
                 return
@@ -412,12 +419,14 @@ def grade_file(
 ) -> DrillReport:
     """Grade `path` for drill `name`. Blocking.
 
-    Raises KeyError for an unknown drill, OSError when `path` cannot be read, ValueError for a bad
-    $POSENC_DRILL_MEMORY_MIB and GradeCancelled when `cancel` is set; every problem of the program itself
-    (syntax, import error, missing function, exception, hang, early exit, memory) is a failed report. A given
+    Raises CodeOff when running code is off (nothing is read or started), KeyError for an unknown drill,
+    OSError when `path` cannot be read, ValueError for a bad $POSENC_DRILL_MEMORY_MIB and GradeCancelled when
+    `cancel` is set; every problem of the program itself (syntax, import error, missing function, exception,
+    hang, early exit, memory) is a failed report. A given
     `supervisor` is used for this grade and stopped (it never runs a second file), unless the file failed
     before any code ran (`supervisor.used` is False); without one, one is started.
     """
+    refuse_when_off()
     drill = get_drill(name)
     source_path = Path(path).expanduser().resolve()
     if source_path.is_dir():
@@ -502,7 +511,8 @@ def _judge(step: Callable[[], tuple[bool, str]], timed: Any) -> tuple[bool, str,
 
 
 def grade_source(name: str, source: str, *, timeout_s: float = 10.0, **kwargs: Any) -> DrillReport:
-    """Write `source` to a temporary file and grade it."""
+    """Write `source` to a temporary file and grade it. CodeOff, before anything is written, when code is off."""
+    refuse_when_off()
     get_drill(name)
     with tempfile.TemporaryDirectory(prefix="posenc-drill-src-") as folder:
         path = Path(folder) / f"{name.replace('-', '_')}.py"
