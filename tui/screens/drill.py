@@ -13,7 +13,7 @@ Attempts go to the progress store; a first pass creates the Study card `drill:NA
 
 Where running code is off (`posenc serve --public`), the grader refuses (`quizbank.drills.CodeOff`) and the
 screen says why; it asks nothing of its own, so Ctrl+R, `e`, the file poll and a Study card all meet the same
-refusal.
+refusal. The file is read through `quizbank.drills.loading.read_source`: a regular file of at most 256 KiB.
 """
 
 from __future__ import annotations
@@ -321,13 +321,18 @@ class DrillScreen(LocalizedScreen):
         self.relabel()
 
     def _read_or_create(self) -> str:
+        from quizbank.drills.loading import SourceFileError
+
         path = self.path
         try:
-            text = path.read_text(encoding="utf-8")
+            text = _read_text(path)
             self._saved_mtime = path.stat().st_mtime
             return text
         except FileNotFoundError:
             pass
+        except SourceFileError as exc:  # not a regular file, or too large: left as it is, not loaded
+            self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            return self.drill.starter
         except (OSError, UnicodeDecodeError) as exc:
             self.notify(tr("drill.save_failed", self.app.language, error=_one_line(exc)), severity="warning")
             return self.drill.starter
@@ -339,6 +344,8 @@ class DrillScreen(LocalizedScreen):
 
         path = self.path
         try:
+            if path.exists() and not path.is_file():  # a pipe or a device: writing into it would block
+                raise OSError(f"{path.name} is not a regular file")
             path.parent.mkdir(parents=True, exist_ok=True)
             write_text_atomic(path, text)
             self._saved_mtime = path.stat().st_mtime
@@ -354,7 +361,7 @@ class DrillScreen(LocalizedScreen):
             self._save_timer = None
         text = self._editor.text
         try:
-            if self.path.read_text(encoding="utf-8") == text:
+            if _read_text(self.path) == text:
                 return True
         except (OSError, UnicodeDecodeError):
             pass
@@ -385,8 +392,14 @@ class DrillScreen(LocalizedScreen):
             return
         if self._saved_mtime is None or mtime == self._saved_mtime:
             return
+        from quizbank.drills.loading import SourceFileError
+
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = _read_text(self.path)
+        except SourceFileError as exc:  # said once per change on disk; neither loaded nor graded
+            self._saved_mtime = mtime
+            self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            return
         except (OSError, UnicodeDecodeError):
             return
         self._saved_mtime = mtime
@@ -717,6 +730,13 @@ class DrillScreen(LocalizedScreen):
             self.save()
         except Exception:  # the screen is going away; a failed save was already reported
             pass
+
+
+def _read_text(path: Path) -> str:
+    """The drill file's text: a regular file of at most 256 KiB (`read_source`), else OSError."""
+    from quizbank.drills.loading import read_source
+
+    return read_source(path).decode("utf-8")
 
 
 def _one_line(exc: BaseException) -> str:
