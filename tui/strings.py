@@ -552,6 +552,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "完成！学习模块明天会安排“重新实现 {name}”。",
     ),
     "drill.save_failed": ("Could not save your file: {error}", "无法保存文件：{error}"),
+    "drill.read_failed": ("Could not read your file: {error}", "无法读取你的文件：{error}"),
     "drill.editor_failed": ("Could not run the editor: {error}", "无法启动编辑器：{error}"),
     "drill.changed": ("{path} changed on disk: re-grading.", "{path} 已在磁盘上修改：重新评分。"),
     "drill.attempts": ("Attempts: {n}, passed {passed}", "尝试 {n} 次，通过 {passed} 次"),

@@ -13,6 +13,7 @@ import importlib
 from typing import Any
 
 from .catalogue import DRILL_NAMES, FIXED_DRILL_NAMES, drills, get_drill
+from .codeoff import CodeOff, code_off
 from .model import CaseResult, Drill, DrillReport
 
 _LAZY: dict[str, str] = {
@@ -26,10 +27,12 @@ __all__ = [
     "DRILL_NAMES",
     "FIXED_DRILL_NAMES",
     "CaseResult",
+    "CodeOff",
     "Drill",
     "DrillReport",
     "GradeCancelled",
     "WarmGrader",
+    "code_off",
     "drills",
     "get_drill",
     "grade_file",

@@ -8,7 +8,8 @@
 
 Exit status: 0 done (for `check`: every case passed); 1 `check` found a failing case, or the file does
 not import, lacks the function, raises, hangs or exits; 2 usage errors only (an unknown drill, with the
-valid names; an unreadable file; a bad $POSENC_DRILL_MEMORY_MIB). SIGTERM or Ctrl+C during `check` stops the
+valid names; an unreadable file, one that is not a regular file or is over 256 KiB; a --timeout outside
+(0, 600] seconds; a bad $POSENC_DRILL_MEMORY_MIB; running code turned off by POSENC_CODE_OFF=1). SIGTERM or Ctrl+C during `check` stops the
 grade and kills every process it started (exit 143 or 130).
 """
 
@@ -69,7 +70,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     check.add_argument("file", metavar="FILE")
     check.add_argument("--json", action="store_true", help="print JSON")
     check.add_argument(
-        "--timeout", type=float, default=10.0, metavar="S", help="time limit in seconds (default 10)"
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="time limit in seconds, more than 0 and at most 600 (default 10)",
     )
     check.set_defaults(func=cmd_check)
 
@@ -253,22 +258,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     drill = _drill_or_none(args.name)
     if drill is None:
         return EXIT_USAGE
-    if not args.timeout > 0:
-        _err("--timeout must be a positive number of seconds")
-        return EXIT_USAGE
-    from .limits import memory_limit_bytes
-    from .loading import precheck
+    from .codeoff import CodeOff, refuse_when_off
+    from .limits import check_timeout, memory_limit_bytes
+    from .loading import precheck, read_source
     from .model import CaseResult, DrillReport
 
     try:
+        check_timeout(args.timeout)
         memory_limit_bytes()
-    except ValueError as exc:
+        refuse_when_off()
+    except (ValueError, CodeOff) as exc:
         _err(str(exc))
         return EXIT_USAGE
     path = Path(args.file).expanduser()
     try:
         started = time.perf_counter()
-        problem = precheck(path.read_bytes(), str(path.resolve()), drill.function)
+        problem = precheck(read_source(path), str(path.resolve()), drill.function)
         if problem:  # reported before the grader, torch or any child is even imported
             ms = (time.perf_counter() - started) * 1000
             report = DrillReport(drill.name, False, (CaseResult("load", False, problem, 0.0),), ms)

@@ -10,6 +10,10 @@ returning the right numbers.
 The time limit starts when the supervisor reports ready (torch imported), not at spawn. `WarmGrader` keeps one
 supervisor started ahead of time for the app, so Ctrl+R does not wait for torch; each supervisor grades one
 file and is then stopped, so no candidate's code ever shares a process with another's.
+
+Every entry that could run code (`grade_file`, `grade_source`, `Supervisor`, `WarmGrader.refill`) first raises
+`CodeOff` when running code is off (`codeoff.py`), before it writes, reads or starts anything. A reply from the
+child is capped (`REPLY_LIMIT_BYTES`), so a huge returned tensor cannot grow the grader.
 """
 
 from __future__ import annotations
@@ -34,14 +38,18 @@ from quizbank.safetext import escape_unsafe
 
 from . import wire
 from .catalogue import get_drill
-from .limits import memory_limit_bytes
-from .loading import precheck
+from .codeoff import refuse_when_off
+from .limits import check_timeout, memory_limit_bytes
+from .loading import precheck, read_source
 from .model import CaseResult, DrillReport
 
 WORKER = Path(__file__).with_name("worker.py")
 OUTPUT_LIMIT_CHARS = 4000
 START_LIMIT_S = 120.0  # importing torch on a loaded machine; not part of the candidate's time limit
 STOP_LIMIT_S = 5.0
+# One reply of the child (the result and the inputs sent back). The largest case's is about 1 MiB; a bigger one
+# fails its case before its bytes are buffered (a 256 MiB tensor once grew the grader by 1 GiB).
+REPLY_LIMIT_BYTES = 16 * 2**20
 
 
 class GradeCancelled(Exception):
@@ -53,9 +61,10 @@ class _Stopped(BaseException):
 
     A BaseException, so the judging code's `except Exception` (a candidate that raised) lets it through."""
 
-    def __init__(self, why: str) -> None:
+    def __init__(self, why: str, size: int = 0) -> None:
         super().__init__(why)
         self.why = why
+        self.size = size  # the refused reply's bytes, for "too-large"
 
 
 class _Drain(threading.Thread):
@@ -108,6 +117,7 @@ class Supervisor:
     thread that started it (``PR_SET_PDEATHSIG``)."""
 
     def __init__(self) -> None:
+        refuse_when_off()  # before anything is started or written
         # The candidate runs as the same user: without this it could write a pass into our memory (/proc/PID/mem).
         proclife.forbid_ptrace()
         self.folder = tempfile.mkdtemp(prefix="posenc-drill-")
@@ -143,7 +153,7 @@ class Supervisor:
             os.close(reply_write)
         # Dropped without close(), it still ends: its request pipe closes and it exits at end of file.
         self._close_request = weakref.finalize(self, _close_fd, self._request)
-        self._reader = wire.Reader()
+        self._reader = wire.Reader(blob_limit=REPLY_LIMIT_BYTES)
         self._drains = [
             _Drain(self.proc.stdout, OUTPUT_LIMIT_CHARS * 4, "drill-stdout"),  # type: ignore[arg-type]
             _Drain(self.proc.stderr, OUTPUT_LIMIT_CHARS * 4, "drill-stderr"),  # type: ignore[arg-type]
@@ -170,6 +180,8 @@ class Supervisor:
         while True:
             try:
                 item = self._reader.next()
+            except wire.FrameTooLarge as exc:
+                raise _Stopped("too-large", exc.size) from None
             except wire.WireError:
                 raise _Stopped("garbage") from None
             if item is not None:
@@ -285,6 +297,8 @@ class WarmGrader:
         self.closed = False
 
     def refill(self) -> None:
+        """Start the spare supervisor if there is none. CodeOff when running code is off: none is started."""
+        refuse_when_off()
         with self._lock:
             if self.closed or (self._spare is not None and self._spare.alive()):
                 return
@@ -386,6 +400,11 @@ def _explain_stop(stop: _Stopped, sup: Supervisor, timeout_s: float, running: st
     status = sup.exit or {}
     if stop.why == "timeout":
         why = f"timed out after {timeout_s:g} s and was stopped (an endless loop, or far too slow)"
+    elif stop.why == "too-large":
+        why = (
+            f"returned {stop.size / 2**20:.0f} MiB in one reply, more than the grader accepts "
+            f"({REPLY_LIMIT_BYTES // 2**20} MiB), and was stopped"
+        )
     elif stop.why == "garbage":
         why = "wrote into the grader's private channel, which only the grader may use"
     elif stop.why == "start":
@@ -412,17 +431,19 @@ def grade_file(
 ) -> DrillReport:
     """Grade `path` for drill `name`. Blocking.
 
-    Raises KeyError for an unknown drill, OSError when `path` cannot be read, ValueError for a bad
-    $POSENC_DRILL_MEMORY_MIB and GradeCancelled when `cancel` is set; every problem of the program itself
-    (syntax, import error, missing function, exception, hang, early exit, memory) is a failed report. A given
+    Raises CodeOff when running code is off (nothing is read or started), KeyError for an unknown drill,
+    OSError when `path` cannot be read (`SourceFileError`: not a regular file, or over 256 KiB), ValueError for
+    a bad $POSENC_DRILL_MEMORY_MIB or a time limit outside (0, 600] s and GradeCancelled when `cancel` is set;
+    every problem of the program itself (syntax, import error, missing function, exception, hang, early exit,
+    memory, a reply over 16 MiB) is a failed report. A given
     `supervisor` is used for this grade and stopped (it never runs a second file), unless the file failed
     before any code ran (`supervisor.used` is False); without one, one is started.
     """
+    refuse_when_off()
     drill = get_drill(name)
+    check_timeout(timeout_s)
     source_path = Path(path).expanduser().resolve()
-    if source_path.is_dir():
-        raise IsADirectoryError(f"{source_path} is a folder, not a Python file")
-    source = source_path.read_bytes()  # unreadable: OSError, a usage error for callers
+    source = read_source(source_path)  # unreadable, not a file, too large: OSError, a usage error for callers
     memory = memory_limit_bytes()
     started = time.perf_counter()
     problem = precheck(source, str(source_path), drill.function)
@@ -502,7 +523,8 @@ def _judge(step: Callable[[], tuple[bool, str]], timed: Any) -> tuple[bool, str,
 
 
 def grade_source(name: str, source: str, *, timeout_s: float = 10.0, **kwargs: Any) -> DrillReport:
-    """Write `source` to a temporary file and grade it."""
+    """Write `source` to a temporary file and grade it. CodeOff, before anything is written, when code is off."""
+    refuse_when_off()
     get_drill(name)
     with tempfile.TemporaryDirectory(prefix="posenc-drill-src-") as folder:
         path = Path(folder) / f"{name.replace('-', '_')}.py"

@@ -119,6 +119,9 @@ def compare_tensors(out: Any, expected: Any, case: Case) -> Verdict:
         return Verdict(
             False, math.inf, f"returned dtype {kind}, expected {str(case.dtype).replace('torch.', '')}"
         )
+    if got.is_complex() and not want.is_complex():  # its real part alone must not pass
+        kind = str(got.dtype).replace("torch.", "")
+        return Verdict(False, math.inf, f"returned dtype {kind}, expected a real dtype")
     if not want.is_floating_point():
         if got.is_floating_point() or got.is_complex():
             return Verdict(False, math.inf, f"returned dtype {got.dtype}, expected integers")

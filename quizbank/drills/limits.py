@@ -1,4 +1,4 @@
-"""The limits of one grade that a user can set: the address space of the grading child. No torch."""
+"""The limits of one grade that a user can set: the address space of the grading child, the time limit. No torch."""
 
 from __future__ import annotations
 
@@ -21,3 +21,13 @@ def memory_limit_bytes() -> int:
         shown = escape_unsafe(raw, one_line=True)[:40]
         raise ValueError(f"{MEMORY_ENV} must be a whole number of MiB (0 for no limit), not {shown!r}")
     return int(raw) * 2**20
+
+
+TIMEOUT_LIMIT_S = 600.0  # the longest time limit one grade may have (`drill check --timeout`)
+
+
+def check_timeout(timeout_s: float) -> float:
+    """`timeout_s` when 0 < it <= 600 seconds; else ValueError, a usage error (inf, NaN, 1e20, 0, -1)."""
+    if not 0 < timeout_s <= TIMEOUT_LIMIT_S:
+        raise ValueError(f"--timeout must be more than 0 and at most {TIMEOUT_LIMIT_S:g} seconds")
+    return timeout_s

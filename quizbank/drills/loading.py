@@ -9,6 +9,8 @@ saved within the same second and of the same size is graded fresh and no `__pyca
 from __future__ import annotations
 
 import ast
+import os
+import stat
 import sys
 import traceback
 import types
@@ -18,6 +20,37 @@ from typing import Any
 from quizbank.safetext import escape_unsafe
 
 MODULE_NAME = "candidate_solution"
+SOURCE_LIMIT_BYTES = 256 * 2**10  # a drill solution is a few KiB
+
+
+class SourceFileError(OSError):
+    """A candidate's file that is refused before it is read whole: not a regular file, or too large."""
+
+
+def read_source(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a candidate's file, at most `SOURCE_LIMIT_BYTES`. SourceFileError (one clear line) for a
+    folder, a device, a pipe or a socket, and for a larger file; OSError when it cannot be read."""
+    if not stat.S_ISREG(os.stat(path).st_mode):  # before open(): opening a device or a pipe may block or act
+        raise SourceFileError(_not_regular(path))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else since the stat
+            raise SourceFileError(_not_regular(path))
+        chunks, size = [], 0
+        while size <= SOURCE_LIMIT_BYTES and (chunk := os.read(fd, SOURCE_LIMIT_BYTES + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > SOURCE_LIMIT_BYTES:
+        raise SourceFileError(f"larger than {SOURCE_LIMIT_BYTES // 2**10} KiB; a drill solution is a few KiB")
+    return b"".join(chunks)
+
+
+def _not_regular(path: str | os.PathLike[str]) -> str:
+    if os.path.isdir(path):
+        return "a folder, not a Python file"
+    return "not a regular file (a device, a pipe or a socket), not a Python file"
 
 
 MEMORY_NOTE = "out of memory: the grader limits a program to 4 GiB by default (POSENC_DRILL_MEMORY_MIB)"

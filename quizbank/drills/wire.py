@@ -28,6 +28,14 @@ class WireError(Exception):
     """A frame or value that does not follow the format (garbage on the channel, a truncated message)."""
 
 
+class FrameTooLarge(WireError):
+    """A well-formed frame whose blob is over the reader's limit; refused before its bytes are buffered."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"a frame of {size} bytes, over the limit of {limit}")
+        self.size, self.limit = size, limit
+
+
 def frame(header: dict[str, Any], blob: bytes = b"") -> bytes:
     data = json.dumps(header, ensure_ascii=True, allow_nan=False).encode()
     return _HEAD.pack(MAGIC, len(data), len(blob)) + data + blob
@@ -40,10 +48,13 @@ def send(fd: int, header: dict[str, Any], blob: bytes = b"") -> None:
 
 
 class Reader:
-    """Splits a byte stream into frames: `feed` bytes as they arrive, take whole frames with `next`."""
+    """Splits a byte stream into frames: `feed` bytes as they arrive, take whole frames with `next`.
 
-    def __init__(self) -> None:
+    `blob_limit` caps a frame's blob: a bigger one raises `FrameTooLarge` as soon as its length is read."""
+
+    def __init__(self, blob_limit: int = BLOB_LIMIT) -> None:
         self.buffer = bytearray()
+        self.blob_limit = min(blob_limit, BLOB_LIMIT)
 
     def feed(self, data: bytes) -> None:
         self.buffer += data
@@ -52,8 +63,10 @@ class Reader:
         if len(self.buffer) < _HEAD.size:
             return None
         magic, head_len, blob_len = _HEAD.unpack_from(self.buffer)
-        if magic != MAGIC or head_len > HEADER_LIMIT or blob_len > BLOB_LIMIT:
+        if magic != MAGIC or head_len > HEADER_LIMIT:
             raise WireError("not a grader frame")
+        if blob_len > self.blob_limit:
+            raise FrameTooLarge(_HEAD.size + head_len + blob_len, self.blob_limit)
         end = _HEAD.size + head_len + blob_len
         if len(self.buffer) < end:
             return None
@@ -61,6 +74,8 @@ class Reader:
             header = json.loads(bytes(self.buffer[_HEAD.size : _HEAD.size + head_len]))
         except ValueError as exc:
             raise WireError(f"bad frame header: {exc}") from None
+        except RecursionError:  # JSON nested deeper than the parser's stack
+            raise WireError("bad frame header: nested too deeply") from None
         blob = bytes(self.buffer[_HEAD.size + head_len : end])
         del self.buffer[:end]
         if not isinstance(header, dict):

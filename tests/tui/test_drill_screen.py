@@ -175,6 +175,47 @@ async def test_existing_file_is_kept_and_edits_are_saved(env: Path) -> None:
         assert not isinstance(app.screen, DrillScreen)
 
 
+@pytest.mark.timeout(120)  # an uncapped read of the pipe would wait for a writer forever
+@pilot_test
+async def test_a_file_too_large_or_not_regular_is_neither_loaded_nor_graded(env: Path) -> None:
+    app = make_app(env)
+    folder = env / "data" / "drills"
+    folder.mkdir(parents=True)
+    big = "# " + "x" * (256 * 1024) + "\n"  # over 256 KiB
+    (folder / "t5-bucket.py").write_text(big, encoding="utf-8")
+    os.mkfifo(folder / "rope-half.py")
+    too_large = "Could not read your file: larger than 256 KiB; a drill solution is a few KiB"
+    async with app.run_test(size=SIZE) as pilot:
+        said: list[str] = []
+        notify = app.notify
+        app.notify = lambda message, *a, **k: (said.append(str(message)), notify(message, *a, **k))[1]
+        await settle(pilot)
+        app.open_drills("t5-bucket")
+        await settle(pilot)
+        screen = app.screen
+        editor = screen.query_one("#drill-code", TextArea)
+        assert editor.text == get_drill("t5-bucket").starter  # the starter, not the file
+        assert said == [too_large]
+        assert (folder / "t5-bucket.py").read_text(encoding="utf-8") == big  # left as it is
+
+        screen.select_drill("rope-half")  # a pipe: refused at once, never opened for a blocking read
+        await settle(pilot)
+        assert screen.drill_name == "rope-half" and editor.text == get_drill("rope-half").starter
+        assert said[-1].startswith("Could not read your file: not a regular file")
+
+        screen.select_drill("ntk-inv-freq")  # leaving the pipe: nothing written into it either
+        await settle(pilot)
+        assert said[-1] == "Could not save your file: rope-half.py is not a regular file"
+        path = folder / "ntk-inv-freq.py"
+        assert path.read_text(encoding="utf-8") == editor.text == get_drill("ntk-inv-freq").starter
+        path.write_text(big, encoding="utf-8")  # another editor writes a huge file: the poll reads no more
+        os.utime(path, (time.time() + 5, time.time() + 5))
+        await wait_for(pilot, lambda: said[-1] == too_large)
+        assert editor.text == get_drill("ntk-inv-freq").starter and not screen.grading
+        await pilot.pause(2.5)  # two more polls: said once per change, still not graded
+        assert said.count(too_large) == 2 and not screen.grading and screen.report is None
+
+
 @pilot_test
 async def test_the_autosave_never_writes_over_a_change_made_in_another_editor(env: Path) -> None:
     app = make_app(env)

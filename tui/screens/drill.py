@@ -10,6 +10,10 @@ case is shown with ✓/✗, its message and time. `e` opens the file in $EDITOR 
 the screen polls the file's mtime and re-grades whenever it changes on disk. `h` reveals the hints
 one at a time; `v` shows the model solution, only after an attempt and after a confirmation.
 Attempts go to the progress store; a first pass creates the Study card `drill:NAME`.
+
+Where running code is off (`posenc serve --public`), the grader refuses (`quizbank.drills.CodeOff`) and the
+screen says why; it asks nothing of its own, so Ctrl+R, `e`, the file poll and a Study card all meet the same
+refusal. The file is read through `quizbank.drills.loading.read_source`: a regular file of at most 256 KiB.
 """
 
 from __future__ import annotations
@@ -214,13 +218,19 @@ class DrillScreen(LocalizedScreen):
         """Posted by the grading worker: a report, or an error line; `card_created` on a first pass."""
 
         def __init__(
-            self, name: str, report: Any = None, error: str | None = None, card_created: bool = False
+            self,
+            name: str,
+            report: Any = None,
+            error: str | None = None,
+            card_created: bool = False,
+            refused: bool = False,
         ) -> None:
             super().__init__()
             self.name = name
             self.report = report
             self.error = error
             self.card_created = card_created
+            self.refused = refused  # running code is off: nothing ran
 
     def __init__(self, name: str | None = None) -> None:
         super().__init__()
@@ -232,6 +242,7 @@ class DrillScreen(LocalizedScreen):
         self.report: Any = None
         self.error: str | None = None
         self.grading = False
+        self.refused = False  # the grader refused: running code is off here
         self.attempted = False
         self._saved_mtime: float | None = None
         self._save_timer: Any = None
@@ -311,13 +322,18 @@ class DrillScreen(LocalizedScreen):
         self.relabel()
 
     def _read_or_create(self) -> str:
+        from quizbank.drills.loading import SourceFileError
+
         path = self.path
         try:
-            text = path.read_text(encoding="utf-8")
+            text = _read_text(path)
             self._saved_mtime = path.stat().st_mtime
             return text
         except FileNotFoundError:
             pass
+        except SourceFileError as exc:  # not a regular file, or too large: left as it is, not loaded
+            self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            return self.drill.starter
         except (OSError, UnicodeDecodeError) as exc:
             self.notify(tr("drill.save_failed", self.app.language, error=_one_line(exc)), severity="warning")
             return self.drill.starter
@@ -329,6 +345,8 @@ class DrillScreen(LocalizedScreen):
 
         path = self.path
         try:
+            if path.exists() and not path.is_file():  # a pipe or a device: writing into it would block
+                raise OSError(f"{path.name} is not a regular file")
             path.parent.mkdir(parents=True, exist_ok=True)
             write_text_atomic(path, text)
             self._saved_mtime = path.stat().st_mtime
@@ -344,7 +362,7 @@ class DrillScreen(LocalizedScreen):
             self._save_timer = None
         text = self._editor.text
         try:
-            if self.path.read_text(encoding="utf-8") == text:
+            if _read_text(self.path) == text:
                 return True
         except (OSError, UnicodeDecodeError):
             pass
@@ -375,8 +393,14 @@ class DrillScreen(LocalizedScreen):
             return
         if self._saved_mtime is None or mtime == self._saved_mtime:
             return
+        from quizbank.drills.loading import SourceFileError
+
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = _read_text(self.path)
+        except SourceFileError as exc:  # said once per change on disk; neither loaded nor graded
+            self._saved_mtime = mtime
+            self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            return
         except (OSError, UnicodeDecodeError):
             return
         self._saved_mtime = mtime
@@ -467,7 +491,7 @@ class DrillScreen(LocalizedScreen):
 
         lang = self.app.language
         widget = self.query_one("#drill-results", Static)
-        if code_off():
+        if self.refused or code_off():
             widget.update(Content.styled(tr("drill.code_off", lang), "bold $text-warning"))
             return
         if self.grading:
@@ -563,7 +587,7 @@ class DrillScreen(LocalizedScreen):
 
     def _start_warm(self) -> None:
         """Start the warm grader: a grading child importing torch now, and torch here in a worker."""
-        if self._warm is not None or not self.is_attached or code_off():  # code off: no grading child
+        if self._warm is not None or not self.is_attached or code_off():  # code off: nothing to warm
             return
         from quizbank.drills import WarmGrader
 
@@ -575,8 +599,12 @@ class DrillScreen(LocalizedScreen):
         # On the main thread on purpose: the child dies with the thread that started it.
         if self._warm is None:
             return
+        from quizbank.drills import CodeOff
+
         try:
             self._warm.refill()
+        except CodeOff:  # no grading child: the next grade says why
+            pass
         except OSError as exc:  # no grading child ahead: the next grade starts one itself
             self.notify(tr("drill.grade_failed", self.app.language, error=_one_line(exc)), severity="warning")
 
@@ -587,9 +615,6 @@ class DrillScreen(LocalizedScreen):
         WarmGrader.warm_parent()
 
     def _start_grading(self) -> None:
-        if code_off():  # posenc serve --public without --allow-code: nothing the user wrote runs
-            self._render_results()
-            return
         if self._cancel is not None:
             self._cancel.set()  # the running grade stops and kills its processes
         self._cancel = cancel = threading.Event()
@@ -601,7 +626,7 @@ class DrillScreen(LocalizedScreen):
 
     @work(thread=True, name="drill-grade", group="drill-grade", exit_on_error=False)
     def _grade(self, name: str, path: str, supervisor: Any, cancel: threading.Event) -> None:
-        from quizbank.drills import GradeCancelled, grade_file
+        from quizbank.drills import CodeOff, GradeCancelled, grade_file
 
         with self._grade_lock:  # the cancelled grade before this one has stopped its processes
             if cancel.is_set():
@@ -613,6 +638,9 @@ class DrillScreen(LocalizedScreen):
             try:
                 report = grade_file(name, path, supervisor=supervisor, cancel=cancel)
             except GradeCancelled:
+                return
+            except CodeOff:  # posenc serve --public without --allow-code: nothing was run
+                self.post_message(self.DrillGraded(name, refused=True))
                 return
             except Exception as exc:
                 self.post_message(self.DrillGraded(name, error=_one_line(exc)))
@@ -640,6 +668,7 @@ class DrillScreen(LocalizedScreen):
         if message.name != self.drill_name:
             return  # another drill was picked meanwhile
         self.grading = False
+        self.refused = message.refused
         self.report = message.report
         self.error = message.error
         if message.report is not None:
@@ -702,6 +731,13 @@ class DrillScreen(LocalizedScreen):
             self.save()
         except Exception:  # the screen is going away; a failed save was already reported
             pass
+
+
+def _read_text(path: Path) -> str:
+    """The drill file's text: a regular file of at most 256 KiB (`read_source`), else OSError."""
+    from quizbank.drills.loading import read_source
+
+    return read_source(path).decode("utf-8")
 
 
 def _one_line(exc: BaseException) -> str:

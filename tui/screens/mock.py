@@ -6,7 +6,9 @@
   shown, never enforced). Choice, numeric and cloze questions use the quiz's `QuestionView`; an open question
   takes a typed answer (a TextArea), then Ctrl+R reveals its key points as checkboxes, pre-ticked where the
   answer mentions them (`quizbank.mock.keypoints`); a drill shows its statement and an editor, and Ctrl+R grades
-  it with `quizbank.drills.grade_source` in a thread worker ("mock-grade-drill"). A follow-up comes only after
+  it with `quizbank.drills.grade_source` in a thread worker ("mock-grade-drill"); where running code is off
+  (`posenc serve --public`) the grader refuses and the item says why, as the Drill screen does, and nothing
+  is recorded. A follow-up comes only after
   its parent was answered. `n` moves on (an unanswered item counts as skipped); `q` asks "End the interview?"
   and `y` ends early. The report is built by `quizbank.mock.report` and saved in a thread worker ("mock-save").
   Ctrl+Q asks "End the interview and quit?" (`confirm_quit`, called by the app's quit action); `y` quits. However
@@ -349,11 +351,14 @@ class MockInterviewScreen(LocalizedScreen):
     ]
 
     class DrillGraded(Message):
-        def __init__(self, item_id: str, report: Any = None, error: str | None = None) -> None:
+        def __init__(
+            self, item_id: str, report: Any = None, error: str | None = None, refused: bool = False
+        ) -> None:
             super().__init__()
             self.item_id = item_id
             self.report = report
             self.error = error
+            self.refused = refused  # running code is off: nothing ran
 
     class Saved(Message):
         def __init__(self, session_id: str, error: str | None = None) -> None:
@@ -583,10 +588,15 @@ class MockInterviewScreen(LocalizedScreen):
 
     @work(thread=True, name="mock-grade-drill", group="mock-grade", exclusive=True, exit_on_error=False)
     def _grade_drill(self, name: str, source: str) -> None:
+        from quizbank.drills import CodeOff
+
         try:
             from quizbank.drills import grade_source
 
             report = grade_source(name, source)
+        except CodeOff:  # posenc serve --public without --allow-code: nothing was written or run
+            self.post_message(self.DrillGraded(name, refused=True))
+            return
         except Exception as exc:
             text = str(exc).strip().splitlines()
             self.post_message(self.DrillGraded(name, error=text[0] if text else type(exc).__name__))
@@ -607,6 +617,7 @@ class MockInterviewScreen(LocalizedScreen):
         widget.grading = False
         widget.report = message.report
         widget.error = message.error
+        widget.refused = message.refused
         widget.render_texts()
         result = widget.query_one(".mock-drill-result")
         self.call_after_refresh(result.scroll_visible, animate=False)

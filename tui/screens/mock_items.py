@@ -177,6 +177,7 @@ class DrillItem(Vertical):
         self.report: Any = None
         self.grading = False
         self.error: str | None = None
+        self.refused = False  # the grader refused: running code is off here (posenc serve --public)
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="mock-drill-title", markup=False)
@@ -212,6 +213,8 @@ class DrillItem(Vertical):
         result = self.query_one(".mock-drill-result", Static)
         if self.grading:
             result.update(Content.styled(tr("mock.grading", lang), "$text-warning"))
+        elif self.refused:  # the Drill screen's words
+            result.update(Content.styled(tr("drill.code_off", lang), "bold $text-warning"))
         elif self.error is not None:
             result.update(Content.styled(tr("mock.grade_failed", lang, error=self.error), "$text-error"))
         elif self.report is not None:

@@ -316,3 +316,52 @@ def test_the_child_cannot_reach_the_graders_memory() -> None:
     report = grade_source(NTK, source)
     assert report.passed
     assert f"denied {os.getpid()}" in report.output, report.output
+
+
+@pytest.mark.slow
+def test_a_huge_reply_fails_its_case_and_does_not_grow_the_grader() -> None:
+    """A 256 MiB returned tensor once grew the grader by about 1 GiB; now its length alone fails the case."""
+    huge = "import torch\ndef ntk_inv_freq(dim, base, factor):\n    return torch.zeros(64 * 2**20)\n"
+    probe = (
+        "import resource, sys\n"
+        "from quizbank.drills import grade_source\n"
+        "from quizbank.drills.specs import spec_for\n"
+        f"spec_for({NTK!r})  # torch and the cases: imported before the first figure\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        f"report = grade_source({NTK!r}, sys.argv[1], timeout_s=60)\n"
+        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print((after - before) // 1024)\n"
+        "print(report.passed, report.cases[0].message)\n"
+        "print(sum(c.message == 'not run.' for c in report.cases))\n"
+    )
+    done = subprocess.run(  # not -I: this checkout's quizbank, from the current folder
+        [sys.executable, "-c", probe, huge], cwd=ROOT, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    grown, verdict, not_run = done.stdout.splitlines()
+    assert int(grown) < 64, grown  # MiB: the reply was refused from its length, never buffered
+    assert verdict.startswith("False the program returned 256 MiB in one reply, more than the grader accepts")
+    assert "(16 MiB)" in verdict and "while running case" in verdict
+    assert int(not_run) >= 3
+
+
+@pytest.mark.slow
+def test_json_nested_too_deeply_on_the_channel_fails_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A frame whose header nests past the JSON parser's stack: a failed grade, no RecursionError, and no
+    temporary folder left behind."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    source = (
+        "import os, struct, sys\n"
+        "deep = b'[' * 200000 + b']' * 200000\n"
+        "os.write(int(sys.argv[2]), b'PSNC' + struct.pack('>II', len(deep), 0) + deep)\n" + SOLUTION
+    )
+    report = grade_source(NTK, source, timeout_s=60)
+    assert not report.passed
+    assert report.cases[0].message == (
+        "the program wrote into the grader's private channel, which only the grader may use while loading."
+    )
+    assert list(tmp_path.iterdir()) == []  # the grade's folders are gone

@@ -248,6 +248,21 @@ def test_starter_fails_with_not_implemented(tmp_path: Path, name: str) -> None:
     assert "NotImplementedError" in results[0][2]
 
 
+@pytest.mark.parametrize("name", ["ntk-inv-freq", "alibi-slopes", "llama3-inv-freq"])
+def test_a_complex_result_with_the_right_real_part_fails(tmp_path: Path, name: str) -> None:
+    """The real part alone used to be compared: `+ 1j` passed. A real reference wants a real dtype."""
+    function = get_drill(name).function
+    source = (
+        get_drill(name).solution
+        + f"\n_real = {function}\n\n\ndef {function}(*args, **kwargs):\n"
+        + "    return _real(*args, **kwargs).to(torch.complex128) + 1j\n"
+    )
+    results = grade_in_process(name, source, tmp_path)
+    failed = [(case, message) for case, passed, message in results if not passed]
+    assert len(failed) == len(results), results  # every case
+    assert all("returned dtype complex128, expected " in m for _, m in failed), failed
+
+
 def test_rope_failure_names_the_smallest_input(tmp_path: Path) -> None:
     results = grade_in_process("rope-half", get_drill("rope-interleaved").solution, tmp_path)
     message = next(m for _, passed, m in results if not passed)

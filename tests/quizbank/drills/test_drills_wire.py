@@ -88,6 +88,26 @@ def test_garbage_on_the_channel_is_refused(raw: bytes) -> None:
         reader.next()
 
 
+def test_json_nested_past_the_parsers_stack_is_refused_not_a_recursion_error() -> None:
+    deep = b"[" * 200_000 + b"]" * 200_000  # within the header limit; json.loads alone raises RecursionError
+    reader = wire.Reader()
+    reader.feed(wire.MAGIC + len(deep).to_bytes(4, "big") + b"\0\0\0\0" + deep)
+    with pytest.raises(wire.WireError, match="nested too deeply"):
+        reader.next()
+
+
+def test_a_blob_over_the_readers_limit_is_refused_from_its_length_alone() -> None:
+    reader = wire.Reader(blob_limit=1024)
+    header = wire.frame({"ok": True})[12:]
+    reader.feed(wire.MAGIC + len(header).to_bytes(4, "big") + (2048).to_bytes(4, "big"))  # no bytes yet
+    with pytest.raises(wire.FrameTooLarge) as refused:
+        reader.next()
+    assert (refused.value.size, refused.value.limit) == (12 + len(header) + 2048, 1024)
+    small = wire.Reader(blob_limit=1024)
+    small.feed(wire.frame({"ok": True}, b"x" * 1024))
+    assert small.next() == ({"ok": True}, b"x" * 1024)  # at the limit: taken
+
+
 @pytest.mark.parametrize(
     "tree",
     [
