@@ -4,8 +4,9 @@
   field) or `s` plans in a thread worker ("mock-plan") and starts.
 * `MockInterviewScreen`: one item at a time under a whole-interview clock and a per-item clock (over budget is
   shown, never enforced). Choice, numeric and cloze questions use the quiz's `QuestionView`; an open question
-  takes a typed answer (a TextArea), then Ctrl+R reveals its key points as checkboxes, pre-ticked where the
-  answer mentions them (`quizbank.mock.keypoints`); a drill shows its statement and an editor, and Ctrl+R grades
+  takes a typed answer (a TextArea), then Ctrl+R reveals its key points as checkboxes marked by the judge
+  (`quizbank.judge`): ✓ covered (ticked), ✗ contradicted with its correction (counts as wrong), · not found;
+  a drill shows its statement and an editor, and Ctrl+R grades
   it with `quizbank.drills.grade_source` in a thread worker ("mock-grade-drill"); where running code is off
   (`posenc serve --public`) the grader refuses and the item says why, as the Drill screen does, and nothing
   is recorded. A follow-up comes only after
