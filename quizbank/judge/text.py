@@ -71,7 +71,7 @@ _CONJ = (
     re.compile(r"\b([a-z])\u0304"),  # k̄ (combining macron)
 )
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(e[+-]?\d+)|([km])\b)?")
-_TOKEN = re.compile(rf"[a-z]+|\d+(?:\.\d+)?|[\^/()+\-=<>]|[{CJK}]+|[,:\[\]，：、（）【】]")
+_TOKEN = re.compile(rf"[a-z]+|\d+(?:\.\d+)?|[\^/()+\-=<>!]|[{CJK}]+|[,:\[\]，：、（）【】]")
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)[.!?;](?=\s|$)|[。！？；\n]")
 _CLAUSE_PUNCT = set(",:()[]，：、（）【】")
 _CLAUSE_WORDS = {"but", "while", "whereas", "although", "though", "however", "so", "because", "since",
@@ -84,7 +84,7 @@ _NEG_CUES = {"not", "no", "never", "without", "none", "neither", "nor", "nothing
              "不", "没", "没有", "并非", "不是", "无需", "无须", "不会", "不能", "不用", "未", "无", "非", "别",
              "不再", "不必", "不需要", "毋需", "绝非", "从不", "从未", "不要", "并不", "并没有", "决不"}  # fmt: skip
 _NEG_PAIRS = {("rather", "than"), ("instead", "of"), ("no", "longer"), ("fails", "to"), ("fail", "to")}
-_NOT_NEGATION = {("not", "only"), ("not", "just"), ("no", "matter"), ("not", "merely"), ("without", "any")}
+_NOT_NEGATION = {("not", "only"), ("not", "just"), ("no", "matter"), ("not", "merely")}
 _NEG_WINDOW = 8
 
 _stemmer_lock = threading.Lock()
@@ -130,6 +130,7 @@ def normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = text.replace("\u2212", "-").replace("\u2013", "-").replace("\u2014", " , ").replace("’", "'")
     text = text.replace("…", " ").replace("·", " ").replace("×", " ").replace("⋅", " ")
+    text = text.replace("≥", ">=").replace("≤", "<=").replace("≠", "!=")
     for greek, name in GREEK.items():
         text = text.replace(greek.casefold(), f" {name} ")
     for pattern in _CONJ:
@@ -277,7 +278,7 @@ class Sentence:
 
 # clauses that report a claim without making it: "a common mistake is to think ...", "if we rotated v ..."
 _HEDGES = {"if", "mistake", "mistaken", "misconception", "myth", "wrong", "wrongly", "incorrect",
-           "incorrectly", "suppos", "imagin", "would", "misread", "mistak",
+           "incorrectly", "suppos", "imagin", "misread", "mistak",
            "如果", "假如", "若", "误以为", "错误", "误区", "误解", "以为", "假设"}  # fmt: skip
 
 

@@ -85,8 +85,8 @@ def _span(answer: str, sentence: Sentence) -> tuple[tuple[int, int], str]:
 
 
 def _hedged(sentence: Sentence, hits: list[Hit]) -> bool:
-    last = max((hit.clause for hit in hits), default=0)
-    return any(sentence.hedged[: last + 1])
+    """The claim sits in a clause that reports or supposes it ("a common mistake is to think ...", "if ...")."""
+    return any(sentence.hedged[hit.clause] for hit in hits if hit.clause < len(sentence.hedged))
 
 
 def _first(patterns: list[Pattern], sentences: Sequence[Sentence], want: str, *, skip_hedged: bool):
@@ -184,7 +184,8 @@ def judge_point(point: Any, answer: str, *, rarity: Rarity | None = None) -> Poi
         share, first, last = own
         span = (first.start, last.end)
         return PointVerdict(COVERED, span, answer[span[0] : span[1]], f"own words {share:.0%}")
-    denied = _first(accepts, sentences, "flipped", skip_hedged=True)
+    # one word the answer happens to negate is no denial: the claim needs two terms or more
+    denied = _first([p for p in accepts if len(p.terms) > 1], sentences, "flipped", skip_hedged=True)
     if denied is not None:
         pattern, sentence = denied
         span, evidence = _span(answer, sentence)

@@ -25,6 +25,7 @@ def negated(answer: str) -> list[str]:
         ("32k tokens", "32000 tokens"),
         ("Re[q·conj(k)]", "re q conj k"),
         ("\\frac{m}{2}", "(m)/(2)"),
+        ("B_m ≥ 0", "b_m >= 0"),
     ],
 )
 def test_formulas_and_numbers_read_the_same(a: str, b: str) -> None:
@@ -44,6 +45,7 @@ def test_stems_and_british_spellings() -> None:
         ("it is never learned, but it is fixed", ["learned"]),  # `but` ends it
         ("a table rather than a formula", ["a", "formula"]),
         ("not only q but also k", []),  # not a negation
+        ("it works without any training", ["any", "training"]),
         ("q and k are rotated, but v is not", ["but", "v", "is"]),  # a cue ending its clause looks back
         ("RoPE 不旋转 V，只转 q", ["旋转", "v"]),
         ("是相对位置而不是绝对位置", ["绝对位置"]),

@@ -93,3 +93,26 @@ def test_a_point_without_patterns_is_covered_by_its_own_words_and_not_by_a_few()
     assert restated.verdict == "covered" and restated.rule.startswith("own words")
     (few,) = judge_answer([plain], "Every layer has content.")
     assert few.verdict == "not_found"
+
+
+def test_a_supposition_hedges_its_own_clause_only() -> None:
+    grow = KeyPoint(
+        en="A larger base lengthens the longest wavelength.",
+        zh="底数越大，最长波长越长。",
+        misconceptions=[
+            Misconception(
+                claim=Text(en="A larger base shortens the context.", zh="底数越大上下文越短。"),
+                match=["base ~ hurt* ~ context"],
+                correction=Text(en="It lengthens the wavelengths.", zh="它让波长变长。"),
+            )
+        ],
+    )
+    (said,) = judge_answer([grow], "If you train at 4K, a bigger base would hurt long context.")
+    assert said.verdict == "contradicted"  # the `if` clause is hedged, the claim after it is not
+    (supposed,) = judge_answer([grow], "If a bigger base would hurt long context, nobody would raise it.")
+    assert supposed.verdict == "not_found"
+
+
+def test_one_negated_word_is_no_denial() -> None:
+    once = KeyPoint(en="training is needed", zh="需要训练", accept=["train*"])
+    assert [v.verdict for v in judge_answer([once], "No training needed.")] == ["not_found"]
