@@ -10,6 +10,7 @@ The page gets the server's spare app (started at another size): every cell of xt
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -96,12 +97,17 @@ def open_page(playwright, tmp_path: Path):
 
 
 def wait_for_text(page, needles: list[str], timeout_ms: float = 60_000) -> str:
-    page.wait_for_function(
-        f"needles => {{ const text = ({SCREEN_TEXT})(); return needles.every(n => text.includes(n)); }}",
-        arg=needles,
-        timeout=timeout_ms,
-        polling=50,
-    )
+    try:
+        page.wait_for_function(
+            f"needles => {{ const text = ({SCREEN_TEXT})(); return needles.every(n => text.includes(n)); }}",
+            arg=needles,
+            timeout=timeout_ms,
+            polling=50,
+        )
+    except Exception as exc:  # say what the screen showed instead
+        raise AssertionError(
+            f"waited for {needles!r}; the screen shows:\n{page.evaluate(SCREEN_TEXT)}"
+        ) from exc
     return page.evaluate(SCREEN_TEXT)
 
 
@@ -154,3 +160,70 @@ def test_home_and_help_in_headless_chromium(tmp_path: Path) -> None:
         assert stop_server(server) == 0
     for name in ("home.png", "help.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_public_server_runs_no_code_from_a_mock_interview_drill(tmp_path: Path) -> None:
+    """`posenc serve --public` without --allow-code: code pasted into the mock interview's drill item is never
+    run (red team, fourth round: it used to write files as the server's user). The grader's entry refuses,
+    the item says why in the Drill screen's words, and nothing is recorded."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    marker = tmp_path / "written-by-drill-code"
+    server, port = start_server(tmp_path, "--public")
+    try:
+        with sync_api.sync_playwright() as playwright:
+            context, page = open_page(playwright, tmp_path)
+            try:
+                page.goto(f"http://127.0.0.1:{port}/?token={TOKEN}", wait_until="load")
+                wait_for_text(page, ["? Help", "/ Search"])
+                page.keyboard.type("m")  # mock setup: 30 minutes over every topic puts a drill in the middle
+                wait_for_text(page, ["Mock interview", "Minutes"], 30_000)  # the setup screen, not Home
+                page.keyboard.press("s")
+                text = ""
+                hint = "Ctrl+R grades it (you may grade again)"  # a drill item's hint
+                item = 0
+                for _ in range(30):  # item by item to the drill: Esc leaves any text box, n moves on
+                    # the next item (a follow-up of a skipped item is dropped, so the number may jump)
+                    try:
+                        page.wait_for_function(
+                            f"""last => {{ const m = ({SCREEN_TEXT})().match(/Item (\\d+)\\//);
+                                           return m && Number(m[1]) > last; }}""",
+                            arg=item,
+                            timeout=30_000,
+                        )
+                    except Exception as exc:
+                        raise AssertionError(f"no item after {item}:\n{page.evaluate(SCREEN_TEXT)}") from exc
+                    item = int(re.search(r"Item (\d+)/", page.evaluate(SCREEN_TEXT)).group(1))
+                    try:  # an item takes a moment to paint: give a drill 8 s to show its hint
+                        page.wait_for_function(
+                            f"h => ({SCREEN_TEXT})().split(/\\s+/).join(' ').includes(h)",
+                            arg=hint,
+                            timeout=8_000,
+                        )
+                    except Exception:
+                        page.keyboard.press("Escape")
+                        page.wait_for_timeout(300)
+                        page.keyboard.type("n")
+                        continue
+                    text = " ".join(page.evaluate(SCREEN_TEXT).split())
+                    break
+                assert hint in text, text[-2000:]
+                page.wait_for_timeout(500)  # the editor takes focus once the item is shown
+                page.keyboard.type("import pathlib; pathlib.Path(__import__('os').environ['HOME'])")
+                page.keyboard.press("Enter")
+                page.keyboard.type(f"pathlib.Path({str(marker)!r}).write_text('ran')")
+                page.keyboard.press("Enter")
+                try:
+                    wait_for_text(page, ["write_text('ran')"], 60_000)  # (with code on, torch warms first)
+                    page.keyboard.press("Control+r")
+                    shown = wait_for_text(page, ["Grading is off on this"], 30_000)
+                except Exception:
+                    print(page.evaluate(SCREEN_TEXT))
+                    raise
+                assert "--allow-code" in shown
+                page.wait_for_timeout(1000)  # a grade, had one started, would have run by now
+            finally:
+                context.close()
+    finally:
+        assert stop_server(server) == 0
+    assert not marker.exists()
+    assert not list((tmp_path / "data").rglob("grade-*")), "no grading folder was made"
