@@ -2,9 +2,10 @@
 
 Two processes, one file. The *supervisor* starts here: it becomes a child subreaper, ends with the grader
 (``PR_SET_PDEATHSIG`` sends it SIGTERM, and it kills every descendant before it exits), imports torch (so a
-warm one is ready before Ctrl+R) and says ``ready``. It reads the one grade request (the candidate's source, the limits) and forks the *worker*, which cuts itself off (a new user
-and network namespace where the kernel allows it, hard and soft rlimits, no new privileges, death with the
-supervisor), executes the source and then answers calls: the grader sends inputs, the worker runs the function
+warm one is ready before Ctrl+R) and says ``ready``. It reads the one grade request (the candidate's source,
+the limits) and forks the *worker*, which cuts itself off (`confinement.py`: another uid when root, new network
+and pid namespaces, hard and soft rlimits, no new privileges, death with the supervisor), executes the source
+and then answers calls: the grader sends inputs, the worker runs the function
 and sends back what it returned. The worker never sees a reference, a tolerance or a verdict.
 
 The supervisor never runs the candidate's code. When the worker exits, or the grader says ``stop`` (or closes
@@ -15,7 +16,6 @@ worker ended.
 from __future__ import annotations
 
 import os
-import resource
 import select
 import signal
 import sys
@@ -26,14 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # -I leaves the project off sys.path
 
 from quizbank import proclife  # noqa: E402
-from quizbank.drills import wire  # noqa: E402
-
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWNET = 0x40000000
-PR_SET_NO_NEW_PRIVS = 38
-EXTRA_PROCESSES = 16  # how many processes a solution may start (a fork bomb stops there)
-OPEN_FILES = 256
-FILE_BYTES = 64 * 2**20
+from quizbank.drills import confinement, wire  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -108,78 +101,12 @@ def _supervise(pid: int) -> dict[str, Any]:
 
 
 # -- the worker ------------------------------------------------------------------------------------------
-def _user_processes() -> int:
-    uid, count = os.getuid(), 0
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                count += entry.stat().st_uid == uid
-            except OSError:
-                pass
-    return count
-
-
-def _libc() -> Any:
-    import ctypes.util
-
-    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-
-
-def _cut_network() -> bool:
-    """A new user namespace (no capability outside it: hard limits cannot be raised again, even by root)
-    holding a new network namespace (no interface but a down loopback). False where the kernel refuses."""
-    if not sys.platform.startswith("linux"):
-        return False
-    uid, gid = os.getuid(), os.getgid()
-    try:
-        if _libc().unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
-            return False
-    except (OSError, AttributeError):
-        return False
-    for name, text in (("uid_map", f"{uid} {uid} 1"), ("setgroups", "deny"), ("gid_map", f"{gid} {gid} 1")):
-        try:
-            Path(f"/proc/self/{name}").write_text(text)
-        except OSError:
-            pass
-    return True
-
-
-def _limit(which: int, value: int) -> None:
-    soft, hard = resource.getrlimit(which)
-    if hard != resource.RLIM_INFINITY:
-        value = min(value, hard)
-    resource.setrlimit(which, (value, value))  # soft and hard: the program cannot raise either
-
-
-def _contain(request: dict[str, Any], supervisor: int) -> bool:
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    processes = _user_processes()
-    cut = _cut_network()
-    if cut:
-        processes = 1  # counted per user namespace: only this worker is in the new one
-    if int(request["memory"]) > 0:
-        _limit(resource.RLIMIT_AS, int(request["memory"]))
-    _limit(resource.RLIMIT_CPU, int(request["cpu"]))
-    _limit(resource.RLIMIT_NOFILE, OPEN_FILES)
-    _limit(resource.RLIMIT_NPROC, processes + EXTRA_PROCESSES)
-    _limit(resource.RLIMIT_FSIZE, FILE_BYTES)
-    _limit(resource.RLIMIT_CORE, 0)
-    try:
-        _libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-    proclife.die_with_parent(signal.SIGKILL, expected_parent=supervisor)
-    return cut
-
-
 def _work(request: dict[str, Any], source: bytes, request_fd: int, reply_fd: int, reader: wire.Reader) -> int:
     import torch
 
     from quizbank.drills.loading import load_function
 
-    cut = _contain(request, os.getppid())
+    cut = confinement.confine(request, os.getppid()).network_cut
     torch.set_num_threads(1)
     fn, problem = load_function(str(request["path"]), str(request["function"]), source)
     if fn is None:

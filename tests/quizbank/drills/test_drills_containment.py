@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from support.paths import ROOT
 
 from quizbank import proclife
 from quizbank.drills import get_drill, grade_file, grade_source
+from quizbank.drills.confinement import EXTRA_PROCESSES
 from quizbank.drills.grader import Supervisor, WarmGrader
 from quizbank.drills.limits import MEMORY_ENV, memory_limit_bytes
 from quizbank.progress.store import open_store
@@ -23,8 +25,20 @@ from quizbank.progress.store import open_store
 NTK = "ntk-inv-freq"
 SOLUTION = get_drill(NTK).solution
 WRONG = "def ntk_inv_freq(dim, base, factor):\n    raise NotImplementedError\n"
-CLI = "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))"
-GRADE = "import sys; from quizbank.drills import grade_source; grade_source(sys.argv[1], sys.argv[2], timeout_s=60)"
+# `-I` ignores PYTHONPATH: put this checkout first, or the installed copy's grader would be the one tested.
+HERE = f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+CLI = HERE + "from tui.cli import main; sys.exit(main(sys.argv[1:]))"
+GRADE = (
+    HERE + "from quizbank.drills import grade_source; grade_source(sys.argv[1], sys.argv[2], timeout_s=60)"
+)
+
+
+def open_folder(tmp_path: Path) -> Path:
+    """A folder the candidate can write in: as root it runs as another uid (see confinement.py)."""
+    folder = tmp_path / "open"
+    folder.mkdir(exist_ok=True)
+    folder.chmod(0o777)
+    return folder
 
 
 def alive(pid: int) -> bool:
@@ -44,14 +58,14 @@ def wait_gone(pids: list[int], seconds: float = 2.0) -> list[int]:
 
 @pytest.mark.slow
 def test_setsid_and_a_double_fork_leave_no_process_behind(tmp_path: Path) -> None:
-    pid_file = tmp_path / "escaped.pid"
+    pid_file = open_folder(tmp_path) / "escaped.pid"
     source = (
         "import os, time\n"
         "first = os.fork()\n"
         "if first == 0:\n"
         "    os.setsid()\n"
         "    if os.fork() == 0:\n"
-        f"        open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        f"        open({str(pid_file)!r}, 'w').write(os.readlink('/proc/self'))\n"
         "        time.sleep(60)\n"
         "    os._exit(0)\n"
         "os.waitpid(first, 0)\n"
@@ -186,18 +200,18 @@ def test_a_same_second_same_size_edit_is_graded_fresh(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_sigterm_to_drill_check_mid_grade_leaves_no_child(tmp_path: Path) -> None:
-    started = tmp_path / "started"
-    escaped = tmp_path / "escaped.pid"
+    started = open_folder(tmp_path) / "started"
+    escaped = open_folder(tmp_path) / "escaped.pid"
     path = tmp_path / "mine.py"
     path.write_text(
         "import os, time\n"
         "def ntk_inv_freq(dim, base, factor):\n"
         "    if os.fork() == 0:\n"
         "        os.setsid()\n"
-        f"        open({str(escaped)!r}, 'w').write(str(os.getpid()))\n"
+        f"        open({str(escaped)!r}, 'w').write(os.readlink('/proc/self'))\n"
         "        time.sleep(60)\n"
         "        os._exit(0)\n"
-        f"    open({str(started)!r}, 'w').write(str(os.getpid()))\n"
+        f"    open({str(started)!r}, 'w').write(os.readlink('/proc/self'))\n"
         "    while True:\n"
         "        pass\n",
         encoding="utf-8",
@@ -228,16 +242,16 @@ def test_sigterm_to_drill_check_mid_grade_leaves_no_child(tmp_path: Path) -> Non
 @pytest.mark.slow
 def test_a_grader_killed_mid_grade_leaves_no_child(tmp_path: Path) -> None:
     """kill -9 of the grading process (a closed browser tab, an app killed): its child cleans up after it."""
-    started, escaped = tmp_path / "started", tmp_path / "escaped.pid"
+    started, escaped = open_folder(tmp_path) / "started", open_folder(tmp_path) / "escaped.pid"
     source = (
         "import os, time\n"
         "def ntk_inv_freq(dim, base, factor):\n"
         "    if os.fork() == 0:\n"
         "        os.setsid()\n"
-        f"        open({str(escaped)!r}, 'w').write(str(os.getpid()))\n"
+        f"        open({str(escaped)!r}, 'w').write(os.readlink('/proc/self'))\n"
         "        time.sleep(60)\n"
         "        os._exit(0)\n"
-        f"    open({str(started)!r}, 'w').write(str(os.getpid()))\n"
+        f"    open({str(started)!r}, 'w').write(os.readlink('/proc/self'))\n"
         "    time.sleep(60)\n"
     )
     grader = subprocess.Popen(
@@ -305,8 +319,10 @@ def test_a_file_that_cannot_define_the_function_fails_before_torch_is_imported(
 def test_the_child_cannot_reach_the_graders_memory() -> None:
     source = (
         "import os\n"
-        "supervisor = open(f'/proc/{os.getppid()}/cmdline', 'rb').read().split(b'\\0')\n"
-        "grader = int(supervisor[-2])\n"
+        "def parent(pid):\n"  # /proc shows pids outside its pid namespace: the supervisor is its grandparent
+        "    return open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[1]\n"
+        "supervisor = parent(parent('self'))\n"
+        "grader = int(open(f'/proc/{supervisor}/cmdline', 'rb').read().split(b'\\0')[-2])\n"
         "try:\n"
         "    open(f'/proc/{grader}/mem', 'r+b')\n"
         "    print('opened', grader)\n"
@@ -365,3 +381,108 @@ def test_json_nested_too_deeply_on_the_channel_fails_cleanly(
         "the program wrote into the grader's private channel, which only the grader may use while loading."
     )
     assert list(tmp_path.iterdir()) == []  # the grade's folders are gone
+
+
+FORK_BOMB = (
+    "import os, time\n"
+    "children = 0\n"
+    "for _ in range(300):\n"
+    "    try:\n"
+    "        pid = os.fork()\n"
+    "    except OSError:\n"
+    "        break\n"
+    "    if pid == 0:\n"
+    "        time.sleep(60)\n"
+    "        os._exit(0)\n"
+    "    children += 1\n"
+    "print('children', children, 'uid', os.getuid(), flush=True)\n" + SOLUTION
+)
+
+
+@pytest.mark.slow
+def test_a_fork_bomb_stops_at_the_process_cap_even_as_root() -> None:
+    """RLIMIT_NPROC does nothing for the kernel's uid 0: as root the worker runs as another uid (300 before)."""
+    report = grade_source(NTK, FORK_BOMB)
+    assert report.passed, report.output
+    children, uid = report.output.split("children ", 1)[1].split("\n", 1)[0].split(" uid ")
+    assert int(children) == EXTRA_PROCESSES
+    assert int(uid) != 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="starts the grader as a normal user, which takes root")
+def test_a_fork_bomb_stops_at_the_process_cap_as_a_normal_user() -> None:
+    """posenc run by uid 65534 (reading the interpreter wherever it lies, as a user owning it could)."""
+    grade = (
+        HERE
+        + "from quizbank.drills import grade_source; print(grade_source(sys.argv[1], sys.argv[2]).output)"
+    )
+    done = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=+dac_read_search"]
+        + ["--ambient-caps=+dac_read_search", sys.executable, "-I", "-c", grade, NTK, FORK_BOMB],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"},
+        timeout=180,
+    )
+    assert "children " in done.stdout, done.stderr[-2000:]
+    children, uid = done.stdout.split("children ", 1)[1].split("\n", 1)[0].split(" uid ")
+    assert (int(children), int(uid)) == (EXTRA_PROCESSES, 65534)
+
+
+def marked(marker: str) -> list[int]:
+    """Live processes whose command line holds `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (
+                entry.name.isdigit()
+                and marker.encode() in (entry / "cmdline").read_bytes()
+                and alive(int(entry.name))
+            ):
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.slow
+def test_a_killed_supervisor_takes_the_whole_tree_with_it() -> None:
+    """The program tries to kill its supervisor and leaves sleepers (setsid, a double fork); the test kills the
+    supervisor too, in case the program could not. Nothing marked may outlive the grade."""
+    marker = f"posenc-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    sleeper = f"[sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}]"
+    source = (
+        "import os, signal, subprocess, sys, time\n"
+        f"subprocess.Popen({sleeper}, start_new_session=True)\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        os.execv(sys.executable, {sleeper})\n"
+        "    os._exit(0)\n"
+        "for pid in (os.getppid(), int(open('/proc/self/stat').read().rsplit(')', 1)[1].split()[1])):\n"
+        "    try:\n"
+        "        os.kill(pid, signal.SIGKILL) if pid > 1 else None\n"
+        "    except OSError as exc:\n"
+        "        print('kill refused', type(exc).__name__, flush=True)\n"
+        "def ntk_inv_freq(dim, base, factor):\n"
+        "    time.sleep(60)\n"
+    )
+    supervisor = Supervisor.start()
+    result: list[object] = []
+    thread = threading.Thread(target=lambda: result.append(grade_source(NTK, source, supervisor=supervisor)))
+    thread.start()
+    deadline = time.monotonic() + 120
+    while len(marked(marker)) < 2 and thread.is_alive():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    try:
+        os.kill(supervisor.proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    thread.join(timeout=60)
+    assert not thread.is_alive() and result and not result[0].passed  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 5
+    while marked(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marked(marker) == []

@@ -45,11 +45,15 @@ def test_a_hanging_solution_is_killed_within_the_limit() -> None:
 
 
 def test_a_hang_in_a_child_process_is_killed_with_its_group(tmp_path: Path) -> None:
-    pid_file = tmp_path / "grandchild.pid"
+    (tmp_path / "open").mkdir()
+    (tmp_path / "open").chmod(0o777)  # as root the candidate runs as another uid
+    pid_file = tmp_path / "open" / "grandchild.pid"
     source = (
-        "import subprocess, sys\n"
+        "import os, subprocess, sys\n"
         "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
-        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        # its pid as /proc (and this test) sees it, outside the program's pid namespace
+        "me = os.readlink('/proc/self')\n"
+        f"open({str(pid_file)!r}, 'w').write(open('/proc/self/task/' + me + '/children').read().split()[-1])\n"
         "def ntk_inv_freq(dim, base, factor):\n    while True:\n        pass\n"
     )
     report = grade_source(NTK, source, timeout_s=5.0, supervisor=ready_supervisor())
