@@ -62,8 +62,8 @@ class Pattern:
     links: tuple[str, ...]  # between term i and i + 1: " " (same sentence), "~" (same clause), ".." (order)
 
 
-def _words_of(raw: str, col: int, expand: bool = True) -> tuple[str, bool]:
-    exact = raw.startswith("=")
+def _words_of(raw: str, col: int, expand: bool = True, quoted: bool = False) -> tuple[str, bool]:
+    exact = raw.startswith("=") and not quoted  # inside quotes `=` is text: "= positions // factor"
     if exact:
         raw = raw[1:]
     # syntax only (the schema): no stemmer, no segmenter; the words are read when the pattern is used
@@ -115,7 +115,7 @@ def _compile(source: str, *, expand: bool) -> Pattern:
             if raw.startswith('"'):
                 if not raw.endswith('"') or len(raw) < 2:
                     raise PatternError('a quoted phrase needs its closing "', col)
-                key, exact = _words_of(raw[1:-1], col, expand)
+                key, exact = _words_of(raw[1:-1], col, expand, quoted=True)
             elif raw.endswith("*") and not is_cjk(raw):
                 if len(raw) < 4:
                     raise PatternError(f"prefix {raw!r} is too short (3 letters at least)", col)
@@ -172,6 +172,8 @@ class Hit:
     clause: int
     cue: int = -1  # the negation cue that negates it
     phrase: int = 0
+    start: int = 0  # offsets in the sentence's canonical string (order inside one Chinese word too)
+    end: int = 0
 
 
 def _key_hits(key: str, sentence: Sentence) -> list[Hit]:
@@ -182,7 +184,9 @@ def _key_hits(key: str, sentence: Sentence) -> list[Hit]:
     if " " not in key and not is_cjk(key):
         for i, token in enumerate(tokens):
             if token.stem == key:
-                out.append(Hit(i, i, token.negated, token.clause, token.cue, token.phrase))
+                out.append(
+                    Hit(i, i, token.negated, token.clause, token.cue, token.phrase, token.start, token.end)
+                )
         return out
     canon = sentence.canon
     start = canon.find(key)
@@ -214,7 +218,9 @@ def term_hits(term: Term, sentence: Sentence) -> list[Hit]:
     for prefix in term.prefixes:
         for i, token in enumerate(sentence.tokens):
             if token.text.startswith(prefix):
-                out.append(Hit(i, i, token.negated, token.clause, token.cue, token.phrase))
+                out.append(
+                    Hit(i, i, token.negated, token.clause, token.cue, token.phrase, token.start, token.end)
+                )
     return out
 
 
@@ -222,7 +228,7 @@ def _linked(link: str, a: Hit, b: Hit) -> bool:
     if link == "~":
         return a.clause == b.clause
     if link == "..":
-        return a.last < b.first
+        return a.end <= b.start
     return True
 
 
@@ -259,6 +265,8 @@ def _search(
             # a plain term may sit inside a negation only when that negation is the one a `not` term asks
             # for: "does not rotate V" holds `v not rotate`
             cues = {hit.cue for hit, term in zip(chosen, pattern.terms, strict=True) if term.negated}
+            # a negation written inside a quoted phrase is the phrase's own ("never learned")
+            cues |= {i for hit in chosen if hit.last > hit.first for i in range(hit.first, hit.last + 1)}
             return all(
                 term.negated or not hit.negated or hit.cue in cues
                 for hit, term in zip(chosen, pattern.terms, strict=True)

@@ -70,7 +70,7 @@ _CONJ = (
     re.compile(r"\b([a-z])(?:_[a-z0-9]+|_\{[^{}]*\})?\s*\^\s*(?:\{\s*\*\s*\}|\*)"),  # k^*, k_n^{*}
     re.compile(r"\b([a-z])\u0304"),  # k̄ (combining macron)
 )
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(e[+-]?\d+)|([km])\b)?")
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(e[+-]?\d+)|([km])\b(?!\s*[-+*/^=_)]))?")
 _TOKEN = re.compile(rf"[a-z]+|\d+(?:\.\d+)?|[\^/()+\-=<>!]|[{CJK}]+|[,:\[\]，：、（）【】]")
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)[.!?;](?=\s|$)|[。！？；\n]")
 _CLAUSE_PUNCT = set(",:()[]，：、（）【】")
@@ -80,9 +80,10 @@ _CLAUSE_WORDS = {"but", "while", "whereas", "although", "though", "however", "so
 _LIST_PUNCT = {",", "，", "、"}
 # words that end a role pattern's clause but not a negation's scope ("does not rotate q and k")
 _LIST_WORDS = {"and", "or", "和", "与", "及", "以及", "或"}
-_NEG_CUES = {"not", "no", "never", "without", "none", "neither", "nor", "nothing", "nobody",
+_NEG_CUES = {"not", "no", "never", "without", "neither", "nor", "nothing", "nobody",  # not `none`: Python's None
              "不", "没", "没有", "并非", "不是", "无需", "无须", "不会", "不能", "不用", "未", "无", "非", "别",
              "不再", "不必", "不需要", "毋需", "绝非", "从不", "从未", "不要", "并不", "并没有", "决不"}  # fmt: skip
+_BACKWARD_CUES = {"not", "不", "没", "没有", "并非", "未"}  # ("those rows know nothing" negates no row)
 _NEG_PAIRS = {("rather", "than"), ("instead", "of"), ("no", "longer"), ("fails", "to"), ("fail", "to")}
 _NOT_NEGATION = {("not", "only"), ("not", "just"), ("no", "matter"), ("not", "merely")}
 _NEG_WINDOW = 8
@@ -142,7 +143,7 @@ def normalize(text: str) -> str:
     text = text.replace("_", " ").replace("'", "'")
     for pattern, repl in _CONTRACTIONS:
         text = pattern.sub(repl, text)
-    text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)  # position-free -> position free
+    text = re.sub(r"(?<=[a-z]{2})-(?=[a-z]{2})", " ", text)  # position-free -> position free; m-n stays
     text = _NUMBER.sub(_number, text)
     return text
 
@@ -398,7 +399,7 @@ def _mark_negation(tokens: list[Token]) -> None:
             if tokens[j].text not in _NEG_CUES:
                 tokens[j].negated, tokens[j].cue = True, i
             j += 1
-        if j == start:  # "..., but v is not." : the cue ends its clause, so it negates what came before
+        if j == start and token.text in _BACKWARD_CUES:  # "..., but v is not.": it negates what came before
             k = i - 1
             while k >= 0 and tokens[k].clause == token.clause:
                 tokens[k].negated, tokens[k].cue = True, i

@@ -7,8 +7,8 @@ For each key point, in this order:
    think ...", "if we rotated v ..."). The verdict carries the misconception and its correction.
 2. **Covered** when one of its `accept` patterns (or its older `match` terms, read as patterns) holds
    in one sentence, or when the answer restates the point's own words: the rarity-weighted share of the
-   point's content words found in one sentence (or two in a row) reaches `OWN_WORDS_SHARE`, with none of
-   the weighty ones negated against the point.
+   point's content words found in one sentence (or two in a row) reaches `OWN_WORDS_SHARE` (or
+   `OWN_WORDS_SHARE_AUTHORED` for a point with patterns), with none of the weighty ones negated against it.
 3. **Contradicted** when an `accept` pattern's words are all in one clause but the answer negates them
    ("RoPE does not rotate q and k" against `rotate q k`): the correction is the point itself.
 4. **Not found** otherwise.
@@ -36,6 +36,8 @@ VERDICTS = (COVERED, CONTRADICTED, NOT_FOUND)
 Verdict = Literal["covered", "contradicted", "not_found"]
 
 OWN_WORDS_SHARE = 0.5  # of a point's rarity-weighted content words, in one sentence or two in a row
+# a point with `accept` patterns: its author listed the ways to say it, so its own words must be most of it
+OWN_WORDS_SHARE_AUTHORED = 0.7
 OWN_WORDS_MIN = 3  # content words found, at least (or all of a shorter point's)
 FLIPPED_SHARE = 0.25  # of the found weight negated against the point: the answer says the opposite
 
@@ -180,7 +182,8 @@ def judge_point(point: Any, answer: str, *, rarity: Rarity | None = None) -> Poi
         span, evidence = _span(answer, sentence)
         return PointVerdict(COVERED, span, evidence, f"accept: {pattern.source}")
     own = _own_words(point, answer, sentences, rarity or bank_rarity())
-    if own is not None and own[0] >= OWN_WORDS_SHARE:
+    needed = OWN_WORDS_SHARE_AUTHORED if accepts else OWN_WORDS_SHARE
+    if own is not None and own[0] >= needed:
         share, first, last = own
         span = (first.start, last.end)
         return PointVerdict(COVERED, span, answer[span[0] : span[1]], f"own words {share:.0%}")

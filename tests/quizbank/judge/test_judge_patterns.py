@@ -37,6 +37,10 @@ RIGHT = "The high frequencies are extrapolated (barely change), the low ones int
         ("project .. rotate", "rotate, then project", [None]),
         ("rot* | spin", "the spinning trick", ["match"]),
         ("=base", "the rope theta", [None]),
+        ("越远 .. 罚", "离得越远罚得越多", ["match"]),  # order inside one Chinese word
+        ('"i - j"', "距离矩阵 i-j", ["match"]),  # a minus between letters stays a minus
+        ('"= positions // factor"', "pos = positions // factor", ["match"]),  # `=` inside quotes is text
+        ("broadcast* | 广播", "用广播 slopes[:, None, None]", ["match"]),  # Python's None is no negation
         ("base", "the rope theta", ["match"]),  # a synonym
     ],
 )
