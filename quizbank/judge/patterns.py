@@ -197,16 +197,8 @@ def _key_hits(key: str, sentence: Sentence) -> list[Hit]:
         if before_ok and after_ok:
             first = sentence.token_at(start)
             last = sentence.token_at(end - 1)
-            out.append(
-                Hit(
-                    first,
-                    last,
-                    tokens[first].negated,
-                    tokens[first].clause,
-                    tokens[first].cue,
-                    tokens[first].phrase,
-                )
-            )
+            token = tokens[first]
+            out.append(Hit(first, last, token.negated, token.clause, token.cue, token.phrase, start, end))
         start = canon.find(key, start + 1)
     return out
 

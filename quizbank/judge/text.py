@@ -70,7 +70,9 @@ _CONJ = (
     re.compile(r"\b([a-z])(?:_[a-z0-9]+|_\{[^{}]*\})?\s*\^\s*(?:\{\s*\*\s*\}|\*)"),  # k^*, k_n^{*}
     re.compile(r"\b([a-z])\u0304"),  # k̄ (combining macron)
 )
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(e[+-]?\d+)|([km])\b(?!\s*[-+*/^=_)]))?")
+_NUMBER = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(e[+-]?\d+)|([km])\b(?!\s*[-+*/^=_)]))?"
+)
 _TOKEN = re.compile(rf"[a-z]+|\d+(?:\.\d+)?|[\^/()+\-=<>!]|[{CJK}]+|[,:\[\]，：、（）【】]")
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)[.!?;](?=\s|$)|[。！？；\n]")
 _CLAUSE_PUNCT = set(",:()[]，：、（）【】")
@@ -383,7 +385,11 @@ def _mark_negation(tokens: list[Token]) -> None:
         nxt = tokens[i + 1].text if i + 1 < n else ""
         pair = (token.text, nxt)
         start = None
-        if pair in _NOT_NEGATION:
+        # "not only q but also k" adds; "you cannot just call it unchanged" negates: `but` tells them apart
+        additive = pair in _NOT_NEGATION and (
+            pair != ("not", "just") or any(t.text == "but" for t in tokens[i + 2 :])
+        )
+        if additive:
             i += 2
             continue
         if pair in _NEG_PAIRS:
@@ -399,6 +405,13 @@ def _mark_negation(tokens: list[Token]) -> None:
             if tokens[j].text not in _NEG_CUES:
                 tokens[j].negated, tokens[j].cue = True, i
             j += 1
+        if (
+            j == start
+            and token.text in ("nothing", "nobody")
+            and i > 0
+            and tokens[i - 1].clause == token.clause
+        ):
+            tokens[i - 1].negated, tokens[i - 1].cue = True, i  # "rows know nothing": the verb, not the rows
         if j == start and token.text in _BACKWARD_CUES:  # "..., but v is not.": it negates what came before
             k = i - 1
             while k >= 0 and tokens[k].clause == token.clause:

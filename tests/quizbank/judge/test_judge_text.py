@@ -45,6 +45,7 @@ def test_stems_and_british_spellings() -> None:
         ("it is never learned, but it is fixed", ["learned"]),  # `but` ends it
         ("a table rather than a formula", ["a", "formula"]),
         ("not only q but also k", []),  # not a negation
+        ("you cannot just call flash unchanged", ["just", "call", "flash", "unchanged"]),
         ("it works without any training", ["any", "training"]),
         ("q and k are rotated, but v is not", ["but", "v", "is"]),  # a cue ending its clause looks back
         ("RoPE 不旋转 V，只转 q", ["旋转", "v"]),
