@@ -20,13 +20,17 @@ def question_languages(question: Any) -> set[str]:
 
 def bank_stats(bankset: Any) -> dict[str, Any]:
     """`{"questions", "by_topic", "by_type", "by_difficulty", "languages", "with_demo", "with_checks",
-    "with_drill", "generated"}`; `generated` counts the questions drawn fresh per showing (`vary`)."""
+    "with_drill", "with_hints", "generated", "generated_by_topic"}`; `generated` counts the questions
+    drawn fresh per showing (`vary`), `generated_by_topic` the same per topic (every topic, 0 included);
+    `with_hints` counts the questions with at least one hint."""
     questions = bankset.ordered_questions()
     by_topic = {t.id: len(t.question_ids) for t in bankset.topics}
     by_type = dict.fromkeys(QUESTION_TYPES, 0)
     by_difficulty = {"1": 0, "2": 0, "3": 0}
     languages = dict.fromkeys(LANGS, 0)
-    with_demo = with_checks = with_drill = generated = 0
+    generated_by_topic = dict.fromkeys(by_topic, 0)
+    topic_of = {qid: t.id for t in bankset.topics for qid in t.question_ids}
+    with_demo = with_checks = with_drill = with_hints = generated = 0
     for question in questions:
         by_type[question.type] = by_type.get(question.type, 0) + 1
         key = str(question.difficulty)
@@ -36,7 +40,12 @@ def bank_stats(bankset: Any) -> dict[str, Any]:
         with_demo += question.demo is not None
         with_checks += bool(question.checks)
         with_drill += question.drill is not None
-        generated += bool(getattr(question, "vary", None))
+        with_hints += bool(question.hints)
+        if getattr(question, "vary", None):
+            generated += 1
+            topic = topic_of.get(question.id)
+            if topic is not None:
+                generated_by_topic[topic] += 1
     return {
         "questions": len(questions),
         "by_topic": by_topic,
@@ -46,7 +55,9 @@ def bank_stats(bankset: Any) -> dict[str, Any]:
         "with_demo": with_demo,
         "with_checks": with_checks,
         "with_drill": with_drill,
+        "with_hints": with_hints,
         "generated": generated,
+        "generated_by_topic": generated_by_topic,
     }
 
 
@@ -90,7 +101,11 @@ def format_stats(stats: dict[str, Any], bankset: Any | None = None) -> str:
             "with a demo": stats["with_demo"],
             "with checks": stats["with_checks"],
             "with a drill": stats.get("with_drill", 0),
+            "with hints": stats.get("with_hints", 0),
             "generated (vary)": stats.get("generated", 0),
         },
     )
+    generated_by_topic = {k: v for k, v in stats.get("generated_by_topic", {}).items() if v}
+    if generated_by_topic:
+        block("Generated (vary) by topic", generated_by_topic, topic_label)
     return "\n".join(lines)

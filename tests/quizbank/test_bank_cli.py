@@ -285,9 +285,16 @@ def test_stats_json_shape(tmp_path, capsys, empty_user_dir):
         "with_demo",
         "with_checks",
         "with_drill",
+        "with_hints",
         "generated",
+        "generated_by_topic",
     }
     assert stats["generated"] >= 40  # the shipped generated (vary) questions
+    assert sum(stats["generated_by_topic"].values()) == stats["generated"]
+    assert set(stats["generated_by_topic"]) == set(stats["by_topic"])
+    assert stats["generated_by_topic"]["mine"] == 0
+    assert stats["generated_by_topic"]["rope"] >= 5
+    assert stats["with_hints"] >= 16
     assert stats["by_topic"]["mine"] == 2
     assert sum(stats["by_topic"].values()) == stats["questions"]
     assert sum(stats["by_type"].values()) == stats["questions"]
@@ -312,7 +319,9 @@ def test_stats_counts_exactly(tmp_path, capsys, empty_user_dir, monkeypatch):
         "with_demo": 2,
         "with_checks": 1,
         "with_drill": 0,
+        "with_hints": 0,
         "generated": 0,
+        "generated_by_topic": {"basics": 0, "mine": 0},
     }
 
 
@@ -368,3 +377,51 @@ def test_posenc_entry_point_has_the_bank_commands(tmp_path, empty_user_dir):
     assert out.returncode == 1, out.stderr
     assert f"{path}:6:5: unknown key 'promt' (did you mean 'prompt'?)" in out.stdout
     assert "Traceback" not in out.stderr
+
+
+HINTED_AND_GENERATED = """\
+topics:
+  - topic: slopes
+    title: Slopes
+    questions:
+      - id: slopes.any
+        type: numeric
+        hints:
+          - {en: "Head h of n heads gets 2^(-8h/n).", zh: "n 个头中第 h 个头的斜率是 2^(-8h/n)。"}
+        vary:
+          n_heads: {choices: [8, 16]}
+        prompt: {en: "With {n_heads} heads, what is the slope of head 1?", zh: "有 {n_heads} 个头时，第 1 个头的斜率是多少？"}
+        explanation: {en: "2^(-8/n).", zh: "2^(-8/n)。"}
+        answer: {demo: alibi-slopes, params: {n_heads: n_heads}, path: "tables[0].rows[0][1]", rel_tol: 1e-6}
+      - id: slopes.fixed
+        type: truefalse
+        prompt: {en: "ALiBi slopes are learned.", zh: "ALiBi 的斜率是学出来的。"}
+        correct: false
+        explanation: {en: "They are fixed.", zh: "它们是固定的。"}
+  - topic: other
+    title: Other
+    questions:
+      - id: other.one
+        type: cloze
+        hints:
+          - {en: "Count the pairs.", zh: "数一数维度对。"}
+        prompt: {en: "A head of dimension 8 has {{1}} pairs.", zh: "维度为 8 的头有 {{1}} 个维度对。"}
+        blanks:
+          - accept: ["4"]
+        explanation: {en: "d/2.", zh: "d/2。"}
+"""
+
+
+def test_stats_count_hints_and_generated_questions_per_topic(empty_user_dir):
+    write(empty_user_dir, "hinted.yaml", HINTED_AND_GENERATED)
+    from quizbank.stats import bank_stats, format_stats
+
+    bankset = load_banks(include_shipped=False)
+    stats = bank_stats(bankset)
+    assert (stats["with_hints"], stats["generated"]) == (2, 1)
+    assert stats["generated_by_topic"] == {"slopes": 1, "other": 0}
+    human = format_stats(stats, bankset)
+    lines = [" ".join(line.split()) for line in human.splitlines()]
+    assert "with hints 2 66.7%" in lines
+    by_topic = lines[lines.index("Generated (vary) by topic") + 1 :]
+    assert by_topic == ["slopes (Slopes) 1 33.3%"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -56,6 +57,36 @@ def test_every_numeric_question_has_a_check_that_expects_its_value(shipped):
         assert any(
             abs(c.expect - question.value) <= max(c.tolerance, question.tolerance) for c in question.checks
         )
+
+
+def _answer_strings(question) -> list[str]:
+    """The answers a hint must never state: a numeric's value, a cloze blank's accepted words (3+ chars)."""
+    if question.type == "numeric" and question.value is not None:
+        value = question.value
+        return [str(int(value)) if float(value).is_integer() else repr(value)]
+    if question.type == "cloze":
+        return [a for blank in question.blanks for a in blank.accept if len(a.strip()) >= 3]
+    return []
+
+
+def test_every_computed_question_has_a_method_hint_in_both_languages(shipped):
+    """Issue 29: numeric, cloze and generated questions hint at the method (en and zh), never the answer."""
+    computed = [
+        q for q in shipped.questions.values() if q.type in ("numeric", "cloze") or getattr(q, "vary", None)
+    ]
+    assert len(computed) >= 130
+    assert [q.id for q in computed if not q.hints] == []
+    assert [q.id for q in computed if not all(h.has("en") and h.has("zh") for h in q.hints)] == []
+    stating = []
+    for question in computed:
+        for answer in _answer_strings(question):
+            pattern = re.compile(rf"(?<![\w.]){re.escape(answer)}(?![\w]|\.\d)", re.IGNORECASE)
+            if any(pattern.search(question.prompt.get(lang)) for lang in LANGS):
+                continue  # a number the prompt gives (a head dim of 128) is data, not the answer
+            for hint in question.hints:
+                if any(pattern.search(hint.get(lang)) for lang in LANGS):
+                    stating.append((question.id, answer))
+    assert stating == []
 
 
 def test_explanations_teach(shipped):
