@@ -196,7 +196,7 @@ BAD_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize("argv, fragment", BAD_INPUTS)
+@pytest.mark.parametrize(("argv", "fragment"), BAD_INPUTS)
 def test_bad_input_exits_2_with_one_line(capsys, argv, fragment):
     code, out, err = run_cli(capsys, *argv)
     assert code == 2

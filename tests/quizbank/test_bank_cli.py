@@ -267,7 +267,7 @@ def test_template_mentions_the_format_rules():
     text = render_template("x")
     for fragment in ("$...$", "$$...$$", "{{1}}", "posenc bank validate", "docs/bank-format.md", "[bold]"):
         assert fragment in text
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'Not Valid' is not a valid topic id"):
         render_template("Not Valid")
 
 
