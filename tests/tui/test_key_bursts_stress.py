@@ -28,7 +28,7 @@ from tui.screens.study import StudyScreen
 
 RUNS = 50
 CHUNKS = 10  # parametrized, so xdist spreads them; each chunk is one app doing RUNS // CHUNKS runs
-KEYS_PER_SCREEN = 7  # presses, typed characters included: 50 runs take about 2.5 min of one core
+KEYS_PER_SCREEN = 5  # presses, typed characters included: 50 runs take about 4 min of one core
 MAX_GAP = 0.3  # seconds between two keys, at most
 SEED = int(os.environ.get("POSENC_STRESS_SEED") or time.time_ns() % 1_000_000)
 NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
