@@ -8,11 +8,13 @@ SHELL := /bin/bash
 # (a child that never answers) with a traceback instead of hanging the run.
 PYTEST_WORKERS ?= 2
 PYTEST_TIMEOUT ?= 300
+# PYTEST_ARGS: extra pytest options for one run (.ci/run passes -rs, so CI logs say why each test skipped).
+PYTEST_ARGS ?=
 # Bytecode is cached even where the environment sets PYTHONDONTWRITEBYTECODE: without it every
 # worker re-rewrites the asserts of every test module (about 13 s of each collection here).
-PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --timeout=$(PYTEST_TIMEOUT)
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --timeout=$(PYTEST_TIMEOUT) $(PYTEST_ARGS)
 
-.PHONY: run check test lint bench gpu-check install clean
+.PHONY: run check test lint fmt snapshots bench gpu-check install clean
 
 $(BIN)/python:
 	@echo "posenc: creating $(VENV) with $(PYTHON)"
@@ -39,6 +41,17 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# Format and apply ruff's safe fixes (then look at the diff).
+fmt: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+# Re-record the screenshots after an intended change to what a screen shows (then look at the SVG diff):
+# every test file that uses snap_compare, whole (the other tests in those files run too).
+snapshots: $(STAMP)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --timeout=$(PYTEST_TIMEOUT) \
+	  --snapshot-update $$(grep -rl --include='test_*.py' snap_compare tests)
 
 # The fast loop: lint and every test not marked slow (no subprocess suites, browser, exhaustive key walks).
 check: lint

@@ -1,7 +1,10 @@
 """Writing files the app produces, so that a kill or a full disk never leaves half a file.
 
 * A regular file (or a new path) is written to a temporary file in the same folder, flushed,
-  fsynced, then renamed over the target: the previous good file survives any failure.
+  fsynced, then renamed over the target, and the folder is fsynced so the rename itself is on disk:
+  the previous good file survives any failure. A new file gets the mode the process's umask gives
+  (the kernel applies it when the temporary file is created; the umask is never changed, which
+  would race with other threads creating files).
 * A symlink is followed: the write goes to its final target, and the link stays a link.
 * A FIFO or character device (a named pipe, `/dev/null`, a terminal) is written straight into; it
   cannot be replaced and has no previous content to protect.
@@ -15,9 +18,9 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 __all__ = ["resolve_target", "stream_descriptor", "write_bytes_atomic", "write_text_atomic"]
@@ -85,7 +88,7 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, mode: int |
         keep_mode: int | None = stat.S_IMODE(target.stat().st_mode)
     except OSError:
         keep_mode = mode
-    handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    handle, tmp = _create_temporary(target)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
@@ -93,15 +96,38 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, mode: int |
             os.fsync(out.fileno())
         if keep_mode is not None:
             os.chmod(tmp, keep_mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_folder(target.parent)
     return target
+
+
+def _create_temporary(target: Path) -> tuple[int, Path]:
+    """A new file beside `target`, opened for writing, mode 0o666 less the umask (applied by the kernel)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(17, "No free temporary name", str(target.parent))
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable. Where folders cannot be opened or synced (Windows), skip it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, *, mode: int | None = None) -> Path:

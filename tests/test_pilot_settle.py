@@ -47,7 +47,7 @@ async def test_settle_waits_for_workers_and_tolerates_a_cancelled_one() -> None:
 @pilot_test
 async def test_settle_still_reports_a_failed_worker() -> None:
     app = Jobs()
-    with pytest.raises(WorkerFailed):
+    with pytest.raises(WorkerFailed):  # noqa: PT012 (the worker fails inside the running app)
         async with app.run_test() as pilot:
             app.broken()
             await settle(pilot)

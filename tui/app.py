@@ -144,7 +144,7 @@ class PosencApp(App[int], inherit_bindings=False):
         self._preview_shown = threading.Event()
         self.store: Any = None
         self._store_lock = threading.Lock()  # the open-store worker and shutdown agree on who closes it
-        self._closing = False
+        self._store_closing = False
         self._opened_store: Any = None
         self.store_error: str | None = None
         self.store_notices: list[str] = []
@@ -344,7 +344,7 @@ class PosencApp(App[int], inherit_bindings=False):
             self.post_message(StoreOpened(None, _one_line(exc)))
             return
         with self._store_lock:
-            if self._closing:  # the app ended while the store opened: nobody would close it
+            if self._store_closing:  # the app ended while the store opened: nobody would close it
                 store.close()
                 return
             self._opened_store = store  # shutdown closes it, even before StoreOpened arrives
@@ -354,7 +354,7 @@ class PosencApp(App[int], inherit_bindings=False):
         """The app is ending: every screen has unmounted (a mock interview saved itself), so close the
         progress store. A worker still writing finishes first (the store's lock); a later one finds no store."""
         with self._store_lock:
-            self._closing = True
+            self._store_closing = True
             store, self._opened_store, self.store = self._opened_store, None, None
         if store is not None:
             store.close()
@@ -452,7 +452,7 @@ class PosencApp(App[int], inherit_bindings=False):
             pending()  # what was asked for while the banks loaded
 
     def on_store_opened(self, message: StoreOpened) -> None:
-        if self._closing:
+        if self._store_closing:
             return
         self.store = message.store
         self.store_error = message.error

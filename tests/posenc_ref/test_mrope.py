@@ -48,7 +48,7 @@ def test_image_first_and_no_text_after():
 @pytest.mark.parametrize("bad", [dict(text_before=-1), dict(grid_t=0), dict(grid_h=2.5), dict(text_after=-3)])
 def test_position_errors(bad):
     args = {"text_before": 1, "grid_t": 1, "grid_h": 2, "grid_w": 2, "text_after": 0, **bad}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=rf"^{next(iter(bad))} must be an integer >= [01], got "):
         mrope_positions_np(**args)
 
 
@@ -207,5 +207,5 @@ def test_absolute_time_leaves_images_and_defaults_alone():
     ],
 )
 def test_absolute_time_errors(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=rf"^{next(iter(bad))} must be "):
         mrope_positions_np(1, 4, 2, 2, 0, **{"tokens_per_second": 2.0, **bad})

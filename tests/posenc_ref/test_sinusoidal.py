@@ -144,7 +144,7 @@ def test_shift_fast_float32_on_a_table():
 
 
 @pytest.mark.parametrize(
-    "kwargs, message",
+    ("kwargs", "message"),
     [
         ({"dim": 7}, "even"),
         ({"dim": 0}, "even"),

@@ -51,7 +51,9 @@ def test_saturation_point_and_exact_range():
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])
-@pytest.mark.parametrize("num_buckets, max_distance", [(32, 128), (8, 20), (64, 256), (128, 1000), (4, 3)])
+@pytest.mark.parametrize(
+    ("num_buckets", "max_distance"), [(32, 128), (8, 20), (64, 256), (128, 1000), (4, 3)]
+)
 def test_textbook_matches_fast(bidirectional, num_buckets, max_distance):
     per_direction = num_buckets // 2 if bidirectional else num_buckets
     if max_distance <= per_direction // 2:

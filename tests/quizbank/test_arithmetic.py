@@ -52,7 +52,7 @@ def test_values(text: str, value: float) -> None:
     ],
 )
 def test_refused_with_a_short_message(text: str) -> None:
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ValueError, match=r"\S") as info:  # a message, not an empty error
         evaluate(text)
     assert "\n" not in str(info.value) and len(str(info.value)) < 80
 

@@ -69,3 +69,45 @@ def test_a_regular_file_is_still_replaced_atomically(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_stream_descriptor(path: str, fd: int | None) -> None:
     assert stream_descriptor(path) == fd
+
+
+def test_a_new_file_gets_the_umask_mode_without_the_umask_being_touched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    previous = os.umask(0o027)
+    try:
+
+        def no_toggle(mask: int) -> int:
+            raise AssertionError("os.umask changes the mask of every thread")
+
+        monkeypatch.setattr(os, "umask", no_toggle)
+        written = write_text_atomic(tmp_path / "new.txt", "x")
+        assert oct(written.stat().st_mode & 0o777) == oct(0o640)
+        (tmp_path / "kept.txt").write_text("old")
+        (tmp_path / "kept.txt").chmod(0o604)
+        assert oct(write_text_atomic(tmp_path / "kept.txt", "y").stat().st_mode & 0o777) == oct(0o604)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.txt", "new.txt"]  # no temporary left
+    finally:
+        monkeypatch.undo()
+        os.umask(previous)
+
+
+def test_the_folder_is_fsynced_after_the_rename(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import stat
+
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append("fsync folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "fsync file")
+        real_fsync(fd)
+
+    def replace(src: str, dst: str) -> None:
+        events.append("rename")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    write_text_atomic(tmp_path / "out.txt", "data")
+    assert events == ["fsync file", "rename", "fsync folder"]
+    assert (tmp_path / "out.txt").read_text() == "data"

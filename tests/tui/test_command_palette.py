@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from support.apps import make_app
-from support.pilot import pilot_test, settle
+from support.pilot import pilot_test, settle, wait_for
 
 from tui.screens.browse import BrowseScreen
 
@@ -49,7 +49,13 @@ async def test_palette_shows_app_actions_above_textual_commands(env: Path) -> No
         await settle(pilot)
         app.action_command_palette()
         await settle(pilot)
-        await pilot.pause(0.3)
+        await wait_for(
+            lambda: (
+                isinstance(app.screen, CommandPalette) and app.screen.query_one(CommandList).option_count >= 3
+            ),
+            timeout=30,
+            state=lambda: f"screen {app.screen}",
+        )
         palette = app.screen
         assert isinstance(palette, CommandPalette)
         options = palette.query_one(CommandList)
@@ -60,13 +66,21 @@ async def test_palette_shows_app_actions_above_textual_commands(env: Path) -> No
 
 @pilot_test
 async def test_command_palette_opens_a_question(env: Path) -> None:
+    from textual.command import CommandList, CommandPalette
+
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await wait_for(lambda: isinstance(app.screen, CommandPalette), timeout=30)
         await pilot.press(*"fx.cloze")
-        await pilot.pause(0.5)
+
+        def highlighted() -> str:
+            options = app.screen.query_one(CommandList)
+            index = options.highlighted
+            return "" if index is None else str(options.get_option_at_index(index).prompt)
+
+        await wait_for(lambda: "fx.cloze" in highlighted(), timeout=30, state=highlighted)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, BrowseScreen)

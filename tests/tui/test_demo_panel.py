@@ -5,14 +5,13 @@ values, the memory budget, constraints between parameters, Chinese help)."""
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.cells import cell_len
 from support.apps import correct_position, fake_demo_runner, make_app, screen_text, start_quiz
-from support.pilot import pilot_test, settle
+from support.pilot import pilot_test, settle, wait_for
 from textual.widgets import Input, Markdown, Static
 from textual_plotext import PlotextPlot
 
@@ -215,9 +214,10 @@ async def test_stale_demo_result_is_ignored(env: Path) -> None:
         panel.set_demo("alibi-slopes", {"n_heads": 8})
         await pilot.pause()
         release.set()
-        await settle(pilot)
-        time.sleep(0.05)
-        await settle(pilot)
+        await wait_for(
+            lambda: all(worker.is_finished for worker in app.workers), timeout=30
+        )  # the stale one too
+        await settle(pilot)  # its late result, if it posts one, is handled
         assert panel.result is not None and panel.result.name == "alibi-slopes"
 
 

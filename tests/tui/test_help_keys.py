@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from support.apps import make_app, screen_text
-from support.pilot import pilot_test, settle
+from support.pilot import pilot_test, settle, wait_for
 
 from quizbank.quiz_session import QuizConfig, QuizSession
 from tui.screens.help import SECTIONS, _load, help_groups, section_bindings
@@ -245,10 +245,7 @@ async def test_every_key_help_lists_has_an_effect_on_its_screen(env: Path, secti
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        for _ in range(300):
-            if app.bankset is not None and app.store is not None:
-                break
-            await pilot.pause(0.02)
+        await wait_for(lambda: app.bankset is not None and app.store is not None, timeout=30)
         rows = dict(help_groups(app))[section]
         if section == "Quiz":
             rows = rows + dict(help_groups(app))["Answering a question"]

@@ -1,14 +1,21 @@
 """Libraries whose private API the app hooks: each is pinned in pyproject.toml to the versions the
 hook was written for, the hook still finds what it replaces, and Rich is patched when the app starts,
-not when `tui.app` is imported."""
+not when `tui.app` is imported.
+
+Every private name of Textual and fsrs that product code reads, calls, overrides or imports is listed
+here with an existence check and, where it can run alone, a smoke call that does what our code relies
+on. After upgrading Textual or fsrs, run this file first (docs/architecture.md, "Private API").
+"""
 
 from __future__ import annotations
 
+import inspect
 import re
 import subprocess
 import sys
 import tomllib
 from importlib import metadata
+from typing import Any
 
 import pytest
 from support.paths import ROOT
@@ -19,7 +26,8 @@ HOOKED = {
     "rich": "tui/cjkwrap.py",
     "flatlatex": "tui/mathtext.py",
     "textual-serve": "tui/serve.py",
-    "textual": "tui/widgets/text_area.py",
+    "textual": "tui/keyorder.py",
+    "fsrs": "quizbank/progress/scheduler.py",
 }
 
 
@@ -130,3 +138,234 @@ async def test_a_removed_text_area_has_no_component_styles_and_the_safe_one_rend
             plain.render_lines(Region(0, 0, 12, 2))
         lines = safe.render_lines(Region(0, 0, 12, 2))
         assert len(lines) == 2 and all(line.cell_length == 12 and line.text == " " * 12 for line in lines)
+
+
+# ------------------------------------------------------------------------------------------------ Textual
+# (class, private name, where we use it)
+TEXTUAL_PRIVATE = [
+    ("textual.app:App", "_check_bindings", "tui/keyorder.py: dispatch a key's priority bindings"),
+    (
+        "textual.widget:Widget",
+        "_forward_event",
+        "tui/keyorder.py: hand a key to the focused widget",
+    ),
+    ("textual.screen:Screen", "_binding_chain", "tui/keyorder.py: is a key one of the app's priority keys"),
+    ("textual.screen:Screen", "_clear_tooltip", "tui/keyorder.py: a key hides the tooltip, as Textual's"),
+    ("textual.app:App", "_keymap", "tui/screens/help.py: the keys the user remapped"),
+    ("textual.widgets:Input", "_on_key", "tui/widgets/answers/base.py: AnswerInput runs before Input's"),
+    ("textual.widgets:Input", "_on_blur", "tui/widgets/answers/base.py: AnswerInput"),
+    ("textual.widget:Widget", "_on_mouse_down", "tui/widgets/answers/base.py: AnswerInput"),
+    ("textual.widgets:TextArea", "_on_key", "tui/widgets/answers/open.py: OpenAnswerArea runs before it"),
+    ("textual.screen:Screen", "_on_screen_suspend", "tui/keyorder.py: HeldKeys hands its keys on"),
+    ("textual.widget:Widget", "_on_unmount", "tui/keyorder.py: HeldKeys hands its keys on"),
+]
+# instance attributes (set in __init__ or on mount), checked on live objects below
+TEXTUAL_PRIVATE_STATE = {
+    "_bindings": "tui/keys.py localize_bindings, tui/widgets/answers/open.py: a node's own BindingsMap",
+    "_mounted_event": "tui/keyorder.py: wait until a screen is mounted",
+    "_component_styles": "tui/widgets/text_area.py: SafeTextArea draws nothing without them",
+    "_closing": "tui/widgets/question_view.py _alive: the view is being removed",
+    "_closed": "tui/widgets/question_view.py _alive",
+    "_pruning": "tui/widgets/question_view.py _alive",
+    "_bindings_ready": "tui/widgets/key_footer.py: Footer shows keys once bindings are ready",
+    "_reactive_connect": "tui/widgets/key_footer.py: a FooterKey's data-bound `compact`",
+    "_compositor": "tests/support/apps.py screen_text: the screen as text",
+}
+
+
+def _attr(spec: str) -> Any:
+    import importlib
+
+    module, name = spec.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@pytest.mark.parametrize(
+    ("owner", "name", "use"), TEXTUAL_PRIVATE, ids=[f"{o}.{n}" for o, n, _ in TEXTUAL_PRIVATE]
+)
+def test_each_private_textual_name_we_use_exists(owner: str, name: str, use: str) -> None:
+    cls = _attr(owner)
+    if name == "_keymap":  # set in App.__init__
+        from textual.app import App
+
+        assert isinstance(App()._keymap, dict), use
+        return
+    found = getattr(cls, name, None)
+    assert callable(found) or isinstance(found, property), f"{owner}.{name} is gone ({use})"
+
+
+def test_the_private_textual_modules_we_import_still_hold_the_classes() -> None:
+    from textual.widgets import Checkbox, Footer, RadioButton
+    from textual.widgets._footer import FooterKey  # tui/widgets/key_footer.py
+    from textual.widgets._toggle_button import ToggleButton  # tui/widgets/toggles.py
+
+    assert issubclass(Checkbox, ToggleButton) and issubclass(RadioButton, ToggleButton)
+    assert "FooterKey" in Footer.compose.__code__.co_names  # the footer still builds its keys from them
+    assert callable(FooterKey)
+
+
+@pilot_test
+async def test_the_private_textual_names_the_key_queue_uses_do_what_it_needs() -> None:
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding, BindingsMap
+    from textual.widgets import Footer, Input
+
+    from tui.widgets.key_footer import KeyFooter
+
+    pressed: list[str] = []
+    handled: list[str] = []
+
+    class Recording(Input):
+        # no super(): Textual calls each class's `_on_<event>` along the MRO itself, as AnswerInput and
+        # OpenAnswerArea rely on (theirs run first, Input's and TextArea's after)
+        def _on_key(self, event: Any) -> None:
+            handled.append(event.key)
+
+    class Hooked(App[None]):
+        BINDINGS = [Binding("ctrl+x", "note('priority')", priority=True), Binding("f2", "note('plain')")]
+
+        def compose(self) -> ComposeResult:
+            yield Recording(id="field")
+            yield KeyFooter()
+
+        def action_note(self, what: str) -> None:
+            pressed.append(what)
+
+    app = Hooked()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        screen = app.screen
+        field = app.query_one("#field", Input)
+        # _mounted_event: an asyncio.Event, set once the screen is mounted
+        assert screen._mounted_event.is_set() and screen.is_mounted
+        # _binding_chain: (node, BindingsMap) pairs from the focused widget up, the app last
+        chain = screen._binding_chain
+        assert chain[0][0] is field and chain[-1][0] is app
+        assert all(isinstance(bindings, BindingsMap) for _, bindings in chain)
+        assert [b.priority for b in chain[-1][1].key_to_bindings["ctrl+x"]] == [True]
+        # _bindings: a node's own BindingsMap, key -> [Binding] (localize_bindings rewrites it in place)
+        assert [b.action for b in app._bindings.key_to_bindings["f2"]] == ["note('plain')"]
+        # _check_bindings(key, priority=True): runs only priority bindings, says whether one ran
+        assert await app._check_bindings("ctrl+x", priority=True) is True
+        assert await app._check_bindings("f2", priority=True) is False
+        await pilot.pause()
+        assert pressed == ["priority"]
+        # _forward_event: a key handed to the focused widget is typed there
+        from support.pilot import terminal_key
+
+        field._forward_event(terminal_key("a"))
+        await pilot.pause()
+        assert field.value == "a" and handled == ["a"]  # ours ran, then Input's typed the key
+        # _clear_tooltip: callable with nothing shown
+        screen._clear_tooltip()
+        # the widget lifecycle flags question_view reads: all False on a live widget
+        assert (field._closing, field._closed, field._pruning) == (False, False, False)
+        # Footer's _bindings_ready, and FooterKey's data-bound `compact` (_reactive_connect)
+        footer = app.query_one(Footer)
+        assert footer._bindings_ready is True
+        assert hasattr(footer, "_bindings_ready")
+        # _compositor: what tests/support/apps.py screen_text renders
+        assert screen._compositor.render_update(full=True) is not None
+        await field.remove()
+        assert field._closed or field._closing or field._pruning or not field.is_attached
+
+
+@pilot_test
+async def test_a_footer_key_is_data_bound_to_compact_through_reactive_connect() -> None:
+    """KeyFooter reads `_reactive_connect` on the keys Footer.compose yields, before they mount (mounting
+    clears it)."""
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding
+    from textual.widgets._footer import FooterKey
+
+    from tui.widgets.key_footer import KeyFooter
+
+    seen: list[dict[str, Any] | None] = []
+
+    class Watching(KeyFooter):
+        def _fitted(self, widgets: list[Any]) -> list[Any]:
+            seen.extend(getattr(w, "_reactive_connect", None) for w in widgets if isinstance(w, FooterKey))
+            return super()._fitted(widgets)
+
+    class WithFooter(App[None]):
+        BINDINGS = [Binding("f2", "bell", "Bell")]
+
+        def compose(self) -> ComposeResult:
+            yield Watching()
+
+    app = WithFooter()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert seen and "compact" in (seen[0] or {})  # the binding key; the palette key has none
+
+
+def test_our_textual_subclasses_set_no_private_attribute_textual_uses() -> None:
+    """A `self._name = ...` in a subclass of a Textual class must not reuse a name its Textual bases keep
+    (PosencApp once kept its store flag in `_closing`, which is Textual's `MessagePump._closing`)."""
+    import ast
+    import importlib
+
+    from textual.message_pump import MessagePump
+
+    deliberate = {("KeyFooter", "_bindings_ready")}  # KeyFooter sets Footer's flag on purpose
+    clashes = []
+    for path in sorted((ROOT / "tui").rglob("*.py")):
+        module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            cls = getattr(module, node.name, None)
+            if not (isinstance(cls, type) and issubclass(cls, MessagePump)):
+                continue
+            textual = [k for k in cls.__mro__ if k.__module__.startswith("textual.")]
+            names = {n for k in textual for n in vars(k)}
+            for klass in textual:
+                try:
+                    names |= set(re.findall(r"self\.(_[a-z]\w*)\s*[:=]", inspect.getsource(klass)))
+                except (OSError, TypeError):
+                    pass
+            for sub in ast.walk(node):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [getattr(sub, "target", None)]
+                for target in targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                        and target.attr.startswith("_")
+                        and target.attr in names
+                        and (node.name, target.attr) not in deliberate
+                    ):
+                        clashes.append(f"{path.relative_to(ROOT)}:{sub.lineno} {node.name}.{target.attr}")
+    assert clashes == [], "\n".join(clashes)
+
+
+# ------------------------------------------------------------------------------------------------ fsrs
+def test_fsrs_still_fuzzes_through_the_private_method_the_seeded_scheduler_overrides() -> None:
+    """`SeededScheduler` overrides `Scheduler._get_fuzzed_interval` and reads `fsrs.scheduler.FUZZ_RANGES`:
+    fsrs must still call the method when it fuzzes, with `interval=` a timedelta, and keep the ranges."""
+    from datetime import UTC, datetime, timedelta
+
+    from fsrs import Card, Rating, Scheduler
+    from fsrs.scheduler import FUZZ_RANGES
+
+    from quizbank.progress.scheduler import SeededScheduler
+
+    assert callable(getattr(Scheduler, "_get_fuzzed_interval", None))
+    assert [(r["start"], r["factor"]) for r in FUZZ_RANGES] == [(2.5, 0.15), (7.0, 0.1), (20.0, 0.05)]
+    calls: list[timedelta] = []
+
+    class Spy(SeededScheduler):
+        def _get_fuzzed_interval(self, *, interval: timedelta) -> timedelta:
+            calls.append(interval)
+            return super()._get_fuzzed_interval(interval=interval)
+
+    def review_three_times(scheduler: SeededScheduler) -> list[datetime]:
+        card, when, dues = Card(), datetime(2025, 1, 1, tzinfo=UTC), []
+        for index in range(6):
+            card = scheduler.review_seeded("q", index, card, Rating.Easy, when)
+            dues.append(card.due)
+            when = card.due
+        return dues
+
+    first = review_three_times(Spy(enable_fuzzing=True))
+    assert calls and all(isinstance(c, timedelta) for c in calls)  # fsrs called our override
+    assert review_three_times(Spy(enable_fuzzing=True)) == first  # and its draw is ours: seeded

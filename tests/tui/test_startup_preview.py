@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from support.pilot import pilot_test
+from support.pilot import pilot_test, wait_for
 from textual.widgets import Tree
 
 from quizbank import bank_cache
@@ -32,19 +32,10 @@ def slow_full_load(env: Path, monkeypatch: pytest.MonkeyPatch) -> threading.Even
     return release
 
 
-async def _wait_for(pilot, condition, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("timed out")
-
-
 async def _topics_listed(pilot) -> None:
     """Until Home's tree lists topics (from the preview, while the full load is held), then one more frame."""
     app = pilot.app
-    await _wait_for(
-        pilot,
+    await wait_for(
         lambda: bool(app.screen.query("#topic-tree")) and bool(app.screen.query_one(Tree).root.children),
     )
     await pilot.pause()
@@ -72,8 +63,11 @@ async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.
 
         await pilot.press("slash")
         await pilot.press(*"yarn")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, SearchScreen)
+        await wait_for(
+            lambda: isinstance(app.screen, SearchScreen) and "context-extension.yarn" in screen_text(app),
+            timeout=10,
+            state=lambda: screen_text(app),
+        )
         found = screen_text(app)
         assert "context-extension.yarn" in found
         await pilot.press("escape")
@@ -82,9 +76,7 @@ async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.
         await pilot.pause(0.1)
         assert not isinstance(app.screen, QuizSetupScreen)
         slow_full_load.set()
-        await _wait_for(
-            pilot, lambda: isinstance(app.screen, QuizSetupScreen) and app.screen.query("#setup-topics")
-        )
+        await wait_for(lambda: isinstance(app.screen, QuizSetupScreen) and app.screen.query("#setup-topics"))
         await pilot.pause()
         assert app.bankset is not None and app.bank_preview is None
         assert len(app.bankset.questions) == len(app.bankset.topic_of)
@@ -110,7 +102,7 @@ async def test_the_preview_speaks_the_saved_language(slow_full_load: threading.E
         assert "旋转位置编码" in text and "测验" in text
         assert "Rotary" not in text and "Quiz" not in text
         slow_full_load.set()
-        await _wait_for(pilot, lambda: app.bankset is not None and app.store is not None)
+        await wait_for(lambda: app.bankset is not None and app.store is not None)
         await pilot.pause()
         assert "测验" in screen_text(app)
 
@@ -155,7 +147,7 @@ async def test_a_failed_full_load_is_not_hidden_by_the_preview(
     monkeypatch.setattr(loader, "load_banks", broken)
     app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _wait_for(pilot, lambda: app.banks_error is not None)
+        await wait_for(lambda: app.banks_error is not None)
         await pilot.pause()
         assert app.bank_preview is None and app.bankset is None
         assert not app.screen.query_one(Tree).root.children

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.export_bank import write_fixture_bank
-from support.pilot import settle
+from support.pilot import settle, wait_for
 from textual.widgets import Button, Input
 
 from tui.app import PosencApp
@@ -57,10 +57,7 @@ def make_app(tmp_path: Path, language: str = "en") -> PosencApp:
 
 async def wait_ready(pilot) -> None:
     app = pilot.app
-    for _ in range(300):
-        if app.bankset is not None and app.store_ready:
-            break
-        await pilot.pause(0.02)
+    await wait_for(lambda: app.bankset is not None and app.store_ready, timeout=30)
     assert app.bankset is not None and app.store is not None, app.store_error
     await pilot.pause()
 
@@ -365,10 +362,7 @@ async def test_study_and_stats_explain_an_unusable_data_dir(tmp_path):
     app = make_app(tmp_path)
     app.data_dir = str(blocker / "data")
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(300):
-            if app.bankset is not None and app.store_ready:
-                break
-            await pilot.pause(0.02)
+        await wait_for(lambda: app.bankset is not None and app.store_ready, timeout=30)
         assert app.store is None
         expected = (
             f"cannot create data directory {blocker / 'data'}: Not a directory; "

@@ -176,7 +176,7 @@ def test_relative_demo_values():
 
 
 @pytest.mark.parametrize(
-    "name, params",
+    ("name", "params"),
     [
         ("sinusoidal-linearity", {"dim": 2, "k": 100_000, "seq_len": 1}),
         ("sinusoidal-dot", {"dim": 2, "seq_len": 2}),

@@ -73,7 +73,7 @@ def test_time_format_sorts_as_text_and_round_trips():
     assert format_time(a) == "2025-01-02T03:04:05.000000+00:00"
     assert format_time(a) < format_time(b)
     assert parse_time(format_time(b)) == b
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="must be timezone-aware"):
         format_time(datetime(2025, 1, 1))  # naive
 
 
@@ -93,7 +93,7 @@ def test_settings_defaults_round_trip_and_validation(store, tmp_path):
         ("new_per_day", True),
         ("desired_retention", 2),
     ]:
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=f"^{key} must be "):
             store.set_setting(key, bad)
     store.close()
     with open_store(tmp_path / "data") as again:
