@@ -113,20 +113,26 @@ def shipped_dir(tmp_path: Path, text: str = ALL_TYPES, name: str = "basics.yaml"
     return folder
 
 
-def _strings(node: Any) -> Iterator[str]:
+# the judge's data, never shown as bank text: patterns and example answers typed as candidates type
+JUDGE_ONLY = frozenset({"accept", "match", "examples"})
+
+
+def _strings(node: Any, shown_only: bool = False) -> Iterator[str]:
     if isinstance(node, str):
         yield node
     elif isinstance(node, dict):
-        for value in node.values():
-            yield from _strings(value)
+        for key, value in node.items():
+            if not (shown_only and key in JUDGE_ONLY):
+                yield from _strings(value, shown_only)
     elif isinstance(node, list):
         for value in node:
-            yield from _strings(value)
+            yield from _strings(value, shown_only)
 
 
-def shipped_strings() -> list[str]:
-    """Every string in the shipped bank's YAML files (quizbank/data/*.yaml), in file order."""
+def shipped_strings(*, shown_only: bool = False) -> list[str]:
+    """Every string in the shipped bank's YAML files (quizbank/data/*.yaml), in file order; `shown_only`
+    leaves out the judge's patterns and example answers, which the app never renders."""
     out: list[str] = []
     for path in sorted(SHIPPED.glob("*.yaml")):
-        out += list(_strings(yaml.safe_load(path.read_text(encoding="utf-8"))))
+        out += list(_strings(yaml.safe_load(path.read_text(encoding="utf-8")), shown_only))
     return out
