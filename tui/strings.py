@@ -410,6 +410,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "palette.language": ("Switch the language (English / 中文)", "切换语言（English / 中文）"),
     "palette.demo_lab": ("Run any demo with your own parameters", "用自己的参数运行任意演示"),
     "palette.stats": ("Reviews, retention, due forecast and mastery", "复习次数、保留率、到期预测与掌握度"),
+    "palette.glossary": ("Every term with its Chinese name and definition", "所有术语及其中文名称和定义"),
     "palette.search": ("Search questions, topics and demos", "搜索题目、主题和演示"),
     "palette.reload": ("Reload the question banks from disk", "从磁盘重新加载题库"),
     "palette.help": ("Keys and how the app works", "按键说明与使用方法"),
