@@ -271,12 +271,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "key.flag": ("Flag", "标记"),
     "key.note": ("Note", "笔记"),
     "key.hint": ("Hint", "提示"),
+    "key.no_hint": ("Say there are no hints", "说明本题没有提示"),
     "key.read": ("Read it (a question tried from Home)", "阅读（从首页试答的题）"),
     "key.cancel": ("Cancel", "取消"),
     "quiz.flagged": ("flagged", "已标记"),
     "quiz.try_it": ("Try it (o reads it in Browse)", "试做（按 o 在浏览中阅读）"),
     "quiz.hint_n": ("Hint {n}/{total}", "提示 {n}/{total}"),
     "quiz.hints_left": ("h hint ({left} left)", "h 提示（还有 {left} 条）"),
+    "quiz.no_hints": ("No hints for this question.", "本题没有提示。"),
     "quiz.no_more_hints": ("No more hints: Space shows the answer.", "没有更多提示了：按空格显示答案。"),
     "quiz.chosen": ("chosen: {choice}", "已选：{choice}"),
     "quiz.tag_picked_right": ("your pick ✓", "你的选择 ✓"),
@@ -587,6 +589,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "drill.key_no": ("Back", "返回"),
     # the Search screen
     "search.key_close": ("Close", "关闭"),
+    "glossary.key_close": ("Close the glossary", "关闭术语表"),
     "search.key_down": ("Next result", "下一个结果"),
     "search.key_up": ("Previous result", "上一个结果"),
     # the Stats screen
