@@ -17,6 +17,7 @@ from .safetext import shorten
 
 __all__ = [
     "Grade",
+    "choice_credit",
     "grade_choices",
     "grade_cloze",
     "grade_numeric",
@@ -38,12 +39,26 @@ class Grade:
 def grade_choices(question: Any, selected: set[int] | frozenset[int]) -> Grade:
     """mcq / multi: `selected` holds indices into `question.choices` (the bank order).
 
-    Correct means exactly the set of correct choices was selected.
+    Correct means exactly the set of correct choices was selected. `details["credit"]` is the partial
+    credit a score uses (`choice_credit`): 0.75 for 3 of 4 right picks and no wrong one.
     """
     correct_set = {i for i, c in enumerate(question.choices) if c.correct}
     ok = set(selected) == correct_set
     response = ",".join(str(i + 1) for i in sorted(selected))
-    return Grade(ok, response, {"selected": sorted(selected), "correct": sorted(correct_set)})
+    details = {"selected": sorted(selected), "correct": sorted(correct_set)}
+    details["credit"] = choice_credit(correct_set, selected)
+    return Grade(ok, response, details)
+
+
+def choice_credit(correct: set[int] | frozenset[int], selected: set[int] | frozenset[int]) -> float:
+    """The share of a choice question earned: (right picks − wrong picks) / correct choices, at least 0, so
+    3 of 4 right picks score 0.75, and picking everything scores no more than the wrong picks allow. An
+    mcq (one correct choice) scores 1 or 0."""
+    if not correct:
+        return 1.0 if not selected else 0.0
+    right = len(set(selected) & set(correct))
+    wrong = len(set(selected) - set(correct))
+    return max(0.0, (right - wrong) / len(correct))
 
 
 def grade_truefalse(question: Any, value: bool) -> Grade:

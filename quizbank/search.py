@@ -5,7 +5,7 @@ Pure logic, no Textual: the app's Search screen builds `Document`s for its topic
 terms, and `question_index` builds them for a loaded bank (a `quizbank.loader.BankSet` or the startup
 `quizbank.bank_preview.BankPreview`); `rank` orders the matches:
 
-1. the query is a question's id exactly (`EXACT_ID`),
+1. the query is a question's id, a demo's name, a topic's or a term's id exactly (`EXACT_ID`),
 2. every word is found in an id or a title (`TITLE`),
 3. ... at worst in a prompt (`PROMPT`), 4. an answer or a choice (`ANSWER`), 5. an explanation
    (`EXPLANATION`);
@@ -14,7 +14,8 @@ then a match in the app's language before one that needs the other language, the
 phrase before scattered words, fewer words pushed down to a lower field, kind, and source order.
 
 A word matches where it starts a word of the text (`rot` finds "rotation" and "RoPE's rotary" does
-not find `ope`); a word with Chinese, Japanese or Korean characters matches anywhere, as Chinese has
+not find `ope`); a word with `-`, `_` or `.` inside (`kv-cache`, `rope_theta`) matches where its first
+part starts a word and its parts follow as written; a word with Chinese, Japanese or Korean characters matches anywhere, as Chinese has
 no spaces. Case is folded. The whole bank is searched in a few milliseconds (bench/search.py).
 """
 
@@ -88,6 +89,13 @@ _WORD_CHAR = f"[^\\W_{_CJK_RANGES}]"
 
 MARK = "\x01"  # never in bank text (control characters are refused)
 _WORD_START = re.compile(f"(?<!{_WORD_CHAR})(?={_WORD_CHAR})")
+
+
+@lru_cache(maxsize=256)
+def _marked(word: str) -> str:
+    """`word` (case-folded) marked like a text: MARK before each word start, so that a word with `-`, `_`
+    or `.` inside (`kv-cache`, `rope_theta`, `rotate_half`) matches a text marked at both its parts."""
+    return _WORD_START.sub(MARK, word)
 
 
 @lru_cache(maxsize=256)
@@ -188,7 +196,7 @@ def _bests(doc: Document, word: str, lang: str) -> tuple[tuple[int, str] | None,
     """(rank, language) of the best field in which `word` matches in the app's language (or an id), and in
     any language; None where it does not."""
     anywhere = _anywhere(word)
-    needle = word if anywhere else MARK + word
+    needle = word if anywhere else _marked(word)
     here: tuple[int, str] | None = None
     anywhere_best: tuple[int, str] | None = None
     for field_rank, field_lang, text, marked in doc.folded:  # fields come best first
@@ -206,7 +214,7 @@ def _match(doc: Document, query: str, found: list[str], lang: str) -> Match | No
     if any(w not in blob for w in found):  # most documents are rejected here
         return None
     key = query.strip().casefold()
-    if doc.kind == "question" and doc.key.casefold() == key:
+    if doc.key.casefold() == key:  # a question's id, a demo's name, a topic's or a term's id
         return Match(EXACT_ID, False, True, 0, doc, EXACT_ID, NEUTRAL)
     pairs = [_bests(doc, w, lang) for w in found]
     if all(here is not None for here, _ in pairs):

@@ -553,7 +553,7 @@ class PosencApp(App[int], inherit_bindings=False):
         from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))  # it starts at this screen's section
 
     def action_search(self) -> None:
         from .screens.search import SearchScreen

@@ -77,6 +77,7 @@ APP_COMMANDS: tuple[tuple[str, str, str, str], ...] = (
     ("key.switch_language", "palette.language", "l", "action_toggle_language"),
     ("key.demo_lab", "palette.demo_lab", "d", "open_demo"),
     ("key.stats", "palette.stats", "t", "open_stats"),
+    ("key.glossary", "palette.glossary", "", "_open_glossary"),
     ("key.search", "palette.search", "/", "action_search"),
     ("key.reload", "palette.reload", "r", "action_reload"),
     ("key.help", "palette.help", "?", "action_help"),
@@ -91,6 +92,8 @@ def command_targets(app: Any) -> Iterator[tuple[str, str, str, Callable[[], None
     for label_key, help_key, key, name in APP_COMMANDS:
         if name == "_open_mock":
             callback: Callable[[], None] | None = partial(_open_mock, app)
+        elif name == "_open_glossary":
+            callback = partial(_open_glossary, app)
         else:
             method = getattr(app, name, None)
             callback = method if callable(method) else None
@@ -122,6 +125,12 @@ def _open_mock(app: Any) -> None:
         from .screens.mock import MockSetupScreen
 
         app.push_screen(MockSetupScreen())
+
+
+def _open_glossary(app: Any) -> None:
+    from .screens.glossary import GlossaryScreen
+
+    app.push_screen(GlossaryScreen())
 
 
 def _highlight(matcher: Any, text: str) -> Content:

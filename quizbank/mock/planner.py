@@ -7,6 +7,8 @@ Skills, from the question type and tags (one rule, documented in README "Mock in
 
 * `coding`: a drill;
 * `computation`: a numeric or cloze question;
+* `coding`: also an open question tagged `coding`, `code` or `implementation` ("Implement the sinusoidal
+  table…");
 * `derivation`: an open question tagged `derivation`, `proof`, `formula` or `theory`;
 * `concept`: every other question (open, mcq, multi, truefalse).
 
@@ -32,6 +34,7 @@ from datetime import datetime
 from typing import Any
 
 __all__ = [
+    "CODING_TAGS",
     "DERIVATION_TAGS",
     "LEVELS",
     "MAX_MINUTES",
@@ -52,6 +55,7 @@ MIN_MINUTES = 5
 MAX_MINUTES = 180
 SKILLS: tuple[str, ...] = ("concept", "derivation", "computation", "coding")
 DERIVATION_TAGS = frozenset({"derivation", "proof", "formula", "theory"})
+CODING_TAGS = frozenset({"coding", "code", "implementation"})
 # level -> {difficulty: preference weight}; difficulties outside the mapping are not used
 LEVELS: dict[str, dict[int, float]] = {
     "basic": {1: 3.0, 2: 1.0},
@@ -158,7 +162,10 @@ def skill_of(question: Any) -> str:
     """The skill a question tests (see the module docstring)."""
     if question.type in ("numeric", "cloze"):
         return "computation"
-    if question.type == "open" and DERIVATION_TAGS & {tag.casefold() for tag in question.tags}:
+    tags = {tag.casefold() for tag in question.tags} if question.type == "open" else set()
+    if CODING_TAGS & tags:
+        return "coding"
+    if DERIVATION_TAGS & tags:
         return "derivation"
     return "concept"
 
@@ -166,7 +173,7 @@ def skill_of(question: Any) -> str:
 def base_minutes(skill: str, qtype: str, difficulty: int) -> float:
     """The unscaled budget of one question; drills use their own `minutes`."""
     step = max(0, min(2, int(difficulty) - 1))
-    if skill == "derivation":
+    if skill in ("derivation", "coding"):  # a coding drill brings its own minutes: this is an open question
         return 5.0 + 1.5 * step
     if skill == "computation":
         return 2.5 + 1.0 * step

@@ -42,6 +42,14 @@ LABELS: dict[str, tuple[str, str]] = {
     "finished": ("finished", "已完成"),
     "overall": ("Overall", "总分"),
     "none": ("nothing graded", "没有评分项"),
+    "unreached_counted": (
+        "{n} of {total} items not reached, counted as 0; {asked} on the {done} asked",
+        "{total} 题中有 {n} 题未进行，按 0 分计；已答的 {done} 题得分 {asked}",
+    ),
+    "unreached_counted_one": (
+        "1 of {total} items not reached, counted as 0; {asked} on the {done} asked",
+        "{total} 题中有 1 题未进行，按 0 分计；已答的 {done} 题得分 {asked}",
+    ),
     "by_topic": ("By topic", "按主题"),
     "by_skill": ("By skill", "按能力"),
     "time": ("Time per item", "每题用时"),
@@ -197,7 +205,9 @@ def build_report(
             if topic is not None:
                 topic_titles[plan_item.topic] = _text(topic.title)
     asked = [item for item in items if item["status"] != "not_reached"]
-    score = _mean(item["score"] or 0.0 for item in asked)
+    # every planned item counts: one not reached scores 0 ("Overall 50%" with 4 of 8 left was twice too kind)
+    score = _mean(item["score"] or 0.0 for item in items) if asked else None
+    asked_score = _mean(item["score"] or 0.0 for item in asked)
     by_topic = _group(items, "topic")
     by_skill = {skill: value for skill in SKILLS if (value := _group(items, "skill").get(skill)) is not None}
     weakest = sorted(
@@ -217,6 +227,8 @@ def build_report(
         "language": language,
         "ended_early": bool(ended_early),
         "score": None if score is None else round(score, 4),
+        "asked_score": None if asked_score is None else round(asked_score, 4),
+        "not_reached": len(items) - len(asked),
         "elapsed_seconds": round(float(elapsed_seconds), 1),
         "items": items,
         "by_topic": by_topic,
@@ -315,8 +327,18 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
         f"({label('used', lang, clock=_clock(report['elapsed_seconds']))}) · {label('level', lang)}: "
         f"{level} · {state}"
     )
-    overall = label("none", lang) if report["score"] is None else _pct(report["score"])
-    lines += [f"- **{label('overall', lang)}: {overall}**", ""]
+    score, asked = report["score"], report.get("asked_score")
+    if "asked_score" not in report and score is not None:  # saved before unreached items counted
+        asked, score = score, _mean(item["score"] or 0.0 for item in report["items"])
+    lines.append(f"- **{label('overall', lang)}: {label('none', lang) if score is None else _pct(score)}**")
+    unreached = sum(1 for item in report["items"] if item["status"] == "not_reached")
+    if unreached and score is not None:
+        total = len(report["items"])
+        key = "unreached_counted_one" if unreached == 1 else "unreached_counted"
+        lines.append(
+            f"- {label(key, lang, n=unreached, total=total, asked=_pct(asked), done=total - unreached)}"
+        )
+    lines.append("")
 
     head = f"| {label('col_items', lang)} | {label('col_score', lang)} |"
     lines += [f"## {label('by_topic', lang)}", "", f"| {label('col_topic', lang)} {head}", "|---|---:|---:|"]

@@ -32,6 +32,24 @@ def test_mcq_and_multi_grading() -> None:
     assert grade_choices(multi, {1, 0}).response == "1,2"
 
 
+def test_a_multi_answer_earns_partial_credit() -> None:
+    """3 of 4 right picks scored 0% in a mock interview: only the exact set counted."""
+    multi = _choices(True, True, True, True, False, False)
+    credit = {
+        picks: grade_choices(multi, set(picks)).details["credit"]
+        for picks in [(0, 1, 2, 3), (0, 1, 2), (0, 1, 2, 4), (0,), (4, 5), (0, 1, 2, 3, 4, 5), ()]
+    }
+    assert credit == {
+        (0, 1, 2, 3): 1.0, (0, 1, 2): 0.75, (0, 1, 2, 4): 0.5, (0,): 0.25, (4, 5): 0.0,
+        (0, 1, 2, 3, 4, 5): 0.5, (): 0.0,
+    }  # fmt: skip
+    assert grade_choices(multi, {0, 1, 2}).correct is False  # the quiz still wants the exact set
+    mcq = _choices(False, True, False)
+    assert (
+        grade_choices(mcq, {1}).details["credit"] == 1.0 and grade_choices(mcq, {0}).details["credit"] == 0.0
+    )
+
+
 def test_truefalse_grading() -> None:
     q = SimpleNamespace(correct=False)
     assert grade_truefalse(q, False).correct is True

@@ -131,6 +131,33 @@ def test_search_never_fails_and_every_hit_holds_every_word(text: str, query: str
         assert 0 <= start < end <= len(text)
 
 
+def test_words_with_a_dash_underscore_or_dot_inside_find_names_keys_and_code() -> None:
+    """`kv-cache`, `rope_theta`, `rotate_half` returned "No match": the text was marked at each of the
+    word's parts, the query word only at its start."""
+    docs = [
+        _doc(
+            "t.config", 0, prompt={"en": "What does `rope_theta` set in an HF config, next to `beta_fast`?"}
+        ),
+        _doc("t.code", 1, answer={"en": "q * cos + rotate_half(q) * sin"}),
+        _doc("t.cache", 2, explanation={"en": "The KV-cache keeps rotated keys."}),
+        Document("demo", "rope-scaling", 3, ((TITLE, {"": "rope-scaling"}), (TITLE, {"en": "Scaling RoPE"}))),
+        _doc("t.rope-scaling-why", 4, prompt={"en": "Why does rope-scaling help?"}),
+    ]
+    found = lambda query: [m.document.key for m in rank(docs, query, "en")]  # noqa: E731
+    assert found("rope_theta") == found("ROPE_THETA") == found("rope_th") == ["t.config"]
+    assert found("beta_fast") == ["t.config"] and found("rotate_half") == ["t.code"]
+    assert found("kv-cache") == found("kv-cache rotated") == ["t.cache"]
+    assert found("rope_theta beta_fast") == ["t.config"]
+    assert found("ope_theta") == [] and found("theta_rope") == []  # still a word start, parts in order
+    # an exact demo name ranks first, before a question id that only starts with it
+    hits = rank(docs, "rope-scaling", "en")
+    assert [(m.document.key, m.rank) for m in hits] == [
+        ("rope-scaling", EXACT_ID),
+        ("t.rope-scaling-why", TITLE),
+    ]
+    assert match_spans("x rope_theta y", "rope_theta") == [(2, 12)]
+
+
 @pytest.fixture(scope="module")
 def shipped():
     return load_banks(include_user=False)
@@ -148,6 +175,8 @@ def test_the_shipped_bank_finds_what_a_reader_asks_for(shipped) -> None:
     assert zh and not zh[0].other_language and zh[0].rank <= PROMPT
     ranks = [m.rank for m in rank(docs, "rope", "en")]
     assert ranks == sorted(ranks)
+    for name in ("kv-cache", "rope_theta", "beta_fast", "rotate_half"):  # each said "No match"
+        assert rank(docs, name, "en"), name
 
 
 def _full_bank_and_its_preview(tmp_path: Path, monkeypatch: Any) -> tuple[Any, Any]:

@@ -30,14 +30,16 @@ def test_palette_lists_the_apps_actions_first_with_their_keys() -> None:
         action_reload=lambda: calls.append("reload"),
         action_help=lambda: calls.append("help"),
         require_banks=lambda: False,
+        push_screen=lambda screen: calls.append(type(screen).__name__),
     )
     targets = list(command_targets(app))
     labels = [label for _kind, label, _help, _callback in targets]
     assert labels[:2] == ["Quiz  [z]", "Study  [s]"]
     assert "Switch language  [l]" in labels and "Mock interview  [m]" in labels
+    assert "Glossary" in labels  # it had no entry: only Browse's `g` or a search hit reached it
     for _kind, _label, _help, callback in targets:
         callback()
-    assert calls == ["quiz", "study", "lang", "demo", "stats", "search", "reload", "help"]
+    assert calls == ["quiz", "study", "lang", "demo", "stats", "GlossaryScreen", "search", "reload", "help"]
 
 
 @pilot_test

@@ -102,6 +102,44 @@ async def test_help_rows_fit_the_box_so_no_binding_id_wraps(
         assert all(cell_len(line) <= text.content_region.width for line in str(text.content).splitlines())
 
 
+@pilot_test
+async def test_help_starts_at_the_section_of_the_screen_it_was_opened_from(env: Path) -> None:
+    """Help opened from Quiz setup started at the top (Everywhere) and the setup's keys were a scroll away."""
+    from textual.containers import VerticalScroll
+
+    from tui.screens.help import HelpScreen
+    from tui.screens.quiz import QuizSetupScreen
+
+    app = make_app(env)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("z")
+        await settle(pilot)
+        assert isinstance(app.screen, QuizSetupScreen)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        await pilot.pause(0.1)
+        await settle(pilot)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        box = help_screen.query_one("#help-box", VerticalScroll)
+        lines = str(help_screen.query_one("#help-text").content).splitlines()
+        assert lines[help_screen.section_line] == "Quiz setup" and help_screen.section_line > 10
+        assert box.scroll_y == help_screen.section_line
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, QuizSetupScreen)
+        app.pop_screen()
+        await settle(pilot)
+        await pilot.press("question_mark")  # from Home: its own section
+        await settle(pilot)
+        home_help = app.screen
+        assert isinstance(home_help, HelpScreen) and home_help.section_line < help_screen.section_line
+        text = str(home_help.query_one("#help-text").content).splitlines()
+        assert text[home_help.section_line] == "Home"
+        assert home_help.query_one("#help-box", VerticalScroll).scroll_y == home_help.section_line
+
+
 def _ids(listed: str) -> list[str]:
     """The binding ids of a Help row: "posenc.choose1…choose9" -> posenc.choose1 … posenc.choose9."""
     if "…" not in listed:
@@ -183,6 +221,7 @@ SETUP: dict[str, tuple[Opener | None, tuple[str, ...]]] = {
     "posenc.self_no": (lambda p: _quiz(p, ["fx.literal"]), ("space",)),
     "posenc.leave_input": (lambda p: _quiz(p, ["fx.numeric"]), ("1",)),
     "posenc.hint": (lambda p: _quiz(p, ["fx.numeric"]), ()),
+    "posenc.no_hint": (lambda p: _quiz(p, ["fx.numeric"]), ()),  # the fixture has no hints: both say so
     "posenc.study.undo": (_study, ("enter", "3")),
     "posenc.study.undo_anywhere": (_study, ("enter", "3")),
     "posenc.study.demo": (_study, ("enter",)),
@@ -193,6 +232,9 @@ SETUP: dict[str, tuple[Opener | None, tuple[str, ...]]] = {
 # binding id -> what to change behind the screen's back first, so that a refresh has something to show
 PREPARE: dict[str, Callable[[Any], Any]] = {
     "posenc.stats.refresh": lambda app: app.store.review("fx.mcq", 3, None, 1000),
+    # the same "no hints" toast as the key before: gone first, so that a toast timing out is no false pass
+    "posenc.hint": lambda app: app.clear_notifications(),
+    "posenc.no_hint": lambda app: app.clear_notifications(),
 }
 # Listed in Help but not pressed here, each with the reason (covered elsewhere or needs what the fixture lacks)
 NOT_PRESSED = {

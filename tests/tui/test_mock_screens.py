@@ -256,6 +256,38 @@ async def test_early_end_in_chinese_skips_the_follow_up_of_a_skipped_parent(env:
 
 
 @pilot_test
+async def test_a_multi_answer_earns_partial_credit_and_unreached_items_count(env: Path) -> None:
+    """1 of 2 right picks scored 0% (only the exact set counted), and ending early left the unreached item
+    out of the overall score: the report said 0% for a half-right answer, or 50% for half an interview."""
+    app = make_app(env)
+    plan = InterviewPlan(
+        minutes=5, seed=1, level="standard", topics=("fixture-rope",),
+        items=(item("question", "fx.multi", "concept", 2.0, "multi"), item("question", "fx.mcq", "concept", 3.0, "mcq")),
+    )  # fmt: skip
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = interview(plan)
+        await app.push_screen(screen)
+        await settle(pilot)
+        view = screen.current
+        assert isinstance(view, QuestionView) and view.question_id == "fx.multi"
+        await pilot.press(choice_keys(view)[0], "space")  # one of the two right choices, no wrong one
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, MockReportScreen)
+        report = app.screen.report
+        assert [(i["id"], i["status"], i["score"]) for i in report["items"]] == [
+            ("fx.multi", "answered", 0.5), ("fx.mcq", "not_reached", None),
+        ]  # fmt: skip
+        assert report["score"] == 0.25 and report["asked_score"] == 0.5 and report["not_reached"] == 1
+        text = screen_text(app)
+        assert "Overall: 25%" in text and "1 of 2 items not reached, counted as 0; 50% on the 1 asked" in text
+
+
+@pilot_test
 async def test_a_slow_plan_says_planning_and_takes_it_back_when_the_interview_starts(
     env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -433,7 +465,7 @@ async def test_ctrl_q_mid_interview_asks_then_saves_it_as_ended_early(env: Path)
     [report] = saved_sessions(env)
     assert report["id"] == "20260504-093000-test" and report["ended_early"] is True
     assert [i["status"] for i in report["items"]] == ["answered", "not_reached"]
-    assert report["score"] == 1.0
+    assert report["score"] == 0.5  # the item not reached counts as 0
 
 
 @pilot_test

@@ -356,6 +356,16 @@ async def test_setup_filters_by_type_and_flag(env: Path) -> None:
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, QuizScreen) and app.screen.session.question_ids == ["fx.numeric"]
+        # the next setup in this session keeps the type toggles (it reset them all to on)
+        app.pop_screen()
+        await settle(pilot)
+        await pilot.press("z")
+        await settle(pilot)
+        again = app.screen
+        assert isinstance(again, QuizSetupScreen) and again is not screen
+        ticked = [t for t in ("mcq", "multi", "truefalse", "numeric", "cloze", "open")
+                  if again.query_one(f"#type-{t}", Checkbox).value]  # fmt: skip
+        assert ticked == ["numeric"] and "1 question matches" in screen_text(app)
 
 
 @pilot_test
@@ -394,6 +404,25 @@ async def test_hints_show_one_at_a_time(env: Path) -> None:
         await settle(pilot)
         assert "Hint 2/2  Halve d." in screen_text(app)
         assert screen.view.hints_shown == 2
+
+
+@pilot_test
+async def test_h_on_a_question_without_hints_says_so_and_types_nothing(env: Path) -> None:
+    """`h` on a numeric question without hints went into the number box as the letter h."""
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await start_quiz(pilot, ["fx.numeric"])
+        assert not getattr(screen.view.question, "hints", None)
+        box = screen.view.query_one(".qv-number", Input)
+        assert app.focused is box and box.value == ""
+        await pilot.press("h")
+        await settle(pilot)
+        assert box.value == ""
+        assert "No hints for this question." in [str(n.message) for n in app._notifications]
+        await pilot.press("4", "h")  # once typing, letters are text
+        await settle(pilot)
+        assert box.value == "4h"
 
 
 @pilot_test

@@ -9,6 +9,7 @@ from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..i18n import tr
+from ..keys import bind
 from ..richtext import highlight
 from ..widgets.key_footer import KeyFooter
 from .base import LocalizedScreen
@@ -27,6 +28,9 @@ class GlossaryScreen(LocalizedScreen):
     GlossaryScreen #glossary-list { height: 1fr; border: none; background: $background; padding: 0 1; }
     GlossaryScreen #glossary-count { height: 1; color: $text-muted; padding: 0 1; }
     """
+
+    # on the screen, so it closes from the filter box too (the app's Esc only left the box)
+    BINDINGS = [bind("escape", "close", "glossary.close", "glossary.key_close", show=False)]
 
     def __init__(self, query: str = "") -> None:
         super().__init__()
@@ -68,6 +72,9 @@ class GlossaryScreen(LocalizedScreen):
             self._fill(self.query_one("#glossary-search", Input).value)
             if highlighted is not None and highlighted < options.option_count:
                 options.highlighted = highlighted
+
+    def action_close(self) -> None:
+        self.app.pop_screen()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

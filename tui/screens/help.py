@@ -22,7 +22,7 @@ from textual.widgets import Static
 from ..i18n import tr
 from ..keys import DESCRIPTION_KEYS
 
-__all__ = ["SECTIONS", "HelpScreen", "help_groups", "section_bindings"]
+__all__ = ["SECTIONS", "HelpScreen", "help_groups", "section_bindings", "section_of"]
 
 # Where the footer's short label is not enough on its own (the footer shows the language to
 # switch to; the help says what the key does).
@@ -107,6 +107,14 @@ def _collapse(rows: list[tuple[list[str], str, str, str]]) -> list[tuple[str, st
     return out
 
 
+def section_of(screen: Any) -> int:
+    """The index in SECTIONS of the section about `screen` (0, Everywhere, for a screen without one)."""
+    for index, (_title, spec) in enumerate(SECTIONS):
+        if spec is not None and isinstance(screen, _load(spec)):
+            return index
+    return 0
+
+
 def help_groups(app: Any) -> list[tuple[str, list[tuple[str, str, str]]]]:
     """[(section title, [(keys, description, binding id)])] in the current language, one section
     per screen; the keys are the ones bound now (the user's keymap applied)."""
@@ -151,6 +159,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "close", "Close", show=False),
     ]
 
+    def __init__(self, opener: Any = None) -> None:
+        """`opener`: the screen Help was opened from; Help starts at its section."""
+        super().__init__()
+        self.start_section = 0 if opener is None else section_of(opener)
+        self.section_line = 0  # the line of the start section's title, once rendered
+        self._placed_at: float | None = None  # the scroll Help put it at (None: not yet, or the user moved)
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static("", id="help-text", markup=False)
@@ -189,9 +204,11 @@ class HelpScreen(ModalScreen[None]):
         # a narrow box shrinks the description column; a longer description puts its id on the next line
         text_width = max(12, min(text_width, room - indent - 2 - id_width))
         id_column = min(indent + text_width + 2, max(indent, room - id_width))
-        for title, rows in groups:
+        for number, (title, rows) in enumerate(groups):
             if lines:
                 lines.append(Content(""))
+            if number == self.start_section:
+                self.section_line = len(lines)
             lines.append(Content.styled(title, "bold $text-accent"))
             for keys, description, binding_id in rows:
                 head = Content.styled(
@@ -211,6 +228,14 @@ class HelpScreen(ModalScreen[None]):
         lines += [Content("")]
         lines += [part.rstrip().stylize("dim italic") for part in Content(tr("help.remap", lang)).wrap(room)]
         self.query_one("#help-text", Static).update(Content("\n").join(lines))
+        if self.start_section and self._placed_at in (None, box.scroll_y):  # not moved by the user since
+            self.call_after_refresh(self._place)
+
+    def _place(self) -> None:
+        """Scroll to the opener's section (its title at the top)."""
+        box = self.query_one("#help-box", VerticalScroll)
+        box.scroll_to(y=self.section_line, animate=False, immediate=True)
+        self._placed_at = box.scroll_y
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -553,7 +553,8 @@ class MockInterviewScreen(LocalizedScreen):
         item = self.item
         if item is not None and item.id in self.live:
             detail["instance"] = self.live[item.id].record()
-        self._record(1.0 if grade.correct else 0.0, grade.response, detail)
+        score = 1.0 if grade.correct else float(grade.details.get("credit", 0.0))  # multi: partial credit
+        self._record(score, grade.response, detail)
 
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:
         message.stop()

@@ -110,6 +110,7 @@ def topic_result(good: int, answered: int, count: int, reached: int, lang: str) 
 
 QUESTION_TYPES = ("mcq", "multi", "truefalse", "numeric", "cloze", "open")
 FILTER_KEYS = {"flagged": "setup.only_flagged", "wrong": "setup.only_wrong", "unseen": "setup.only_unseen"}
+SETUP_MEMORY = "quiz_setup_toggles"  # the app's attribute keeping the setup's toggles for the session
 
 
 class QuizSetupScreen(QuestionMarks, LocalizedScreen):
@@ -148,14 +149,16 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
                 with Vertical(id="setup-buttons"):
                     yield Label(" ", classes="field-label")
                     yield Button(tr("setup.start", lang), id="setup-start", variant="primary")
+            kept = getattr(self.app, SETUP_MEMORY, None) or {}
+            types, filters = kept.get("types", QUESTION_TYPES), kept.get("filters", ())
             with Horizontal(id="setup-types", classes="setup-toggles"):
                 yield Label(tr("setup.types", lang), id="setup-types-label", classes="toggle-label")
                 for qtype in QUESTION_TYPES:
-                    yield GlyphCheckbox(tr(f"type.{qtype}", lang), True, id=f"type-{qtype}")
+                    yield GlyphCheckbox(tr(f"type.{qtype}", lang), qtype in types, id=f"type-{qtype}")
             with Horizontal(id="setup-filters", classes="setup-toggles"):
                 yield Label(tr("setup.only", lang), id="setup-only-label", classes="toggle-label")
                 for name, key in FILTER_KEYS.items():
-                    yield GlyphCheckbox(tr(key, lang), False, id=f"only-{name}")
+                    yield GlyphCheckbox(tr(key, lang), name in filters, id=f"only-{name}")
             with Horizontal(id="setup-status"):
                 yield Static("", id="setup-matching", markup=False)
                 yield Static("", id="setup-seed", classes="hint", markup=False)
@@ -276,6 +279,13 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
     @on(Input.Changed, "#setup-count")
     def _changed(self) -> None:
         self._update_matching()
+
+    @on(Checkbox.Changed)
+    def _remember_toggles(self) -> None:
+        """The type and status toggles as they are now, for the next Quiz setup of this session."""
+        types = tuple(t for t in QUESTION_TYPES if self.query_one(f"#type-{t}", Checkbox).value)
+        filters = tuple(name for name in FILTER_KEYS if self.query_one(f"#only-{name}", Checkbox).value)
+        setattr(self.app, SETUP_MEMORY, {"types": types, "filters": filters})
 
     @on(Input.Submitted, "#setup-count")
     @on(Button.Pressed, "#setup-start")

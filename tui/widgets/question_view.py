@@ -99,6 +99,8 @@ class QuestionView(Vertical, can_focus=True):
         bind("y", "self_grade(True)", "self_yes", "key.got_it"),
         bind("x", "self_grade(False)", "self_no", "key.missed"),
         bind("h", "hint", "hint", "key.hint"),
+        # the same key on a question without hints: it says so (and is not typed into an answer box)
+        bind("h", "no_hint", "no_hint", "key.no_hint", show=False),
         bind("c", "open_drill", "open_drill", "key.drills"),
         bind("escape", "leave_input", "leave_input", "key.leave_input"),
     ]
@@ -535,6 +537,10 @@ class QuestionView(Vertical, can_focus=True):
             return (
                 self.mode != "reference" and not self.revealed and bool(getattr(self.question, "hints", None))
             )
+        if action == "no_hint":
+            return (
+                self.mode != "reference" and not self.revealed and not getattr(self.question, "hints", None)
+            )
         if action == "self_grade":
             return self.awaiting_self_grade
         if action == "open_drill":
@@ -569,6 +575,9 @@ class QuestionView(Vertical, can_focus=True):
 
     def action_hint(self) -> None:
         self.show_hint()
+
+    def action_no_hint(self) -> None:
+        self.app.notify(tr("quiz.no_hints", self.lang), timeout=2)
 
     def show_hint(self) -> bool:
         """Show the next hint (False when there are none left)."""

@@ -161,6 +161,10 @@ def test_skill_rule_and_base_times() -> None:
     questions = shipped().questions
     assert skill_of(questions["rope.complex-derivation"]) == "derivation"  # open, tagged derivation
     assert skill_of(questions["why-pe.permutation-equivariance"]) == "concept"  # open, no derivation tag
+    # an open question asking for code ("Implement the sinusoidal table…") is coding, timed like a derivation
+    assert skill_of(questions["coding.sinusoidal-table"]) == "coding"
+    assert all(skill_of(q) == "coding" for q in questions.values() if q.type == "open" and "coding" in q.tags)
+    assert base_minutes("coding", "open", 2) == 6.5
     numeric = next(q for q in questions.values() if q.type == "numeric")
     cloze = next(q for q in questions.values() if q.type == "cloze")
     assert skill_of(numeric) == skill_of(cloze) == "computation"
@@ -286,18 +290,27 @@ def test_report_scores_missed_items_and_markdown() -> None:
         plan, results, session_id="s1", started_at=started, language="en", ended_early=True,
         bankset=bankset, drills=drills,
     )  # fmt: skip
-    assert report["score"] == pytest.approx(1 / 3, abs=1e-4)
+    # the items not reached count as 0: 1 of 4, not 1 of the 3 asked
+    assert len(items) == 4 and report["not_reached"] == 1
+    assert report["score"] == pytest.approx(1 / 4, abs=1e-4)
+    assert report["asked_score"] == pytest.approx(1 / 3, abs=1e-4)
     assert report["ended_early"] is True
     assert report["missed"] == [items[1].id, items[2].id]
     assert [i["status"] for i in report["items"][3:]] == ["not_reached"] * (len(items) - 3)
     assert report["weakest_topics"][0] in {items[1].topic, items[2].topic}
     assert sum(v["items"] for v in report["by_topic"].values()) == 3
     md = render_markdown(report, "en")
-    assert "# Mock interview report: s1" in md and "**Overall: 33%**" in md and "ended early" in md
+    assert "# Mock interview report: s1" in md and "**Overall: 25%**" in md and "ended early" in md
+    assert "- 1 of 4 items not reached, counted as 0; 33% on the 3 asked" in md
     assert f"### {items[1].id}" in md and "**Model answer:**" in md
     assert "6:40 ⚠" in md  # 400 s against a smaller budget
     zh = render_markdown(report, "zh")
     assert "模拟面试报告" in zh and "参考答案" in zh and "提前结束" in zh
+    assert "**总分: 25%**" in zh
+    assert "4 题中有 1 题未进行，按 0 分计；已答的 3 题得分 33%" in zh
+    # a report saved before unreached items counted (no asked_score) renders the same way
+    old = {k: v for k, v in report.items() if k not in ("asked_score", "not_reached")} | {"score": 1 / 3}
+    assert render_markdown(old, "en") == md
 
 
 def test_report_escapes_control_characters() -> None:
