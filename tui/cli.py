@@ -97,6 +97,31 @@ def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`posenc`: the exit status. A reader that closes the pipe early (`posenc … | head`) ends it quietly,
+    whatever the subcommand: no traceback, no "Exception ignored … Broken pipe" at exit."""
+    try:
+        try:
+            return _main(argv)
+        finally:  # what is still buffered fails here (also after --help's SystemExit), not at exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's own flush at exit has nowhere to fail (as the
+    Python docs on SIGPIPE recommend)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (captured): nothing is flushed at exit
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     quick = _app_only_args(argv)
     if quick is not None:
@@ -114,8 +139,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

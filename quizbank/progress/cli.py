@@ -94,6 +94,8 @@ def _guard(handler):
             first = str(exc).strip().splitlines()
             _error(f"progress store: {first[0] if first else type(exc).__name__}")
             return EXIT_FAILURE
+        except BrokenPipeError:
+            raise  # a closed reader (`| head`): `posenc` exits quietly, not "error: Broken pipe"
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
             _error(f"{exc.strerror or exc}{':' if where else ''}{where}")
