@@ -283,6 +283,8 @@ async def test_help_lists_bindings_in_groups(env: Path) -> None:
         await settle(pilot)
         await pilot.press("question_mark")
         await settle(pilot)
+        await pilot.press("home")  # the whole of Help, from the top
+        await settle(pilot)
         text = screen_text(app)
         for heading in ("Everywhere", "Home", "Quiz", "Browse", "Demo lab", "Answering a question"):
             assert heading in text
