@@ -49,7 +49,11 @@ def test_public_without_allow_code_runs_nothing(tmp_path: Path) -> None:
         (tmp_path / directory).mkdir()
     loopback, loopback_port = start_server(tmp_path / "on")
     public, public_port = start_server(tmp_path / "off", "--public")
-    ran, kept = tmp_path / "marker-loopback", tmp_path / "marker-public"
+    # a folder the candidate may write in: as root it runs as a uid of its own (docs/drills.md)
+    markers = tmp_path / "markers"
+    markers.mkdir(mode=0o777)
+    markers.chmod(0o777)
+    ran, kept = markers / "marker-loopback", markers / "marker-public"
 
     async def grade(port: int, root: Path, marker: Path, expect: str) -> str:
         """Open the drill, put the marker line at the top of this tab's own drill file (on disk, as `e`
