@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from support.apps import make_app, screen_text
-from support.pilot import pilot_test, settle
+from support.pilot import pilot_test, post_keys, settle, wait_for
 from textual.widgets import Checkbox, TextArea
 
 from quizbank.drills import get_drill
@@ -285,6 +285,52 @@ async def test_a_multi_answer_earns_partial_credit_and_unreached_items_count(env
         assert report["score"] == 0.25 and report["asked_score"] == 0.5 and report["not_reached"] == 1
         text = screen_text(app)
         assert "Overall: 25%" in text and "1 of 2 items not reached, counted as 0; 50% on the 1 asked" in text
+
+
+@pilot_test
+async def test_keys_typed_after_next_wait_for_the_next_item_and_land_in_its_box(env: Path) -> None:
+    """`n` then typing at once: the keys wait until the next item is mounted and its box has focus, then go
+    there in order. The screen used to focus the item one refresh after mounting it, before the item had
+    composed its children under load: the query raised NoMatches and ended the app (a `posenc serve` tab
+    froze on the drill item); without load the keys went to no widget and were lost."""
+    app = make_app(env)
+    plan = InterviewPlan(
+        minutes=15, seed=1, level="standard", topics=("fixture-rope", "fixture-alibi"),
+        items=(
+            item("question", "fx.mcq", "concept", 1.5, "mcq"),
+            item("question", "fx.literal", "concept", 3.0, "open"),
+            item("drill", "alibi-slopes", "coding", 7.0, "drill"),
+        ),
+    )  # fmt: skip
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = interview(plan)
+        await app.push_screen(screen)
+        await settle(pilot)
+        assert isinstance(screen.current, QuestionView)
+        await post_keys(app, ["n", "a", "b", "c"])
+        await wait_for(
+            lambda: (
+                isinstance(screen.current, OpenItem)
+                and screen.current.is_mounted
+                and screen.current.query_one("#mock-answer", TextArea).text == "abc"
+            ),
+            timeout=60,
+            state=lambda: (screen.current, app.focused, screen_text(app)[-400:]),
+        )
+        assert app.focused is screen.current.query_one("#mock-answer", TextArea)
+        await post_keys(app, ["escape", "n", "x", "y"])  # Esc leaves the box, n moves on, xy types code
+        await wait_for(
+            lambda: (
+                isinstance(screen.current, DrillItem)
+                and screen.current.is_mounted
+                and screen.current.source.startswith("xy")
+            ),
+            timeout=60,
+            state=lambda: (screen.current, app.focused, screen_text(app)[-400:]),
+        )
+        assert app.focused is screen.current.query_one("#mock-code", TextArea)
+        assert not screen.holds_keys
 
 
 @pilot_test

@@ -51,6 +51,7 @@ from textual.widgets import (
 from textual.widgets.selection_list import Selection
 
 from ..i18n import tr
+from ..keyorder import HeldKeys
 from ..keys import bind, localize_bindings
 from ..live import draw_showing, is_generated
 from ..richtext import plain
@@ -58,7 +59,7 @@ from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 from ..widgets.toggles import GlyphRadioButton, GlyphSelectionList
 from .base import LocalizedScreen
-from .mock_items import DrillItem, OpenItem
+from .mock_items import DrillItem, ItemShown, OpenItem
 from .mock_report import MockReportScreen, render_mock_scores
 from .topic_choice import topics_line
 
@@ -339,7 +340,7 @@ class ConfirmEndScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "confirm-yes")
 
 
-class MockInterviewScreen(LocalizedScreen):
+class MockInterviewScreen(HeldKeys, LocalizedScreen):
     """The timed interview (see the module docstring)."""
 
     CSS_PATH = Path(__file__).with_name("mock.tcss")
@@ -441,6 +442,8 @@ class MockInterviewScreen(LocalizedScreen):
                     continue
             break
         self.item_started = self.clock()
+        # keys typed from now on wait until the item is mounted and focused (ItemShown, QuestionView.Ready)
+        self.hold_keys()
         body = self.query_one("#mock-body", VerticalScroll)
         body.remove_children()
         widget = self._make_widget(item)
@@ -454,7 +457,10 @@ class MockInterviewScreen(LocalizedScreen):
         self._result(item.id).status = "skipped"  # shown; becomes "answered" once graded
         self._tick()
         self.refresh_bindings()
-        self.call_after_refresh(self._focus_item)
+        if isinstance(widget, QuestionView):
+            widget.focus_input()  # once it is mounted: then it posts Ready
+        elif not isinstance(widget, OpenItem | DrillItem):  # a "not available" line: nothing to wait for
+            self.call_after_refresh(self.release_keys)
 
     def _make_widget(self, item: Any) -> Any:
         if item.kind == "drill":
@@ -474,8 +480,21 @@ class MockInterviewScreen(LocalizedScreen):
             question = showing.question
         return QuestionView(question, seed=self.plan.seed, mode="quiz", classes="mock-item")
 
+    def on_item_shown(self, message: ItemShown) -> None:
+        if message.item is self._widget:
+            self._focus_item()
+            self.app.call_later(self.release_keys)  # after focus() has landed (it is queued on the app too)
+
+    def on_question_view_ready(self, message: QuestionView.Ready) -> None:
+        if message.view is self._widget:
+            self.release_keys()
+
     def _focus_item(self) -> None:
+        """Focus the current item's text box; nothing before the item is mounted (its children do not exist
+        yet: querying them then raised NoMatches and ended the app, seen under load in `posenc serve`)."""
         widget = self._widget
+        if not isinstance(widget, QuestionView) and (widget is None or not widget.is_mounted):
+            return
         if isinstance(widget, QuestionView):
             widget.focus_input()
         elif isinstance(widget, OpenItem):

@@ -9,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import (
     Checkbox,
     Markdown,
@@ -24,7 +25,16 @@ from ..widgets.answers.open import judged_point
 from ..widgets.text_area import SafeTextArea
 from ..widgets.toggles import GlyphCheckbox
 
-__all__ = ["DrillItem", "OpenItem"]
+__all__ = ["DrillItem", "ItemShown", "OpenItem"]
+
+
+class ItemShown(Message):
+    """An item widget is mounted with its children: its text box can take focus now. Until then the Mock
+    screen holds keys, and nothing may query the item's children (they are composed only when it mounts)."""
+
+    def __init__(self, item: Any) -> None:
+        super().__init__()
+        self.item = item
 
 
 # ---------------------------------------------------------------------------------------------------- items
@@ -65,6 +75,7 @@ class OpenItem(Vertical):
         warm_judge(self)
         self.query_one("#mock-points").display = False
         self.render_texts()
+        self.post_message(ItemShown(self))
 
     @property
     def answer(self) -> str:
@@ -188,6 +199,7 @@ class DrillItem(Vertical):
 
     def on_mount(self) -> None:
         self.render_texts()
+        self.post_message(ItemShown(self))
 
     @property
     def source(self) -> str:
