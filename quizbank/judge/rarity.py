@@ -7,16 +7,18 @@ words (attention, position, token, 注意力, 位置) weigh little, so they neve
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 from .text import analyse
 
-__all__ = ["COMMON_SHARE", "Rarity", "bank_rarity", "content_stems"]
+__all__ = ["COMMON_SHARE", "Rarity", "bank_rarity", "compute_bank_rarity", "content_stems"]
 
 # a one-word term found in more of the bank's questions than this share is too common to stand alone
 COMMON_SHARE = 0.12
@@ -95,28 +97,97 @@ def _question_texts(question: dict[str, object]) -> str:
 
 _LOCK = threading.Lock()
 _BANK: Rarity | None = None
+CACHE_VERSION = 1  # bump when what counts as a document or a content word changes
+
+
+def _shipped_banks() -> list[tuple[str, bytes]]:
+    folder = resources.files("quizbank").joinpath("data")
+    return sorted(
+        (entry.name, entry.read_bytes()) for entry in folder.iterdir() if entry.name.endswith(".yaml")
+    )
+
+
+def _fingerprint(banks: list[tuple[str, bytes]]) -> str:
+    """What the table depends on: the shipped banks, the lexicon that shapes stems, the stop words, the
+    stemmer's and jieba's versions."""
+    import hashlib
+    from importlib.metadata import PackageNotFoundError, version
+
+    digest = hashlib.sha256(f"rarity {CACHE_VERSION}\n".encode())
+    for name, data in banks:
+        digest.update(name.encode() + b"\0" + data + b"\0")
+    digest.update(resources.files("quizbank.judge").joinpath("lexicon.yaml").read_bytes())
+    digest.update(" ".join(sorted(STOP)).encode())
+    for package in ("snowballstemmer", "jieba"):
+        try:
+            digest.update(f"{package} {version(package)}".encode())
+        except PackageNotFoundError:
+            digest.update(package.encode())
+    return digest.hexdigest()
+
+
+def _cache_path() -> Path:
+    from ..cachedir import cache_dir
+
+    return cache_dir() / "judge-rarity.json"
+
+
+def _read_cache(fingerprint: str) -> Rarity | None:
+    try:
+        data = json.loads(_cache_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint:
+        return None
+    documents, df = data.get("documents"), data.get("df")
+    if not isinstance(documents, int) or not isinstance(df, dict):
+        return None
+    if not all(isinstance(k, str) and isinstance(v, int) for k, v in df.items()):
+        return None
+    return Rarity(documents, df)
+
+
+def _write_cache(fingerprint: str, rarity: Rarity) -> None:
+    from ..atomicio import write_text_atomic
+
+    payload = {"fingerprint": fingerprint, "documents": rarity.documents, "df": rarity.df}
+    try:
+        path = _cache_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps(payload, ensure_ascii=False, sort_keys=True))
+    except OSError:
+        pass  # a read-only cache folder costs the next process the computation, nothing else
+
+
+def compute_bank_rarity(banks: list[tuple[str, bytes]] | None = None) -> Rarity:
+    """The rarity table computed from the shipped bank YAML (no schema, no torch): about 5 s."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    docs: list[str] = []
+    for _name, raw in banks if banks is not None else _shipped_banks():
+        data = yaml.load(raw.decode("utf-8"), Loader=loader)  # noqa: S506 - safe loader
+        topics = data.get("topics", [data]) if isinstance(data, dict) else []
+        for topic in topics:
+            for question in (topic or {}).get("questions", []) or []:
+                if isinstance(question, dict):
+                    docs.append(_question_texts(question))
+    return Rarity.from_documents(docs)
 
 
 def bank_rarity() -> Rarity:
-    """The shipped bank's word rarity, computed once from its YAML (no schema, no torch)."""
+    """The shipped bank's word rarity: once per process, and read from the cache folder while the shipped
+    banks, the lexicon and the text tools are the ones it was computed from (milliseconds instead of the
+    5 s that parsing the YAML and segmenting every question take)."""
     global _BANK
     if _BANK is None:
         with _LOCK:
             if _BANK is None:
-                import yaml
-
-                loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-                docs: list[str] = []
-                for entry in sorted(
-                    resources.files("quizbank").joinpath("data").iterdir(), key=lambda p: p.name
-                ):
-                    if not entry.name.endswith(".yaml"):
-                        continue
-                    data = yaml.load(entry.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - safe loader
-                    topics = data.get("topics", [data]) if isinstance(data, dict) else []
-                    for topic in topics:
-                        for question in (topic or {}).get("questions", []) or []:
-                            if isinstance(question, dict):
-                                docs.append(_question_texts(question))
-                _BANK = Rarity.from_documents(docs)
+                banks = _shipped_banks()
+                fingerprint = _fingerprint(banks)
+                rarity = _read_cache(fingerprint)
+                if rarity is None:
+                    rarity = compute_bank_rarity(banks)
+                    _write_cache(fingerprint, rarity)
+                _BANK = rarity
     return _BANK
