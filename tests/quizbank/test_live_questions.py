@@ -421,3 +421,63 @@ def test_a_range_too_large_through_a_named_bound_is_a_vary_error():
     with pytest.raises(VaryError, match="more than 9 digits"):
         fill_path("tables[0].rows[{h}-1" + "0" * 4400 + "][1]", {"h": 2})
     assert fill_path("tables[0].rows[{h}-1][1]", {"h": 2}) == "tables[0].rows[1][1]"
+
+
+PAIR = """\
+- id: live.pair
+  type: numeric
+  vary:
+    dim: {choices: [8, 16, 64]}
+    pair: {int: [0, dim/2 - 1]}
+  prompt:
+    en: With dim {dim}, what is the wavelength of pair {pair}?
+    zh: dim 为 {dim} 时，第 {pair} 对的波长是多少？
+  explanation:
+    en: Pair $i$ turns with $\\theta_i = 10000^{-2i/d}$.
+    zh: 第 $i$ 对的角速度为 $\\theta_i = 10000^{-2i/d}$。
+  answer: {demo: sinusoidal-wavelengths, params: {dim: dim, pair: pair}, path: values.pair_wavelength, rel_tol: 1e-6}
+"""
+
+
+def test_a_bound_may_be_arithmetic_of_earlier_parameters():
+    bank, problems = load(PAIR)
+    assert problems == []
+    question = bank.topics[0].questions[0]
+    draws = [draw(question.id, question.vary, seed) for seed in range(300)]
+    assert all(0 <= d["pair"] <= d["dim"] // 2 - 1 for d in draws)
+    assert {d["pair"] for d in draws if d["dim"] == 8} == {0, 1, 2, 3}  # the upper end is drawn too
+
+
+@pytest.mark.parametrize(
+    ("bound", "expected"),
+    [
+        (
+            "dim/2 -",
+            "live.yaml:8:23: vary.pair.int[1]: bound 'dim/2 -' is not arithmetic of earlier parameters: "
+            "the expression ends too early",
+        ),
+        (
+            "dim//2",
+            "live.yaml:8:23: vary.pair.int[1]: bound 'dim//2' is not arithmetic of earlier parameters: "
+            "unexpected '/'",
+        ),
+        (
+            "dimm/2 - 1",
+            "live.yaml:8:23: bound 'dimm/2 - 1' of 'pair': 'dimm' is not an earlier parameter "
+            "(did you mean 'dim'?)",
+        ),
+        (
+            "pair - 1",
+            "live.yaml:8:23: bound 'pair - 1' of 'pair': 'pair' is not an earlier parameter "
+            "(it is declared later; declare it first)",
+        ),
+        (
+            "dim/0",
+            "live.yaml:7:7: seed 0: vary parameter 'pair': bound 'dim/0' with dim=16: division by zero",
+        ),
+        ("dim - 100", "live.yaml:7:7: seed 0: vary parameter 'pair': empty range [0, -84]"),
+    ],
+)
+def test_a_bad_bound_expression_is_one_clear_line(bound, expected):
+    _, problems = load(PAIR.replace("dim/2 - 1", bound))
+    assert [str(p) for p in problems] == [expected]
