@@ -62,7 +62,7 @@ def _load_banks(args: argparse.Namespace):
 
     bankset = load_banks(list(getattr(args, "bank", None) or []))
     for path, problems in bankset.skipped:
-        first = f": {problems[0]}" if problems else ""
+        first = f": {str(problems[0]).splitlines()[0]}" if problems else ""  # a YAML excerpt stays out
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         line = f"posenc: warning: skipped bank {path}{first}{more}"
         print(escape_unsafe(line, one_line=True), file=sys.stderr)
