@@ -3,8 +3,9 @@
 libyaml reports a line that does not line up with its block as "did not find expected key", "did not find
 expected '-' indicator" or "expected <block end>", and a key pushed under a `key: value` line as "mapping
 values are not allowed". `indentation_error` turns those into one `YAML indentation error: ...` line
-(which line, how many spaces, what lines up with what) followed by the line above, the line itself
-(marked `>`) and the line below, numbered as an editor numbers them.
+(which line, how many spaces, what lines up with what) and an excerpt printed under it
+(`Problem.excerpt`): the line above, the line itself (marked `>`) and the line below, numbered as an
+editor numbers them.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ __all__ = ["indentation_error"]
 _BLOCK_PROBLEMS = ("did not find expected key", "did not find expected '-' indicator", "expected <block end>")
 
 
-def indentation_error(problem: str, data: bytes, mark: tuple[int, int]) -> str | None:
-    """An indentation mistake said as one, with the lines above and below; None for other errors.
+def indentation_error(problem: str, data: bytes, mark: tuple[int, int]) -> tuple[str, str] | None:
+    """An indentation mistake said as one: (the message, the lines above and below); None for other errors.
 
     A block-structure error at the first character of a line is a line that does not line up with its
     siblings. "mapping values are not allowed" on a line indented deeper than a `key: value` line above it
@@ -65,7 +66,7 @@ def indentation_error(problem: str, data: bytes, mark: tuple[int, int]) -> str |
         )
     else:
         return None
-    return f"YAML indentation error: {detail}\n{_excerpt(lines, number)}"
+    return f"YAML indentation error: {detail}", _excerpt(lines, number)
 
 
 def _spaces(n: int) -> str:

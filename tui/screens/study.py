@@ -352,7 +352,7 @@ class StudyScreen(HeldKeys, Screen):
                 left_out = {qid for qid, _ in skipped}
                 try:
                     plan = self._compute_plan(
-                        store, [q for q in ids if q not in left_out], self.clock(), None, None
+                        store, [q for q in ids if q not in left_out], self.clock(), avoid, None
                     )
                 except Exception as exc:
                     text = str(exc).strip().splitlines()
