@@ -93,61 +93,133 @@ def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], indent: 
     cells = [[format_value(v) for v in row] for row in rows]
     n_cols = max([len(columns)] + [len(r) for r in cells]) if cells or columns else 0
     header = list(columns) + [""] * (n_cols - len(columns))
-    widths = [len(h) for h in header]
+    widths = [_cells(h) for h in header]
     for row in cells:
         for c, text in enumerate(row):
-            widths[c] = max(widths[c], len(text))
+            widths[c] = max(widths[c], _cells(text))
     numeric = [all(_is_number(r[c]) for r in rows if c < len(r) and r[c] != "") for c in range(n_cols)]
-    lines = [indent + "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines = [indent + "  ".join(_pad(h, w) for h, w in zip(header, widths)).rstrip()]
     lines.append(indent + "  ".join("-" * w for w in widths))
     for row in cells:
         padded = row + [""] * (n_cols - len(row))
-        parts = [
-            text.rjust(w) if numeric[c] else text.ljust(w) for c, (text, w) in enumerate(zip(padded, widths))
-        ]
+        parts = [_pad(text, w, right=numeric[c]) for c, (text, w) in enumerate(zip(padded, widths))]
         lines.append(indent + "  ".join(parts).rstrip())
     return lines
 
 
-def format_result(result: Any) -> str:
-    """The readable report of a DemoResult."""
+def _cells(text: str) -> int:
+    """Terminal columns of `text`: a Chinese character takes two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int, *, right: bool = False) -> str:
+    gap = " " * max(0, width - _cells(text))
+    return gap + text if right else text + gap
+
+
+# The labels of `demo run`'s report: (English, Chinese). posenc_ref cannot import quizbank, whose
+# quizbank/cli_text.py holds the other commands' prose; `posenc` resolves the language for both.
+LABELS: dict[str, tuple[str, str]] = {
+    "claim": ("Claim: {text}", "结论：{text}"),
+    "params": ("Params: {text}", "参数：{text}"),
+    "device": ("Device: {text}", "设备：{text}"),
+    "series": (
+        "Series (plotted in the app; full data with --json)",
+        "曲线（在应用中绘图；完整数据用 --json）",
+    ),
+    "series_line": ("  {title}: {n} points of {names}", "  {title}：{names}，各 {n} 个点"),
+    "matrices": (
+        "Matrices (heatmaps in the app; full data with --json)",
+        "矩阵（在应用中显示为热图；完整数据用 --json）",
+    ),
+    "checks": ("Checks", "自检"),
+    "exact": ("exact", "精确相等"),
+    "error": (
+        "max |error| {error} {relation} tolerance {tolerance}",
+        "最大 |误差| {error} {relation} 容差 {tolerance}",
+    ),
+    "values": ("Values", "数值"),
+    "notes": ("Notes", "说明"),
+    "all_passed": ("{passed}/{total} checks passed (all passed)", "{passed}/{total} 项自检通过（全部通过）"),
+    "some_failed": (
+        "{passed}/{total} checks passed ({failed} FAILED)",
+        "{passed}/{total} 项自检通过（{failed} 项未通过）",
+    ),
+}
+
+
+def _label(key: str, lang: str, **fields: Any) -> str:
+    en, zh = LABELS[key]
+    return (zh if lang == "zh" else en).format(**fields)
+
+
+def _zh(english: str, chinese: str, lang: str) -> str:
+    """`chinese` in Chinese when the demo has it, else the English text."""
+    return chinese if lang == "zh" and chinese else english
+
+
+def format_result(result: Any, lang: str = "en") -> str:
+    """The readable report of a DemoResult, in `lang` ("en" or "zh": the demo's Chinese texts where it
+    has them)."""
     ok, bad = ("✓", "✗") if _utf8_stdout() else ("PASS", "FAIL")
-    out: list[str] = [f"{result.name}: {result.title}", f"Claim: {result.claim}"]
+    title = _zh(result.title, getattr(result, "title_zh", ""), lang)
+    out: list[str] = [
+        f"{result.name}: {title}",
+        _label("claim", lang, text=_zh(result.claim, getattr(result, "claim_zh", ""), lang)),
+    ]
     if result.params:
-        out.append("Params: " + " ".join(f"{k}={format_value(v)}" for k, v in result.params.items()))
-    out.append(f"Device: {result.device} · {result.dtype} · {result.elapsed_ms:.2f} ms")
+        params = " ".join(f"{k}={format_value(v)}" for k, v in result.params.items())
+        out.append(_label("params", lang, text=params))
+    out.append(_label("device", lang, text=f"{result.device} · {result.dtype} · {result.elapsed_ms:.2f} ms"))
     for table in result.tables:
-        out += ["", table.title]
-        out += format_table(table.columns, table.rows)
+        columns = table.columns_zh if lang == "zh" and table.columns_zh else table.columns
+        out += ["", _zh(table.title, table.title_zh, lang)]
+        out += format_table(columns, table.rows)
     if result.series:
-        out += ["", "Series (plotted in the app; full data with --json)"]
+        out += ["", _label("series", lang)]
         for s in result.series:
             names = ", ".join(s.ys)
-            out.append(f"  {s.title}: {len(s.x)} points of {names}")
+            out.append(
+                _label("series_line", lang, title=_zh(s.title, s.title_zh, lang), n=len(s.x), names=names)
+            )
     if result.matrices:
-        out += ["", "Matrices (heatmaps in the app; full data with --json)"]
+        out += ["", _label("matrices", lang)]
         for m in result.matrices:
             cols = len(m.values[0]) if m.values else 0
-            out.append(f"  {m.title}: {len(m.values)}×{cols}")
-    out += ["", "Checks"]
+            out.append(f"  {_zh(m.title, m.title_zh, lang)}: {len(m.values)}×{cols}")
+    out += ["", _label("checks", lang)]
     for c in result.checks:
         mark = ok if c.passed else bad
         if c.tolerance == 0 and c.max_abs_error == 0:
-            detail = "exact"
+            detail = _label("exact", lang)
         else:
             relation = "≤" if c.passed else ">"
-            detail = f"max |error| {format_value(c.max_abs_error)} {relation} tolerance {format_value(c.tolerance)}"
-        out.append(f"  {mark} {c.claim}  ({detail})")
+            detail = _label(
+                "error",
+                lang,
+                error=format_value(c.max_abs_error),
+                relation=relation,
+                tolerance=format_value(c.tolerance),
+            )
+        out.append(f"  {mark} {_zh(c.claim, c.claim_zh, lang)}  ({detail})")
     if result.values:
-        out += ["", "Values"]
+        out += ["", _label("values", lang)]
         width = max(len(k) for k in result.values)
         out += [f"  {k.ljust(width)}  {format_value(v)}" for k, v in result.values.items()]
     if result.notes:
-        out += ["", "Notes"]
-        out += [f"  - {n}" for n in result.notes]
-    passed = sum(c.passed for c in result.checks)
-    verdict = "all passed" if passed == len(result.checks) else f"{len(result.checks) - passed} FAILED"
-    out += ["", f"{passed}/{len(result.checks)} checks passed ({verdict})"]
+        notes_zh = list(getattr(result, "notes_zh", None) or [])
+        out += ["", _label("notes", lang)]
+        out += [
+            f"  - {_zh(n, notes_zh[i] if i < len(notes_zh) else '', lang)}"
+            for i, n in enumerate(result.notes)
+        ]
+    passed, total = sum(c.passed for c in result.checks), len(result.checks)
+    if passed == total:
+        out += ["", _label("all_passed", lang, passed=passed, total=total)]
+    else:
+        out += ["", _label("some_failed", lang, passed=passed, total=total, failed=total - passed)]
     return "\n".join(out)
 
 
@@ -233,7 +305,7 @@ def handle_run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=not _utf8_stdout(), indent=2))
     else:
-        print(format_result(result))
+        print(format_result(result, lang=getattr(args, "language", None) or "en"))
     return EXIT_OK if result.passed else EXIT_FAILED
 
 

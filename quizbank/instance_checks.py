@@ -26,17 +26,68 @@ from .vary import VaryError, format_param, unfilled
 from .vary_findings import VALIDATION_SEEDS
 
 
+@dataclass(frozen=True)
+class SeedFailure:
+    """One problem of one generated question, on every seed where it happened (reported once)."""
+
+    question_id: str
+    key: str  # what it is about: "vary", "prompt", "explanation", "answer.params", "answer.path", "answer"
+    where: Location
+    message: str  # the first failing seed's message, without the seed
+    seeds: tuple[int, ...]  # the seeds it failed on
+    first_draw: str  # the first failing seed's parameters, `n_heads=6, head=4`
+    total: int = len(VALIDATION_SEEDS)
+
+    @property
+    def tally(self) -> str:
+        return f"fails on {len(self.seeds)} of {self.total} seeds"
+
+    def problem(self) -> Problem:
+        drawn = f" draws {self.first_draw}" if self.first_draw else ""
+        return Problem.at(
+            self.where, f"{self.question_id}: {self.message} ({self.tally}; seed {self.seeds[0]}{drawn})"
+        )
+
+
 @dataclass
 class InstanceReport:
     problems: list[Problem] = field(default_factory=list)
+    failures: list[SeedFailure] = field(default_factory=list)  # the problems, before they were lines
     questions: int = 0
     instances: int = 0
     instances_passed: int = 0
     seconds: float = 0.0
 
+    def extend(self, other: InstanceReport) -> None:
+        self.problems.extend(other.problems)
+        self.failures.extend(other.failures)
+        self.questions += other.questions
+        self.instances += other.instances
+        self.instances_passed += other.instances_passed
+        self.seconds += other.seconds
+
 
 def _params_text(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={format_param(v)}" for k, v in params.items())
+
+
+class _Failures:
+    """A question's failures by what they are about: the same problem on 8 seeds is one line."""
+
+    def __init__(self, qid: str, where: Any) -> None:
+        self.qid = qid
+        self.where = where
+        self.found: dict[str, tuple[str, list[int], str]] = {}
+
+    def add(self, key: str, seed: int, drawn: str, message: str) -> None:
+        entry = self.found.setdefault(key, (message, [], drawn))
+        entry[1].append(seed)
+
+    def failures(self) -> list[SeedFailure]:
+        return [
+            SeedFailure(self.qid, key, self.where(self.qid, key), message, tuple(seeds), drawn)
+            for key, (message, seeds, drawn) in self.found.items()
+        ]
 
 
 def instance_report(source: Any, cache: RunCache, *, only: Iterable[str] | None = None) -> InstanceReport:
@@ -57,13 +108,13 @@ def instance_report(source: Any, cache: RunCache, *, only: Iterable[str] | None 
         report.questions += 1
         values: list[float] = []
         complete = True
+        found = _Failures(qid, where)
         for seed in VALIDATION_SEEDS:
             report.instances += 1
-            lead = f"{qid} seed {seed}"
             try:
                 inst = draw_instance(question, seed)
             except VaryError as exc:
-                report.problems.append(Problem.at(where(qid, "vary"), f"{lead}: {exc}"))
+                found.add("vary", seed, "", str(exc))
                 complete = False
                 continue
             drawn = _params_text(inst.params)
@@ -72,38 +123,36 @@ def instance_report(source: Any, cache: RunCache, *, only: Iterable[str] | None 
                 for lang in sorted(template.languages()):
                     left = unfilled(template.get(lang), inst.params)
                     if left:
-                        report.problems.append(
-                            Problem.at(
-                                where(qid, key),
-                                f"{lead} ({drawn}): the {lang} {key} keeps the placeholder "
-                                f"{', '.join('{' + n + '}' for n in left)} unfilled",
-                            )
+                        found.add(
+                            key,
+                            seed,
+                            drawn,
+                            f"the {lang} {key} keeps the placeholder "
+                            f"{', '.join('{' + n + '}' for n in left)} unfilled",
                         )
                         bad_text = True
             data, error = cache.get(inst.demo_name, dict(inst.demo_params))
             if error is not None:
-                report.problems.append(Problem.at(where(qid, "answer.params"), f"{lead} ({drawn}): {error}"))
+                found.add("answer.params", seed, drawn, error)
                 complete = False
                 continue
             try:
                 inst = answer_from(data, inst, question)
             except InstanceError as exc:
-                report.problems.append(Problem.at(where(qid, "answer.path"), f"{lead} ({drawn}): {exc}"))
+                found.add("answer.path", seed, drawn, str(exc))
                 complete = False
                 continue
             if not inst.demo_passed:
                 claims = "; ".join(repr(" ".join(c.split())) for c in inst.failed_checks)
-                report.problems.append(
-                    Problem.at(
-                        where(qid, "answer"),
-                        f"{lead} ({drawn}): demo {inst.demo_name!r} fails its own check {claims}",
-                    )
-                )
+                found.add("answer", seed, drawn, f"demo {inst.demo_name!r} fails its own check {claims}")
                 continue
             assert inst.value is not None
             values.append(inst.value)
             if not bad_text:
                 report.instances_passed += 1
+        for failure in found.failures():
+            report.failures.append(failure)
+            report.problems.append(failure.problem())
         if complete and len({round(v, 12) for v in values}) < 2:
             shown = format_param(values[0]) if values else "nothing"
             report.problems.append(
@@ -115,3 +164,51 @@ def instance_report(source: Any, cache: RunCache, *, only: Iterable[str] | None 
             )
     report.seconds = time.perf_counter() - start
     return report
+
+
+def fold_into(problems: list[Problem], report: InstanceReport, origin: dict[str, Location]) -> list[Problem]:
+    """`problems` (what the loader found) plus the report's, each problem said once. A seed failure of a
+    question the loader already reported at the same place (or a placeholder the loader already named) is
+    added to the loader's line, which says more ("did you mean"), as "fails on N of 8 seeds"; the other
+    failures stay lines of their own. `origin`: where each question starts (id -> Location)."""
+    starts: dict[str, list[tuple[int, str]]] = {}
+    for qid, loc in origin.items():
+        starts.setdefault(loc.path, []).append((loc.line, qid))
+    for entries in starts.values():
+        entries.sort()
+
+    def question_of(problem: Problem) -> str | None:
+        owner = None
+        for line, qid in starts.get(problem.path, []):
+            if line > problem.line:
+                break
+            owner = qid
+        return owner
+
+    out = list(problems)
+    owners = [question_of(p) for p in out]
+    tallied: set[int] = set()
+    for failure in report.failures:
+        target = next(
+            (
+                i
+                for i, problem in enumerate(out)
+                if owners[i] == failure.question_id
+                and problem.is_error
+                and (
+                    problem.location == failure.where
+                    or (failure.key in ("prompt", "explanation") and "placeholder {" in problem.message)
+                )
+            ),
+            None,
+        )
+        if target is None:
+            out.append(failure.problem())
+            owners.append(failure.question_id)
+        elif target not in tallied:
+            tallied.add(target)
+            old = out[target]
+            out[target] = Problem.at(old.location, f"{old.message} ({failure.tally})", old.severity)
+    lines = {failure.problem() for failure in report.failures}
+    out.extend(p for p in report.problems if p not in lines)
+    return out

@@ -8,7 +8,7 @@ both print with control and bidi characters escaped (`quizbank.safetext`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .safetext import escape_unsafe
@@ -40,14 +40,17 @@ class Problem:
     path: str
     line: int
     col: int
-    message: str
+    message: str  # one line
     severity: str = ERROR
+    # lines of the file around the problem, printed under it (a YAML indentation error); "" for none
+    excerpt: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         path = escape_unsafe(self.path, one_line=True)
         where = path if self.line <= 0 else f"{path}:{self.line}:{self.col}"
         prefix = "warning: " if self.severity == WARNING else ""
-        return f"{where}: {prefix}{escape_unsafe(self.message)}"
+        below = f"\n{escape_unsafe(self.excerpt)}" if self.excerpt else ""
+        return f"{where}: {prefix}{escape_unsafe(self.message)}{below}"
 
     @property
     def is_error(self) -> bool:

@@ -27,6 +27,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainValidator,
     StrictBool,
     StrictInt,
     field_validator,
@@ -280,8 +281,33 @@ class TrueFalseQuestion(_QuestionBase):
 
 # A parameter name drawn by `vary` (also how `{name}` placeholders and bounds refer to it).
 VaryName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=40)]
-# A bound of an int or float range: a number, or the name of an earlier parameter.
-VaryBound = StrictInt | FiniteNumber | VaryName
+
+
+def _vary_bound(value: Any) -> Any:
+    """A range end: a finite number, or text that is an expression over parameter names (`n_heads`,
+    `dim/2 - 1`; quizbank/arithmetic.py). Which names exist is checked with the whole `vary`."""
+    from .arithmetic import check_syntax
+
+    if isinstance(value, str):
+        try:
+            check_syntax(value)
+        except ValueError as exc:
+            shown = value if len(value) <= 40 else value[:37] + "..."
+            raise ValueError(f"bound {shown!r} is not arithmetic of earlier parameters: {exc}") from None
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        shown = {True: "true", False: "false"}.get(value) if isinstance(value, bool) else type(value).__name__
+        raise ValueError(
+            f"a bound is a number, an earlier parameter or arithmetic such as dim/2 - 1, got {shown}"
+        )
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"a bound must be a finite number, got {value}")
+    return value
+
+
+# A bound of an int or float range: a number, an earlier parameter (`n_heads`) or arithmetic over
+# earlier parameters (`dim/2 - 1`).
+VaryBound = Annotated[Any, PlainValidator(_vary_bound)]
 VaryChoice = StrictInt | FiniteNumber | NonBlankText
 
 
@@ -324,7 +350,9 @@ class VaryParam(_Strict):
         if self.int_ is not None:
             for bound in self.int_:
                 if isinstance(bound, float):
-                    raise ValueError(f"int bounds are whole numbers or parameter names, got {bound:g}")
+                    raise ValueError(
+                        f"int bounds are whole numbers or expressions of parameters, got {bound:g}"
+                    )
             if self.step is not None and not float(self.step).is_integer():
                 raise ValueError(f"an int range steps by a whole number, got step {self.step:g}")
         literal = [b for b in self.bounds if isinstance(b, int | float) and not isinstance(b, bool)]

@@ -5,6 +5,7 @@ A numeric question with `vary:` declares parameters drawn fresh per showing::
     vary:
       n_heads: {choices: [6, 8, 12, 16, 20, 32]}
       head: {int: [1, n_heads]}            # a bound may name an earlier parameter
+      pair: {int: [0, dim/2 - 1]}          # or be arithmetic over earlier ones (quizbank/arithmetic.py)
       base: {float: [10000, 1000000], log: true}
       factor: {float: [1.5, 8], step: 0.5}
 
@@ -27,6 +28,8 @@ import math
 import random
 import re
 from typing import Any
+
+from .arithmetic import evaluate, names_in
 
 # {{name}} (a literal) or {name} (a placeholder)
 _TOKEN = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -164,14 +167,23 @@ def _round_sig(x: float, digits: int = _SIGNIFICANT) -> float:
 
 
 def _bound(raw: Any, drawn: dict[str, Any], name: str) -> float:
-    if isinstance(raw, str):
-        if raw not in drawn:
-            raise VaryError(f"vary parameter {name!r}: bound {raw!r} is not an earlier parameter")
-        value = drawn[raw]
+    """A range end: a number, an earlier parameter's value, or arithmetic over earlier parameters."""
+    if not isinstance(raw, str):
+        return raw
+    for ref in names_in(raw):
+        if ref not in drawn:
+            raise VaryError(f"vary parameter {name!r}: bound {raw!r}: {ref!r} is not an earlier parameter")
+        value = drawn[ref]
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise VaryError(f"vary parameter {name!r}: bound {raw!r} is {value!r}, not a number")
-        return value
-    return raw
+            raise VaryError(f"vary parameter {name!r}: bound {raw!r}: {ref!r} is {value!r}, not a number")
+    if raw.strip() in drawn:
+        return drawn[raw.strip()]  # a bare name keeps its type (an int stays an int)
+    try:
+        value = evaluate(raw, {ref: drawn[ref] for ref in names_in(raw)})
+    except ValueError as exc:
+        shown = ", ".join(f"{ref}={format_param(drawn[ref])}" for ref in names_in(raw))
+        raise VaryError(f"vary parameter {name!r}: bound {raw!r} with {shown}: {exc}") from None
+    return int(value) if value.is_integer() else value
 
 
 def draw_one(name: str, spec: Any, drawn: dict[str, Any], rng: random.Random) -> Any:
@@ -221,10 +233,11 @@ def draw(question_id: str, vary: dict[str, Any], seed: int) -> dict[str, Any]:
 
 
 def bound_names(vary: dict[str, Any]) -> list[tuple[str, int, str]]:
-    """(parameter, bound index, named parameter) for every bound written as a name."""
+    """(parameter, bound index, named parameter) for every name a bound uses (`n_heads`, `dim/2 - 1`)."""
     return [
-        (name, i, bound)
+        (name, i, ref)
         for name, spec in vary.items()
         for i, bound in enumerate(spec.bounds)
         if isinstance(bound, str)
+        for ref in names_in(bound)
     ]

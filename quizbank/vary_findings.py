@@ -3,7 +3,7 @@
 Like `checks:` (quizbank/validate.py), the answer's demo, its parameters and its result path are
 checked against the demo registry's declared specs, so neither torch nor a demo run is needed:
 
-- every bound written as a name refers to an earlier numeric parameter;
+- every name a bound uses (`n_heads`, `dim/2 - 1`) is an earlier numeric parameter;
 - every `{name}` in every text, in every language, is a declared parameter, and every parameter
   appears in the prompt of each language (a number the candidate never sees cannot be reasoned
   about);
@@ -62,14 +62,20 @@ def vary_findings(question: Any, demo_lookup: Callable[[str], Any] | None = None
     }
     for name, i, ref in bound_names(vary):
         where = ("vary", name, vary[name].kind, i)
+        written = vary[name].bounds[i]
+        lead = (
+            f"bound {ref!r} of {name!r}"
+            if written.strip() == ref
+            else f"bound {written!r} of {name!r}: {ref!r}"
+        )
         earlier = names[: names.index(name)]
         if ref not in earlier:
             later = (
                 " (it is declared later; declare it first)" if ref in names else did_you_mean(ref, earlier)
             )
-            out.append((where, False, f"bound {ref!r} of {name!r} is not an earlier parameter{later}"))
+            out.append((where, False, f"{lead} is not an earlier parameter{later}"))
         elif ref not in numeric:
-            out.append((where, False, f"bound {ref!r} of {name!r} is not a number parameter"))
+            out.append((where, False, f"{lead} is not a number parameter"))
 
     for at, text in _texts(question):
         for lang in LANGS:

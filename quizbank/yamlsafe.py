@@ -54,6 +54,7 @@ from yaml.events import (
 from .bankfiles import MAX_FILE_BYTES  # one limit for the loader and the cache key
 from .problems import Problem
 from .safetext import UNSAFE_RE, describe_unsafe, escape_unsafe
+from .yaml_indentation import indentation_error
 
 try:  # the C parser (libyaml); fall back to the pure-Python one
     from yaml import CSafeLoader as _SafeLoader
@@ -585,19 +586,23 @@ def _line_col_at(data: bytes, offset: int) -> Mark:
     return line, col
 
 
-def _yaml_error(exc: yaml.YAMLError, data: bytes) -> tuple[Mark, str]:
+def _yaml_error(exc: yaml.YAMLError, data: bytes) -> tuple[Mark, str, str]:
+    """(where, the message, an excerpt of the file to print under it or "")."""
     problem_mark = getattr(exc, "problem_mark", None)
     if isinstance(exc, yaml.reader.ReaderError):
         mark = _line_col_at(data, int(exc.position))
         char = exc.character
         shown = f"{char:#04x}" if isinstance(char, int) else repr(char)
-        return mark, f"YAML cannot contain the character {shown} ({exc.reason})"
+        return mark, f"YAML cannot contain the character {shown} ({exc.reason})", ""
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
     context_mark = getattr(exc, "context_mark", None)
     mark = (problem_mark.line + 1, problem_mark.column + 1) if problem_mark is not None else (1, 1)
     if "maximum nesting depth" in problem:  # PyYAML >= 6.0.3 stops deep flow nesting before the composer does
-        return mark, f"nesting is deeper than {MAX_DEPTH} levels; a bank file never needs that"
+        return mark, f"nesting is deeper than {MAX_DEPTH} levels; a bank file never needs that", ""
+    indentation = indentation_error(problem, data, mark)
+    if indentation is not None:
+        return (mark, *indentation)
     message = f"YAML syntax error: {problem}"
     if context:
         message += f" ({context}"
@@ -605,7 +610,7 @@ def _yaml_error(exc: yaml.YAMLError, data: bytes) -> tuple[Mark, str]:
             message += f" started at line {context_mark.line + 1}, column {context_mark.column + 1}"
         message += ")"
     hint = _syntax_hint(problem, data, mark)
-    return mark, message + hint
+    return mark, message + hint, ""
 
 
 def _syntax_hint(problem: str, data: bytes, mark: Mark) -> str:
@@ -666,8 +671,8 @@ def parse_yaml_bytes(data: bytes, path: str) -> tuple[YamlDoc | None, list[Probl
     except _Fatal as fatal:
         return None, _problems(path, builder.problems) + [Problem(path, *fatal.mark, fatal.message)]
     except yaml.YAMLError as exc:
-        mark, message = _yaml_error(exc, data)
-        return None, _problems(path, builder.problems) + [Problem(path, *mark, message)]
+        mark, message, excerpt = _yaml_error(exc, data)
+        return None, _problems(path, builder.problems) + [Problem(path, *mark, message, excerpt=excerpt)]
     finally:
         loader.dispose()
         if gc_was_enabled:

@@ -734,11 +734,12 @@ class PosencApp(App[int], inherit_bindings=False):
             self.store.review(question_id, 3, duration_ms=duration_ms)
 
 
-def run_app(bank_paths: Sequence[str] = (), data_dir: str | None = None) -> int:
-    """Entry point of `posenc` with no subcommand. Returns the process exit code."""
+def run_app(bank_paths: Sequence[str] = (), data_dir: str | None = None, language: str | None = None) -> int:
+    """Entry point of `posenc` with no subcommand (`language`: `posenc --lang`, else the saved setting).
+    Returns the process exit code."""
     if data_dir is not None:
         data_dir = str(Path(data_dir).expanduser())
-    app = PosencApp(bank_paths, data_dir)
+    app = PosencApp(bank_paths, data_dir, language=language)
     try:
         app.run()
     finally:

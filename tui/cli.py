@@ -51,6 +51,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         help="extra question bank file or folder (repeatable)",
     )
     parser.add_argument("--data-dir", metavar="DIR", help="progress store folder (or POSENC_DATA_DIR)")
+    parser.add_argument(
+        "--lang",
+        dest="global_lang",
+        choices=("en", "zh"),
+        help="language of the app and of what commands print (default: the app's language setting)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, adder) in COMMANDS.items():
         if only is None or name == only:
@@ -74,7 +80,7 @@ def _command_in(argv: Sequence[str]) -> str | None:
     i = 0
     while i < len(argv):
         token = argv[i]
-        if token in ("--bank", "--data-dir"):
+        if token in ("--bank", "--data-dir", "--lang"):
             i += 2
             continue
         if token.startswith("-"):
@@ -84,11 +90,12 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 
 def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
-    """Fast path for the bare `posenc [--bank PATH] [--data-dir DIR]`: skip building the subcommand
-    parsers (and importing their modules) so the app paints sooner."""
+    """Fast path for the bare `posenc [--bank PATH] [--data-dir DIR] [--lang en|zh]`: skip building the
+    subcommand parsers (and importing their modules) so the app paints sooner."""
     quick = argparse.ArgumentParser(add_help=False)
     quick.add_argument("--bank", action="append", default=[])
     quick.add_argument("--data-dir")
+    quick.add_argument("--lang", dest="global_lang", choices=("en", "zh"))
     try:
         args, rest = quick.parse_known_args(argv)
     except SystemExit:
@@ -127,13 +134,16 @@ def _main(argv: Sequence[str] | None) -> int:
     if quick is not None:
         from tui.app import run_app
 
-        return run_app(bank_paths=quick.bank, data_dir=quick.data_dir)
+        return run_app(bank_paths=quick.bank, data_dir=quick.data_dir, language=quick.global_lang)
     parser = build_parser(only=_command_in(argv))
     args = parser.parse_args(argv)
     if args.command is None:
         from tui.app import run_app
 
-        return run_app(bank_paths=args.bank, data_dir=args.data_dir)
+        return run_app(bank_paths=args.bank, data_dir=args.data_dir, language=args.global_lang)
+    from quizbank.cli_text import cli_language
+
+    args.language = cli_language(args)  # one language for whatever the command prints
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

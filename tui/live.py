@@ -8,7 +8,7 @@ back in a message. No textual here, and no torch: the runner is the app's demo h
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from quizbank.instances import (
@@ -22,7 +22,7 @@ from quizbank.instances import (
 )
 from quizbank.vary import VaryError
 
-__all__ = ["LiveShowing", "draw_showing", "is_generated", "instance_record"]
+__all__ = ["LiveShowing", "draw_plan_showings", "draw_showing", "is_generated", "instance_record"]
 
 ATTEMPTS = 3  # a seed whose demo refuses its draw is replaced by another, this many times in all
 
@@ -57,3 +57,25 @@ def draw_showing(question: Any, runner: Any, seed: int | None = None) -> LiveSho
         except Exception as exc:  # the demo host's error (RemoteDemoError) or a dead host
             last = InstanceError(" ".join(f"{type(exc).__name__}: {exc}".split()))
     raise InstanceError(f"{question.id}: {last}")
+
+
+def draw_plan_showings(
+    plan: Any, bankset: Any, runner: Any
+) -> tuple[Any, dict[str, LiveShowing], tuple[Any, ...]]:
+    """A mock interview plan's showings (item id -> LiveShowing), one draw per generated item. An item no
+    draw gives an answer for is left out of the plan, with its follow-ups, and the interview goes on without
+    it. Returns (plan, showings, skipped: ((item id, why), ...)). Blocking: call it from a worker."""
+    live: dict[str, LiveShowing] = {}
+    skipped: list[tuple[str, str]] = []
+    for item in plan.items:
+        question = bankset.questions.get(item.id) if item.kind != "drill" else None
+        if question is not None and is_generated(question):
+            try:
+                live[item.id] = draw_showing(question, runner)
+            except Exception as exc:  # InstanceError, or the demo host's own failure
+                skipped.append((item.id, " ".join(str(exc).split())))
+    if skipped:
+        left_out = {item_id for item_id, _ in skipped}
+        kept = tuple(i for i in plan.items if i.id not in left_out and i.follow_up_of not in left_out)
+        plan = replace(plan, items=kept)
+    return plan, live, tuple(skipped)

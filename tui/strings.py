@@ -163,7 +163,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "quiz.self_graded_wrong": ("You marked this wrong", "你判定为答错"),
     "quiz.answer": ("Answer", "答案"),
     "quiz.drawing": ("Drawing fresh numbers for {id}…", "正在为 {id} 抽取新的数字……"),
-    "quiz.draw_failed": ("Could not draw {id}: {error}", "无法为 {id} 抽取数字：{error}"),
+    # a generated question none of whose draws gave an answer: Quiz, Study and Mock go on without it
+    "live.skipped": (
+        "Skipped {id}: no numbers could be drawn for it ({error})",
+        "已跳过 {id}：无法为它抽取数字（{error}）",
+    ),
     "quiz.model_answer": ("Model answer", "参考答案"),
     "quiz.key_points": ("Key points", "要点"),
     "quiz.explanation": ("Explanation", "解析"),

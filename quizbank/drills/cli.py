@@ -26,11 +26,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from quizbank.cli_text import LANGS, cli_language, say, terminal_markdown
 from quizbank.safetext import clip_long_runs, escape_unsafe
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-LANGS = ("en", "zh")
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -49,7 +49,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "show", help="print a drill's statement", description="Print a drill's statement."
     )
     show.add_argument("name", metavar="NAME")
-    show.add_argument("--lang", choices=LANGS, help="language (default: the app's language setting)")
+    show.add_argument(
+        "--lang", choices=LANGS, help="language (default: posenc --lang, else the app's language setting)"
+    )
     show.set_defaults(func=cmd_show)
 
     start = actions.add_parser(
@@ -121,32 +123,6 @@ def workspace_path(data_dir: Path, name: str) -> Path:
     return Path(data_dir) / "drills" / f"{name}.py"
 
 
-def _language(args: argparse.Namespace) -> str:
-    if getattr(args, "lang", None):
-        return args.lang
-    from quizbank.progress.store import DB_NAME, open_store
-
-    folder = _data_dir(args)
-    if (folder / DB_NAME).exists():
-        try:
-            store = open_store(folder)
-            try:
-                value = store.get_setting("language")
-            finally:
-                store.close()
-            if value in LANGS:
-                return value
-        except Exception:  # an unreadable store only loses the saved language
-            pass
-    import os
-
-    for var in ("POSENC_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(var, "")
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
-
-
 def _prepare_stdout() -> None:
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
@@ -156,10 +132,15 @@ def _prepare_stdout() -> None:
             pass
 
 
+def _difficulty(drill: Any, lang: str) -> str:
+    return say(f"drill.difficulty.{drill.difficulty}", lang)
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from .catalogue import drills
 
     _prepare_stdout()
+    lang = cli_language(args)
     items = drills()
     if args.json:
         rows = [
@@ -177,12 +158,13 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     width = max(len(d.name) for d in items)
     topic_width = max(len(d.topic) for d in items)
+    level_width = max(len(_difficulty(d, "en")) for d in items) if lang == "en" else 4  # 2 CJK characters
     for d in items:
-        stars = "*" * d.difficulty
-        print(f"{d.name:<{width}}  {d.topic:<{topic_width}}  {stars:<3}  {d.minutes:>2} min  {d.title['en']}")
-    print(
-        f"\n{len(items)} drills. `posenc drill show NAME` for the task, `posenc drill start NAME` to begin."
-    )
+        level = _difficulty(d, lang)
+        level += " " * max(0, level_width - (len(level) * (2 if lang == "zh" else 1)))
+        minutes = say("drill.minutes", lang, n=f"{d.minutes:>2}")
+        print(f"{d.name:<{width}}  {d.topic:<{topic_width}}  {level}  {minutes}  {d.text('title', lang)}")
+    print("\n" + say("drill.listed", lang, n=len(items)))
     return 0
 
 
@@ -191,16 +173,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     if drill is None:
         return EXIT_USAGE
     _prepare_stdout()
-    lang = _language(args)
-    stars = "*" * drill.difficulty
-    print(f"{drill.text('title', lang)}  [{drill.name} · {drill.topic} · {stars} · {drill.minutes} min]\n")
-    print(drill.text("statement", lang))
-    hint = (
-        "posenc drill start {0}   then   posenc drill check {0} FILE"
-        if lang == "en"
-        else ("posenc drill start {0}   然后   posenc drill check {0} FILE")
-    )
-    print("\n" + hint.format(drill.name))
+    lang = cli_language(args)
+    about = f"{drill.name} · {drill.topic} · {_difficulty(drill, lang)} · {say('drill.minutes', lang, n=drill.minutes)}"
+    print(f"{drill.text('title', lang)}  [{about}]\n")
+    print(terminal_markdown(drill.text("statement", lang)))  # no raw **emphasis** on a terminal
+    print("\n" + say("drill.next", lang, name=drill.name))
     return 0
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from quizbank.cli_text import cli_language, say
 from quizbank.progress.render import LANG_CHOICES
 
 __all__ = ["add_export_parser", "add_parser"]
@@ -62,7 +63,7 @@ def _load_banks(args: argparse.Namespace):
 
     bankset = load_banks(list(getattr(args, "bank", None) or []))
     for path, problems in bankset.skipped:
-        first = f": {problems[0]}" if problems else ""
+        first = f": {str(problems[0]).splitlines()[0]}" if problems else ""  # a YAML excerpt stays out
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         line = f"posenc: warning: skipped bank {path}{first}{more}"
         print(escape_unsafe(line, one_line=True), file=sys.stderr)
@@ -249,32 +250,37 @@ def _cmd_orphans(args: argparse.Namespace) -> int:
 def _cmd_stats(args: argparse.Namespace) -> int:
     from quizbank.progress.stats import compute_stats
 
+    lang = cli_language(args)
     bankset = _load_banks(args)
     with _open(args, bankset) as store:
         stats = compute_stats(store, _topics(bankset))
     retention = "-" if stats.true_retention is None else f"{stats.true_retention:.1%}"
     print(
-        f"reviews: {stats.reviewed_today} today, {stats.reviews_in_window} in {stats.days} days, "
-        f"{stats.reviews_total} total"
+        say(
+            "stats.reviews",
+            lang,
+            today=stats.reviewed_today,
+            window=stats.reviews_in_window,
+            days=stats.days,
+            total=stats.reviews_total,
+        )
     )
-    print(
-        f"true retention ({stats.days} days): {retention} of {stats.retention_reviews} reviews of mature cards"
-    )
-    print(f"streak: {stats.streak_days} day(s)")
-    print("due, next 14 days: " + " ".join(str(d.count) for d in stats.due_forecast))
-    print("mastery per topic:")
+    print(say("stats.retention", lang, days=stats.days, retention=retention, n=stats.retention_reviews))
+    print(say("stats.streak", lang, n=stats.streak_days))
+    print(say("stats.forecast", lang, counts=" ".join(str(d.count) for d in stats.due_forecast)))
+    print(say("stats.mastery", lang))
     for topic in bankset.topics:
         progress = stats.mastery[topic.id]
         mastery = "-" if progress.mastery is None else f"{progress.mastery:.0%}"
-        print(
-            f"  {topic.id:<28} due {progress.due:>4}  new {progress.new:>4}  studied {progress.studied:>4}  "
-            f"mastery {mastery:>4}"
+        row = say(
+            "stats.topic", lang, due=progress.due, new=progress.new, studied=progress.studied, mastery=mastery
         )
+        print(f"  {topic.id:<28} {row}")
     if stats.leeches:
         from quizbank.safetext import escape_unsafe
 
         leeches = ", ".join(f"{lc.question_id} ({lc.lapses})" for lc in stats.leeches)
-        print(escape_unsafe(f"leeches (>= 5 lapses): {leeches}", one_line=True))
+        print(escape_unsafe(say("stats.leeches", lang, leeches=leeches), one_line=True))
     return 0
 
 
@@ -472,8 +478,13 @@ def _cmd_export_anki(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     bankset = _load_banks(args)
     out.parent.mkdir(parents=True, exist_ok=True)
-    result = write_anki(bankset, out, lang=args.lang)
-    print(escape_unsafe(f"wrote {result.notes} notes in {result.decks} decks to {out}", one_line=True))
+    lang = cli_language(args)
+    result = write_anki(bankset, out, lang=args.lang or lang)
+    print(
+        escape_unsafe(
+            say("export.anki", lang, notes=result.notes, decks=result.decks, out=out), one_line=True
+        )
+    )
     return 0
 
 
@@ -487,13 +498,10 @@ def _cmd_export_markdown(args: argparse.Namespace) -> int:
         _error(f"{args.out_dir} exists and is not a folder")
         return EXIT_BAD_INPUT
     bankset = _load_banks(args)
-    result = write_markdown(bankset, out, lang=args.lang)
-    print(
-        escape_unsafe(
-            f"wrote {len(result.files) - 1} topic files ({result.questions} questions) and README.md to {out}",
-            one_line=True,
-        )
-    )
+    lang = cli_language(args)
+    result = write_markdown(bankset, out, lang=args.lang or lang)
+    line = say("export.markdown", lang, topics=len(result.files) - 1, questions=result.questions, out=out)
+    print(escape_unsafe(line, one_line=True))
     return 0
 
 
@@ -504,11 +512,15 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     anki = kinds.add_parser("anki", help="write an Anki package (.apkg): one note per question")
     anki.add_argument("out", metavar="OUT.apkg", help="package file to write")
-    anki.add_argument("--lang", choices=LANG_CHOICES, default="en", help="card language (default: en)")
+    anki.add_argument(
+        "--lang", choices=LANG_CHOICES, help="card language (default: posenc --lang, else the app's language)"
+    )
     anki.set_defaults(func=_cmd_export_anki)
 
     markdown = kinds.add_parser("markdown", help="write one Markdown file per topic, plus README.md")
     markdown.add_argument("out_dir", metavar="OUT_DIR", help="folder to write (created if missing)")
-    markdown.add_argument("--lang", choices=LANG_CHOICES, default="en", help="text language (default: en)")
+    markdown.add_argument(
+        "--lang", choices=LANG_CHOICES, help="text language (default: posenc --lang, else the app's language)"
+    )
     markdown.set_defaults(func=_cmd_export_markdown)
     return parser

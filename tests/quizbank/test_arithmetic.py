@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizbank.arithmetic import evaluate
+from quizbank.arithmetic import check_syntax, evaluate, names_in
 from quizbank.grading import grade_numeric, parse_number
 
 
@@ -60,6 +60,21 @@ def test_refused_with_a_short_message(text: str) -> None:
 def test_too_deep_parentheses_are_refused() -> None:
     with pytest.raises(ValueError, match="parentheses"):
         evaluate("(" * 30 + "1" + ")" * 30)
+
+
+def test_names_are_read_only_where_the_caller_gives_them() -> None:
+    """A vary bound (`dim/2 - 1`) reads earlier parameters; a typed answer has no names."""
+    assert evaluate("dim/2 - 1", {"dim": 64}) == 31.0
+    assert evaluate("2^-(h) * n_heads", {"h": 3, "n_heads": 16}) == 2.0
+    assert names_in("dim/2 - dim + n_1") == ["dim", "n_1"] and names_in("2 + 3") == []
+    with pytest.raises(ValueError, match="unknown name 'dims'"):
+        evaluate("dims/2", {"dim": 64})
+    with pytest.raises(ValueError, match="unexpected 'd'"):
+        evaluate("dim/2")  # no names given: what a candidate types
+    check_syntax("n/(m - m)")  # the grammar only: the values decide a division by zero later
+    for bad in ("dim/2 -", "dim//2", "n heads", "(n"):
+        with pytest.raises(ValueError, match=r"\S"):
+            check_syntax(bad)
 
 
 def test_numeric_answers_accept_arithmetic() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -305,8 +306,40 @@ def test_validate_reports_a_parameter_the_demo_refuses_at_run_time():
         "answer: {demo: sinusoidal-wavelengths, params: {dim: 8, pair: head}, path: values.pair_wavelength",
     )
     report = _report(body)
-    refused = [p.message for p in report.problems if "must be below dim/2" in p.message]
-    assert refused and all(p.startswith("live.slope seed ") for p in refused)
+    # one line for the question, however many of its 8 seeds the demo refuses, naming the first
+    [refused] = [p.message for p in report.problems]
+    assert refused.startswith("live.slope: ") and "must be below dim/2" in refused
+    assert re.search(r"\(fails on [1-8] of 8 seeds; seed \d draws n_heads=\d+, head=\d+\)$", refused), refused
+
+
+def test_validate_catches_a_path_that_fails_only_for_some_draws():
+    """Off by one: row head+1 exists for most draws, not when head is near n_heads. The loader cannot see
+    it (a table's length is known only once the demo runs); validate reports it on every seed it hits."""
+    bank, problems = load(SLOPE.replace("rows[{head}-1]", "rows[{head}+1]"))
+    assert problems == []
+    question = bank.topics[0].questions[0]
+    hit = [
+        s for s in VALIDATION_SEEDS if (d := draw(question.id, question.vary, s))["head"] + 1 >= d["n_heads"]
+    ]
+    assert 0 < len(hit) < len(VALIDATION_SEEDS)
+    report = _report(SLOPE.replace("rows[{head}-1]", "rows[{head}+1]"))
+    [line] = [p.message for p in report.problems]
+    assert f"(fails on {len(hit)} of 8 seeds; seed {hit[0]} draws " in line, line
+    assert report.instances_passed == 8 - len(hit)
+
+
+def test_validate_says_a_problem_once_with_its_did_you_mean_and_how_many_seeds_fail(
+    tmp_path, capsys, empty_user_dir
+):
+    """A misspelt value failed the loader once and each of the 8 seeds again: 9 lines, the useful one last."""
+    bank = tmp_path / "live.yaml"
+    body = SLOPE.replace('path: "tables[0].rows[{head}-1][1]"', "path: values.first_slop")
+    bank.write_text(HEAD + textwrap.indent(body, "  "), encoding="utf-8")
+    assert cli.main(["bank", "validate", str(bank)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1, lines
+    assert "declares no value 'first_slop' (did you mean 'first_slope'?)" in lines[0]
+    assert lines[0].endswith("(fails on 8 of 8 seeds)")
 
 
 def test_validate_reports_a_non_finite_answer():
@@ -421,3 +454,63 @@ def test_a_range_too_large_through_a_named_bound_is_a_vary_error():
     with pytest.raises(VaryError, match="more than 9 digits"):
         fill_path("tables[0].rows[{h}-1" + "0" * 4400 + "][1]", {"h": 2})
     assert fill_path("tables[0].rows[{h}-1][1]", {"h": 2}) == "tables[0].rows[1][1]"
+
+
+PAIR = """\
+- id: live.pair
+  type: numeric
+  vary:
+    dim: {choices: [8, 16, 64]}
+    pair: {int: [0, dim/2 - 1]}
+  prompt:
+    en: With dim {dim}, what is the wavelength of pair {pair}?
+    zh: dim 为 {dim} 时，第 {pair} 对的波长是多少？
+  explanation:
+    en: Pair $i$ turns with $\\theta_i = 10000^{-2i/d}$.
+    zh: 第 $i$ 对的角速度为 $\\theta_i = 10000^{-2i/d}$。
+  answer: {demo: sinusoidal-wavelengths, params: {dim: dim, pair: pair}, path: values.pair_wavelength, rel_tol: 1e-6}
+"""
+
+
+def test_a_bound_may_be_arithmetic_of_earlier_parameters():
+    bank, problems = load(PAIR)
+    assert problems == []
+    question = bank.topics[0].questions[0]
+    draws = [draw(question.id, question.vary, seed) for seed in range(300)]
+    assert all(0 <= d["pair"] <= d["dim"] // 2 - 1 for d in draws)
+    assert {d["pair"] for d in draws if d["dim"] == 8} == {0, 1, 2, 3}  # the upper end is drawn too
+
+
+@pytest.mark.parametrize(
+    ("bound", "expected"),
+    [
+        (
+            "dim/2 -",
+            "live.yaml:8:23: vary.pair.int[1]: bound 'dim/2 -' is not arithmetic of earlier parameters: "
+            "the expression ends too early",
+        ),
+        (
+            "dim//2",
+            "live.yaml:8:23: vary.pair.int[1]: bound 'dim//2' is not arithmetic of earlier parameters: "
+            "unexpected '/'",
+        ),
+        (
+            "dimm/2 - 1",
+            "live.yaml:8:23: bound 'dimm/2 - 1' of 'pair': 'dimm' is not an earlier parameter "
+            "(did you mean 'dim'?)",
+        ),
+        (
+            "pair - 1",
+            "live.yaml:8:23: bound 'pair - 1' of 'pair': 'pair' is not an earlier parameter "
+            "(it is declared later; declare it first)",
+        ),
+        (
+            "dim/0",
+            "live.yaml:7:7: seed 0: vary parameter 'pair': bound 'dim/0' with dim=16: division by zero",
+        ),
+        ("dim - 100", "live.yaml:7:7: seed 0: vary parameter 'pair': empty range [0, -84]"),
+    ],
+)
+def test_a_bad_bound_expression_is_one_clear_line(bound, expected):
+    _, problems = load(PAIR.replace("dim/2 - 1", bound))
+    assert [str(p) for p in problems] == [expected]

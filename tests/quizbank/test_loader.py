@@ -122,6 +122,37 @@ def test_syntax_errors_have_marks(text, line, col, fragment):
     assert str(problems[-1]).startswith(f"s.yaml:{line}:{col}: ")
 
 
+INDENTED = "topic: a\nquestions:\n  - id: a.x\n    type: open\n{bad}\n    explanation: e\n"
+
+
+@pytest.mark.parametrize(
+    ("bad", "col", "says"),
+    [
+        ("   prompt: hi", 4, "line 5 is indented 3 spaces, line 4 above it 4 spaces; keys of one mapping"),
+        ("  prompt: hi", 3, "line 5 is indented 2 spaces, line 4 above it 4 spaces; keys of one mapping"),
+        (
+            "      prompt: hi",
+            13,
+            "line 5 is indented 6 spaces, deeper than line 4 (4), which already has its value",
+        ),
+    ],
+)
+def test_an_indentation_error_says_so_and_shows_the_lines_around_it(bad, col, says):
+    """libyaml says "did not find expected '-' indicator" or "mapping values are not allowed"; the author
+    needs to hear "indentation" and see which lines do not line up."""
+    bank, problems = load_bank_text(INDENTED.format(bad=bad), "s.yaml")
+    assert bank is None
+    [problem] = problems
+    first, *excerpt = str(problem).split("\n")
+    assert first.startswith(f"s.yaml:5:{col}: YAML indentation error: {says}"), first
+    assert excerpt == ["  4 |     type: open", f"> 5 | {bad}", "  6 |     explanation: e"]
+
+
+def test_a_colon_in_text_is_still_a_quoting_hint_not_an_indentation_error():
+    _, problems = parse_yaml_text("topic: a\nprompt: Q: why\n  next: 1\n", "s.yaml")
+    assert "must be quoted" in problems[-1].message and "indentation" not in problems[-1].message
+
+
 def test_duplicate_keys_are_reported_and_the_first_kept():
     doc, problems = parse_yaml_text("a: 1\nb: 2\na: 3\n", "d.yaml")
     assert doc.data == {"a": 1, "b": 2}

@@ -59,6 +59,21 @@ async def test_skipped_user_bank_file_is_listed_with_its_error(env: Path) -> Non
 
 
 @pilot_test
+async def test_a_skipped_file_with_an_indentation_error_shows_the_lines_around_it(env: Path) -> None:
+    user = env / "user-banks"
+    user.mkdir(parents=True)
+    (user / "indented.yaml").write_text(
+        "topic: x\ntitle: X\nquestions:\n  - id: x.a\n    type: open\n   prompt: hi\n", encoding="utf-8"
+    )
+    app = make_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "6:4: YAML indentation error:" in text and "line 6 is indented 3 spaces," in text, text
+        assert "  5 |     type: open" in text and "> 6 |    prompt: hi" in text, text  # the side panel wraps
+
+
+@pilot_test
 async def test_unusable_data_dir_is_explained(env: Path) -> None:
     blocker = env / "not-a-dir"
     blocker.write_text("x", encoding="utf-8")

@@ -36,6 +36,12 @@ questions:
 """
 
 
+# A generated question whose path fails only when the demo runs: row head+100 of a table of n_heads rows.
+# The loader cannot see it (a table's length is known only at run time); no draw ever gives an answer.
+BROKEN = LIVE_BANK.replace("live.slope", "live.broken").replace("[{head}-1]", "[{head}+100]")
+BROKEN_FIRST = BROKEN + "\n".join(LIVE_BANK.splitlines()[3:]) + "\n"  # live.broken, then live.slope
+
+
 def real_runner(name: str, params: dict[str, Any] | None = None, device: str = "auto") -> Any:
     from posenc_ref.demos import run_demo
 
@@ -186,3 +192,76 @@ async def test_predict_a_hidden_heatmap_cell(env: Path) -> None:
         await pilot.press(*"1e9", "enter")
         await settle(pilot)
         assert "✗ Off by more than 5%." in screen_text(app)
+
+
+def broken_app(env: Path) -> Any:
+    app = make_app(env, demo_runner=real_runner)
+    (env / "user-banks" / "live.yaml").write_text(BROKEN_FIRST, encoding="utf-8")
+    return app
+
+
+def skipped_notices(app: Any) -> list[str]:
+    return [n.message for n in app._notifications if n.message.startswith("Skipped live.broken: ")]
+
+
+@pilot_test
+async def test_quiz_skips_a_question_it_cannot_draw_and_says_so(env: Path) -> None:
+    """It comes second: its draw fails while the first question is on screen; the quiz got stuck on
+    "Drawing fresh numbers…" when it reached it."""
+    app = broken_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = QuizScreen(QuizSession(QuizConfig(seed=1), ["fx.numeric", "live.broken", "live.slope"]))
+        await app.push_screen(screen)
+        await settle(pilot)
+        assert screen.view is not None and screen.view.question_id == "fx.numeric"
+        assert skipped_notices(app) == []  # said when the quiz reaches it
+        await pilot.press(*"0.0039", "enter")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.view is not None and screen.view.question is screen.session.live["live.slope"].question
+        [notice] = skipped_notices(app)
+        assert "rows has" in notice, notice
+
+
+@pilot_test
+async def test_study_skips_a_card_it_cannot_draw_and_shows_the_next(env: Path) -> None:
+    app = broken_app(env)
+    now = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = StudyScreen("live", clock=lambda: now)
+        await app.push_screen(screen)
+        await settle(pilot)
+        assert screen.live is not None and screen.live.question.id == "live.slope"
+        assert screen.view is not None and screen.view.question is screen.live.question
+        assert len(skipped_notices(app)) == 1 and screen.undrawable == {"live.broken"}
+        await pilot.press(*f"{screen.live.question.value:.6g}", "enter")
+        await settle(pilot)
+        await pilot.press("3")  # Good: the next plan leaves the broken card out without drawing it again
+        await settle(pilot)
+        assert len(skipped_notices(app)) == 1
+
+
+def test_a_mock_interview_leaves_out_an_item_it_cannot_draw_with_its_follow_ups() -> None:
+    from quizbank.loader import load_bank_text
+    from quizbank.mock.planner import InterviewPlan, PlanItem
+    from tui.live import draw_plan_showings
+
+    bank, problems = load_bank_text(BROKEN_FIRST, "live.yaml")
+    assert problems == []
+    questions = {q.id: q for q in bank.topics[0].questions}
+    items = (
+        PlanItem("question", "live.broken", "live", "compute", 3.0, qtype="numeric"),
+        PlanItem(
+            "question", "live.slope", "live", "compute", 3.0, follow_up_of="live.broken", qtype="numeric"
+        ),
+        PlanItem("question", "live.slope", "live", "compute", 3.0, qtype="numeric"),
+    )
+    plan = InterviewPlan(minutes=10, seed=1, level="standard", topics=("live",), items=items)
+    bankset = type("B", (), {"questions": questions})()
+    kept, live, skipped = draw_plan_showings(plan, bankset, real_runner)
+    assert [i.id for i in kept.items] == ["live.slope"] and kept.items[0].follow_up_of is None
+    assert set(live) == {"live.slope"}
+    assert [item for item, _ in skipped] == ["live.broken"] and "rows has" in skipped[0][1]

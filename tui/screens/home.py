@@ -54,6 +54,10 @@ def _append_file_problems(text: Text, path: str, problems: list[Any], *, limit: 
         where = f"{problem.line}:{problem.col}: " if getattr(problem, "line", 0) > 0 else ""
         warning = "warning: " if getattr(problem, "severity", "") == "warning" else ""
         text.append(f"  {where}{warning}{escape_unsafe(str(problem.message))}\n", style="dim")
+        for line in str(
+            getattr(problem, "excerpt", "") or ""
+        ).splitlines():  # the lines around a YAML mistake
+            text.append(f"    {escape_unsafe(line)}\n", style="dim")
     if len(problems) > limit:
         text.append(f"  … +{len(problems) - limit}\n", style="dim")
 

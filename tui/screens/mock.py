@@ -53,7 +53,7 @@ from textual.widgets.selection_list import Selection
 from ..i18n import tr
 from ..keyorder import HeldKeys
 from ..keys import bind, localize_bindings
-from ..live import draw_showing, is_generated
+from ..live import draw_plan_showings, is_generated
 from ..richtext import plain
 from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
@@ -110,11 +110,14 @@ class MockSetupScreen(LocalizedScreen):
     BINDINGS = [bind("s,ctrl+s", "start", "mock.setup.start", "mock.start", key_display="s", priority=True)]
 
     class Planned(Message):
-        def __init__(self, plan: Any = None, error: str | None = None, live: Any = None) -> None:
+        def __init__(
+            self, plan: Any = None, error: str | None = None, live: Any = None, skipped: tuple[Any, ...] = ()
+        ) -> None:
             super().__init__()
             self.plan = plan
             self.error = error
             self.live = live or {}  # item id -> showing of a generated question (tui.live)
+            self.skipped = skipped  # (item id, why): generated questions left out, no draw gave an answer
 
     def __init__(self, topics: tuple[str, ...] = ()) -> None:
         super().__init__()
@@ -261,17 +264,12 @@ class MockSetupScreen(LocalizedScreen):
         except Exception as exc:  # the store may fail; say so in one line
             self.post_message(self.Planned(error=f"{type(exc).__name__}: {exc}"))
             return
-        # every generated item (a numeric follow-up included) gets numbers drawn for it alone
-        live = {}
-        for item in plan.items:
-            question = app.bankset.questions.get(item.id) if item.kind != "drill" else None
-            if question is not None and is_generated(question):
-                try:
-                    live[item.id] = draw_showing(question, app.demo_runner)
-                except Exception as exc:
-                    self.post_message(self.Planned(error=" ".join(str(exc).split())))
-                    return
-        self.post_message(self.Planned(plan, live=live))
+        # every generated item gets numbers drawn for it alone; one without an answer is left out
+        plan, live, skipped = draw_plan_showings(plan, app.bankset, app.demo_runner)
+        if not plan.items:
+            self.post_message(self.Planned(error=skipped[0][1] if skipped else "?"))
+            return
+        self.post_message(self.Planned(plan, live=live, skipped=skipped))
 
     def on_mock_setup_screen_planned(self, message: Planned) -> None:
         if self._planning_toast is not None:
@@ -283,6 +281,8 @@ class MockSetupScreen(LocalizedScreen):
         if message.plan is None:
             self.app.notify(message.error or "?", severity="error")
             return
+        for item_id, why in message.skipped:
+            self.app.notify(tr("live.skipped", self.app.language, id=item_id, error=why), severity="warning")
         self.app.switch_screen(MockInterviewScreen(message.plan, live=message.live))
 
 

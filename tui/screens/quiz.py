@@ -339,6 +339,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         self.session = session
         self.try_it = try_it
         self._view: QuestionView | None = None
+        self._draw_errors: dict[str, str] = {}  # generated questions no draw gave an answer for: skipped
         self.hold_keys()  # from the start: keys typed while it opens wait for the first question
 
     def compose(self) -> ComposeResult:
@@ -382,7 +383,9 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
     def _show_current(self) -> None:
         qa = self.query_one("#quiz-qa", VerticalScroll)
         question = self._question(self.session.current_id)
-        while question is None and not self.session.finished:
+        while not self.session.finished:
+            if question is not None and not self._skip_undrawable(question):
+                break
             question = self._question(self.session.advance())
         if self.session.finished:
             self._view = None
@@ -415,6 +418,17 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         self._update_bar()
         self.refresh_bindings()
         view.focus_input()  # once it is mounted; then it posts Ready
+
+    def _skip_undrawable(self, question: Any) -> bool:
+        """True (and a notice) for a generated question none of whose draws gave an answer: the quiz goes
+        on without it."""
+        if question.id in self.session.live or question.id not in self._draw_errors:
+            return False
+        why = self._draw_errors.pop(question.id)
+        self.app.notify(
+            tr("live.skipped", self.app.language, id=question.id, error=why), severity="warning", timeout=6
+        )
+        return True
 
     @staticmethod
     def _remove_widgets(widgets: list[Any]) -> None:
@@ -476,14 +490,10 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
     def on_quiz_screen_live_drawn(self, message: LiveDrawn) -> None:
         if message.showing is not None:
             self.session.live[message.question_id] = message.showing
+        elif message.error is not None:  # said and skipped when the quiz reaches it (maybe now)
+            self._draw_errors[message.question_id] = message.error
         if self.session.current_id != message.question_id or self.view is not None:
             return
-        if message.error is not None:
-            self.app.notify(
-                tr("quiz.draw_failed", self.app.language, id=message.question_id, error=message.error),
-                severity="error",
-            )
-            self.session.advance()
         self._show_current()
         view = self.view
         if view is not None:  # mounted from a message: focus once the view itself has composed

@@ -116,10 +116,12 @@ class StudyScreen(HeldKeys, Screen):
             error: str | None = None,
             nothing_to_undo: bool = False,
             live: Any = None,
+            skipped: tuple[tuple[str, str], ...] = (),
         ) -> None:
             super().__init__()
             self.plan = plan
             self.live = live  # the next card's showing when it is a generated question (tui.live)
+            self.skipped = skipped  # (question id, why): generated questions whose numbers could not be drawn
             self.rated = rated
             self.undone = undone
             self.error = error
@@ -144,6 +146,7 @@ class StudyScreen(HeldKeys, Screen):
         self.seed = seed
         self.plan: StudyPlan | None = None
         self.live: Any = None  # the showing on screen when the card is a generated question
+        self.undrawable: set[str] = set()  # generated questions skipped this session: no draw gave an answer
         self.busy = False
         self.done_count = 0
         self.again_count = 0
@@ -304,7 +307,7 @@ class StudyScreen(HeldKeys, Screen):
         """Start the store worker for `action` ("plan", "rate", "undo"); one at a time."""
         self.busy = True
         self.query_one("#study-ratings").disabled = True
-        self._store_worker(action, payload, self.scope_ids())
+        self._store_worker(action, payload, [qid for qid in self.scope_ids() if qid not in self.undrawable])
 
     @work(thread=True, group="study-store", exit_on_error=False, name="study-store")
     def _store_worker(self, action: str, payload: Any, ids: list[str]) -> None:
@@ -336,14 +339,26 @@ class StudyScreen(HeldKeys, Screen):
             self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
             return
         live = None
-        question = self.app.bankset.questions.get(plan.question_id or "") if self.app.bankset else None
-        if question is not None and is_generated(question):
+        skipped: list[tuple[str, str]] = []
+        while True:
+            question = self.app.bankset.questions.get(plan.question_id or "") if self.app.bankset else None
+            if question is None or not is_generated(question):
+                break
             try:  # fresh numbers for every showing, computed by the demo host (still in this worker)
                 live = draw_showing(question, self.app.demo_runner)
-            except Exception as exc:
-                self.post_message(self.Planned(None, error=" ".join(str(exc).split())))
-                return
-        self.post_message(self.Planned(plan, rated=rated, undone=undone, live=live))
+                break
+            except Exception as exc:  # no seed gave an answer: skip the card, plan the next one
+                skipped.append((question.id, " ".join(str(exc).split())))
+                left_out = {qid for qid, _ in skipped}
+                try:
+                    plan = self._compute_plan(
+                        store, [q for q in ids if q not in left_out], self.clock(), avoid, None
+                    )
+                except Exception as exc:
+                    text = str(exc).strip().splitlines()
+                    self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
+                    return
+        self.post_message(self.Planned(plan, rated=rated, undone=undone, live=live, skipped=tuple(skipped)))
 
     def plan_question_id(self) -> str | None:
         return self.plan.question_id if self.plan is not None else None
@@ -362,6 +377,11 @@ class StudyScreen(HeldKeys, Screen):
                 await self._message(tr("study.failed", lang, error=message.error))
             self._refocus()
             return
+        for question_id, why in message.skipped:
+            self.undrawable.add(question_id)
+            self.app.notify(
+                tr("live.skipped", lang, id=question_id, error=why), severity="warning", timeout=6
+            )
         if message.rated is not None:
             self.done_count += 1
             self.again_count += int(message.rated.rating) == 1

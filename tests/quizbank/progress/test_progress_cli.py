@@ -228,6 +228,19 @@ def test_stats_command(tmp_path, capsys):
     assert "6 total" in out and "fx-rope" in out and "fx-alibi" in out
 
 
+def test_a_skipped_bank_is_one_warning_line_without_its_yaml_excerpt(tmp_path, capsys):
+    """An indentation error's message shows the lines around it; the CLI's warning keeps to its first line."""
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("topic: a\nquestions:\n  - id: a.x\n   type: open\n", encoding="utf-8")
+    assert main(["--bank", str(broken), "--data-dir", str(tmp_path / "a"), "progress", "stats"]) == 0
+    [warning] = [line for line in capsys.readouterr().err.splitlines() if "skipped bank" in line]
+    assert warning.endswith(
+        "broken.yaml:4:4: YAML indentation error: line 4 is indented 3 spaces, "
+        "line 3 above it 4 spaces; keys of one mapping (and the '-' items of one list) "
+        "start in the same column"
+    ), warning
+
+
 def test_store_errors_are_one_line(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("x")

@@ -205,7 +205,7 @@ def test_cli_export_markdown(tmp_path, monkeypatch, capsys):
     alibi_zh = (out / "fx-alibi.md").read_text(encoding="utf-8")
     assert alibi_zh.startswith("# 测试 ALiBi\n\n*1 道题 · 主题 `fx-alibi` · 由 posenc 导出*")
     assert "**答案:** 错误" in alibi_zh and "**解析.**" in alibi_zh
-    assert "wrote" in capsys.readouterr().out
+    assert "已写入" in capsys.readouterr().out  # --lang zh: the line it prints is Chinese too
     blocker = tmp_path / "file.txt"
     blocker.write_text("x")
     assert main(["export", "markdown", str(blocker)]) == 2
