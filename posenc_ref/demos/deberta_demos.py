@@ -1,4 +1,5 @@
-"""DeBERTa demos: disentangled attention terms (c2c + c2p + p2c) and the relative index δ(i, j)."""
+"""DeBERTa demos: disentangled attention terms (c2c + c2p + p2c) with the relative index δ(i, j), and the
+v2/v3 log buckets of the relative position."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import SEED, DemoContext, Param
+from .base import SEED, Constraint, DemoContext, Param, ParamError
 from .registry import register_demo
 
 
@@ -124,4 +125,93 @@ def _run_deberta_terms(ctx: DemoContext, seq_len: int, dim: int, span: int, seed
         zh="p2c 按论文式 (4) 用 δ(j, i) 索引，即从键的角度看的距离。发布的代码（以及 HF 的 modeling_deberta_v2）"
         "先把相对位置取负再转置；两次翻转相互抵消，所以检查点里的 p2c 实际上也用 δ(i, j)：移植时必须照代码来才能对上。"
         "DeBERTa 只在靠近输出处加入绝对位置（增强掩码解码器）。",
+    )
+
+
+@register_demo(
+    name="deberta-buckets",
+    title="DeBERTa-v2/v3 log buckets of the relative position",
+    claim="DeBERTa-v2/v3 bucket r = query − key: exact up to ±buckets/2, then log-spaced up to ±(buckets − 1) at "
+    "|r| = max_position − 1; c2p reads row clamp(bucket + buckets, 0, 2·buckets − 1).",
+    title_zh="DeBERTa-v2/v3 的相对位置对数分桶",
+    claim_zh="DeBERTa-v2/v3 对 r = 查询 − 键 分桶：±buckets/2 以内精确对应，之后按对数间隔分桶，在 |r| = max_position − 1 "
+    "处达到 ±(buckets − 1)；c2p 读第 clamp(bucket + buckets, 0, 2·buckets − 1) 行。",
+    topic="relative",
+    params=(
+        Param("buckets", "int", 256, min=2, max=4096, even=True, help="position_buckets (v3: 256)"),
+        Param("max_position", "int", 512, min=4, max=1_000_000, help="max_relative_positions (v3: 512)"),
+        Param("relative_position", "int", 200, min=-10_000_000, max=10_000_000, help="query − key to bucket"),
+    ),
+    values=("bucket", "c2p_row", "exact_limit", "max_error"),
+    constraints=(Constraint("buckets", "<", "max_position"),),
+    memory_bytes=lambda max_position, **_: 64 * (2 * max_position + 64),
+)
+def _run_deberta_buckets(ctx: DemoContext, buckets: int, max_position: int, relative_position: int) -> None:
+    import numpy as np
+    import torch
+
+    from ..deberta import deberta_log_bucket, deberta_log_bucket_np
+
+    mid = buckets // 2
+    if max_position - 1 <= mid:
+        raise ParamError(f"max_position − 1 ({max_position - 1}) must exceed buckets / 2 ({mid})")
+    rel = np.arange(-(max_position + 8), max_position + 9)
+    textbook = deberta_log_bucket_np(rel, buckets, max_position)
+    fast = deberta_log_bucket(torch.as_tensor(rel, device=ctx.device), buckets, max_position).cpu().numpy()
+    max_error = float(np.abs(textbook - fast).max())
+    moved = int((textbook != fast).sum())
+    # transformers takes the logs in float32; up to max_position 4096 (v3 uses 512) no bucket moves, beyond it
+    # a few values that sit on a boundary of the ceil land one bucket lower than in float64
+    ctx.check(
+        "the fast (float32 logs, as transformers) and textbook (float64) buckets agree"
+        + ("" if max_position <= 4096 else f" within one bucket ({moved} boundary values differ)"),
+        max_error,
+        0.0 if max_position <= 4096 else 1.0,
+        zh="快速实现（float32 对数，与 transformers 相同）与教科书实现（float64）的桶号一致"
+        + ("" if max_position <= 4096 else f"，最多差一个桶（{moved} 个边界值不同）"),
+    )
+    inside = np.abs(rel) <= mid
+    ctx.check(
+        f"exact inside |r| ≤ {mid}: bucket = r",
+        float(np.abs(textbook[inside] - rel[inside]).max()),
+        0.0,
+        zh=f"|r| ≤ {mid} 时精确：桶号 = r",
+    )
+    edge = int(deberta_log_bucket_np(np.array([max_position - 1]), buckets, max_position)[0])
+    ctx.check(
+        f"|r| = max_position − 1 = {max_position - 1} reaches bucket buckets − 1 = {buckets - 1}",
+        edge - (buckets - 1),
+        0,
+        zh=f"|r| = max_position − 1 = {max_position - 1} 时达到第 buckets − 1 = {buckets - 1} 号桶",
+    )
+    ctx.check(
+        "buckets never decrease as r grows, and bucket(−r) = −bucket(r)",
+        float((np.diff(textbook) < 0).sum() + np.abs(textbook + textbook[::-1]).max()),
+        0.0,
+        zh="桶号随 r 增大而不减，且 bucket(−r) = −bucket(r)",
+    )
+    bucket = int(deberta_log_bucket_np(np.array([relative_position]), buckets, max_position)[0])
+    ctx.value("bucket", float(bucket))
+    ctx.value("c2p_row", float(min(max(bucket + buckets, 0), 2 * buckets - 1)))
+    ctx.value("exact_limit", float(mid))
+    ctx.value("max_error", max_error)
+    shown = sorted(
+        {1, mid // 2, mid, mid + 1, (mid + max_position) // 2, max_position - 1, max_position + 100}
+    )
+    ctx.table(
+        f"Buckets (query − key), {buckets} buckets, max_position {max_position}",
+        ["r = query − key", "bucket", "c2p row"],
+        [
+            [r, b, min(max(b + buckets, 0), 2 * buckets - 1)]
+            for r in shown + [-r for r in shown] + [relative_position]
+            for b in [int(deberta_log_bucket_np(np.array([r]), buckets, max_position)[0])]
+        ],
+        title_zh=f"分桶（查询 − 键），{buckets} 个桶，max_position 为 {max_position}",
+        columns_zh=["r = 查询 − 键", "桶号", "c2p 行"],
+    )
+    ctx.note(
+        "The sign is the opposite of T5's (key − query): a key before the query has r > 0. Past max_position the "
+        "bucket keeps growing, and the clamp to 0 .. 2·buckets − 1 saturates it.",
+        zh="符号与 T5 的（键 − 查询）相反：在查询之前的键 r > 0。超过 max_position 后桶号还会继续增大，"
+        "由截断到 0 .. 2·buckets − 1 使其饱和。",
     )

@@ -28,7 +28,7 @@ from .registry import register_demo
         Param("dim", "int", 8, min=1, max=4096, help="embedding dimension"),
         SEED,
     ),
-    values=("refused", "untrained_grad_norm", "trained_grad_norm"),
+    values=("refused", "untrained_grad_norm", "trained_grad_norm", "untrained_rows", "parameters"),
     # float32: a batch of 4 sequences (tokens, targets, the loss's temporaries and their
     # gradients: up to ~56 copies of [train_len, dim]) and the table with its init copy, gradient, drift
     memory_bytes=lambda max_len, train_len, dim, **_: 4 * dim * (56 * train_len + 6 * max_len),
@@ -93,9 +93,25 @@ def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, d
         0.0,
         zh="5 步 SGD 之后，未训练的行仍然与随机初始化完全相同",
     )
+    zero_rows = int((grad_norm_rows == 0).sum())  # rows whose gradient is exactly zero, counted
+    parameters = sum(p.numel() for p in table.parameters())
+    ctx.check(
+        f"the rows that never get a gradient are exactly rows {train_len}..{max_len - 1}: max_len − train_len",
+        zero_rows - (max_len - train_len),
+        0,
+        zh=f"从未得到梯度的行恰好是第 {train_len}..{max_len - 1} 行：max_len − train_len 行",
+    )
+    ctx.check(
+        f"the table holds max_len × dim = {max_len * dim} parameters",
+        parameters - max_len * dim,
+        0,
+        zh=f"位置表共有 max_len × dim = {max_len * dim} 个参数",
+    )
     ctx.value("refused", refused)
     ctx.value("untrained_grad_norm", untrained)
     ctx.value("trained_grad_norm", trained)
+    ctx.value("untrained_rows", float(zero_rows))
+    ctx.value("parameters", float(parameters))
 
     shown = sorted(
         {0, 1, max(train_len - 2, 0), train_len - 1, train_len, train_len + 1, max_len - 1}

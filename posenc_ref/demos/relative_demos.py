@@ -354,14 +354,18 @@ def _run_shaw_relative(
         Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
         Param("dim", "int", 8, min=2, max=1024, even=True, help="head dimension (even)"),
         SEED,
+        Param("mem_len", "int", 3, min=1, max=4096, help="cached tokens of earlier segments (memory)"),
     ),
-    values=("max_error", "position_only_rank"),
-    # the [L, L, d] gathered r_(i−j), the [L, L] terms, and the rank's grid (≤ 1024²) and its SVD
-    memory_bytes=lambda seq_len, dim, **_: (
-        8 * seq_len * seq_len * (dim + 12) + 32 * min(2 * dim + 8, 1024) ** 2
+    values=("max_error", "position_only_rank", "relative_rows"),
+    # the [L, L, d] gathered r_(i−j), the [L, L] terms, the rank's grid (≤ 1024²) and its SVD, and the
+    # memory check's [≤ 32, M + 32] terms with their per-distance sinusoids
+    memory_bytes=lambda seq_len, dim, mem_len=3, **_: (
+        8 * seq_len * seq_len * (dim + 12)
+        + 32 * min(2 * dim + 8, 1024) ** 2
+        + 8 * (mem_len + 64) * (dim + 64) * 12
     ),
 )
-def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> None:
+def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int, mem_len: int = 3) -> None:
     import torch
 
     from ..sinusoidal import sinusoidal_pe
@@ -405,7 +409,6 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
         zh=f"快速实现的各项与教科书 float64 循环一致（前 {n} 个 token）",
     )
     # with a memory segment the queries move to positions M .. M + L − 1
-    mem_len = max(1, seq_len // 2)
     memory = randn(seed + 6, mem_len, dim, device=ctx.device, dtype=dt)
     with_mem = xlnet_score_terms(x[:n], w_q, w_k_e, w_k_r, u, v, memory=memory)
     textbook_mem = xlnet_score_terms_np(
@@ -416,6 +419,19 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
         max_abs_diff(with_mem.total, textbook_mem.total),
         tol_for(textbook_mem.total),
         zh=f"在前面拼上 {mem_len} 个记忆 token 后，快速实现与教科书仍然一致",
+    )
+    # Transformer-XL builds R for klen = M + L distances, klen − 1 .. 0 (pos_seq = arange(klen − 1, −1, −1)):
+    # exactly the offsets i + M − j of the causal pairs (key j ≤ query position i + M)
+    qpos = torch.arange(seq_len)[:, None] + mem_len
+    offsets = qpos - torch.arange(mem_len + seq_len)[None, :]
+    relative_rows = int(torch.unique(offsets[offsets >= 0]).numel())
+    ctx.check(
+        f"a segment of {seq_len} queries with {mem_len} memory tokens uses klen = M + L = {mem_len + seq_len} "
+        "distinct causal offsets, one row of R each",
+        relative_rows - (mem_len + seq_len),
+        0,
+        zh=f"{seq_len} 个查询、{mem_len} 个记忆 token 的片段用到 klen = M + L = {mem_len + seq_len} 个不同的因果偏移，"
+        "每个对应 R 的一行",
     )
     d_term = terms.d
     toeplitz = max_abs_diff(d_term[1:, 1:], d_term[:-1, :-1]) if seq_len > 1 else 0.0
@@ -449,6 +465,7 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
     )
     ctx.value("max_error", max_error)
     ctx.value("position_only_rank", float(rank))
+    ctx.value("relative_rows", float(relative_rows))
 
     names = [
         "(a) content–content",

@@ -17,6 +17,8 @@ from posenc_ref import (
     absolute_score_terms_np,
     binary_bits_needed,
     binary_pe_np,
+    deberta_log_bucket,
+    deberta_log_bucket_np,
     deberta_relative_indices,
     deberta_scale,
     deberta_score_terms,
@@ -163,6 +165,25 @@ def test_xlnet_batched():
 
 
 # ----------------------------------------------------------------------------- DeBERTa
+
+
+def test_deberta_v3_log_buckets_by_hand():
+    """position_buckets 256, max_relative_positions 512 (DeBERTa-v3): mid = 128, exact up to ±128, then
+    128 + ceil(ln(r/128) / ln(511/128) · 127): 200 -> 128 + ceil(40.94) = 169, 300 -> 128 + ceil(78.14) = 207."""
+    rel = np.array([0, 1, -1, 127, 128, 129, 200, 300, 511, -200, -511, 600])
+    expected = [0, 1, -1, 127, 128, 129, 169, 207, 255, -169, -255, 270]
+    assert deberta_log_bucket_np(rel, 256, 512).tolist() == expected
+    assert deberta_log_bucket(torch.tensor(rel), 256, 512).tolist() == expected
+    every = np.arange(-2000, 2001)
+    assert np.array_equal(
+        deberta_log_bucket_np(every, 256, 512), deberta_log_bucket(torch.tensor(every), 256, 512)
+    )
+    for r in (200, 300):
+        assert deberta_log_bucket_np(np.array([r]), 256, 512)[0] == 128 + math.ceil(
+            math.log(r / 128) / math.log(511 / 128) * 127
+        )
+    with pytest.raises(ValueError, match="max_position - 1 > buckets // 2"):
+        deberta_log_bucket_np(np.array([1]), 256, 128)
 
 
 def test_deberta_delta_known_values():
