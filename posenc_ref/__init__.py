@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     # learned absolute
     "LearnedPositionalEmbedding": "learned",
     "PositionOutOfRangeError": "learned",
+    "resample_2d_table": "learned",
     # RoPE
     "rope_inv_freq": "rope",
     "rope_inv_freq_np": "rope",

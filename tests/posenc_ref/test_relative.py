@@ -24,6 +24,7 @@ from posenc_ref import (
     deberta_score_terms,
     deberta_score_terms_np,
     integer_pe_np,
+    resample_2d_table,
     shaw_attention,
     shaw_attention_np,
     shaw_attention_scores,
@@ -306,3 +307,20 @@ def test_learned_rows_past_training_length_get_no_gradient():
     grad_norm = table.weight.grad.norm(dim=-1)
     assert torch.all(grad_norm[:6] > 0)
     assert torch.all(grad_norm[6:] == 0)
+
+
+def test_resample_2d_table_keeps_the_class_row_and_hits_the_target_grid():
+    gen = torch.Generator().manual_seed(0)
+    table = torch.randn(1 + 14 * 14, 6, generator=gen)
+    out = resample_2d_table(table, (14, 14), (24, 32))
+    assert out.shape == (1 + 24 * 32, 6) and torch.equal(out[0], table[0])
+    assert torch.allclose(resample_2d_table(table, (14, 14), (14, 14)), table, atol=1e-6)
+    # a constant table stays constant (interpolation weights sum to one), in any size
+    flat = torch.cat([table[:1], torch.full((196, 6), 0.25)])
+    assert torch.allclose(resample_2d_table(flat, (14, 14), (61, 9))[1:], torch.tensor(0.25), atol=1e-6)
+    # the trap the size= path avoids: scale_factor 61/14 gives 60 rows
+    image = table[1:].reshape(1, 14, 14, 6).permute(0, 3, 1, 2)
+    assert torch.nn.functional.interpolate(image, scale_factor=61 / 14, mode="bicubic").shape[-1] == 60
+    assert resample_2d_table(table, (14, 14), (61, 61)).shape[0] == 1 + 61 * 61
+    with pytest.raises(ValueError, match="table must be"):
+        resample_2d_table(table, (13, 13), (24, 24))

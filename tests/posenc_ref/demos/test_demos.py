@@ -45,6 +45,7 @@ REQUIRED = {
     "deberta-buckets",
     "shuffle-score",
     "axial-rope-split",
+    "vit-table-resize",
 }
 
 
@@ -185,6 +186,14 @@ def test_learned_table_counts_its_untrained_rows_and_parameters():
     assert learned.values["parameters"] == 2048 * 8
     full = _run("learned-extrapolation", max_len=16, train_len=16, dim=4)
     assert full.values["untrained_rows"] == 0
+
+
+def test_vit_table_resize_values():
+    resized = _run("vit-table-resize")  # 14×14 -> 24×24, ViT-B/16 from 224 to 384
+    assert resized.values["tokens"] == 1 + 24 * 24 and resized.values["prefix_error"] == 0
+    assert resized.values["scale_factor_rows"] == 24
+    assert _run("vit-table-resize", new_h=61, new_w=61).values["scale_factor_rows"] == 60  # 14 · (61/14) < 61
+    assert 0 < resized.values["round_trip_error"] < 0.1
 
 
 def test_transformer_xl_relative_rows_are_memory_plus_segment():
