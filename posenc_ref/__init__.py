@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     # learned absolute
     "LearnedPositionalEmbedding": "learned",
     "PositionOutOfRangeError": "learned",
+    "resample_2d_table": "learned",
     # RoPE
     "rope_inv_freq": "rope",
     "rope_inv_freq_np": "rope",
@@ -59,6 +60,11 @@ _EXPORTS: dict[str, str] = {
     "mrope_temporal_ids_np": "mrope",
     "mrope_temporal_step": "mrope",
     "MROPE_SECTION": "mrope",
+    # axial 3-D RoPE (video diffusion transformers)
+    "wan_axis_split": "axial_rope",
+    "axial_inv_freqs_np": "axial_rope",
+    "apply_axial_rope": "axial_rope",
+    "apply_axial_rope_np": "axial_rope",
     # ALiBi
     "alibi_slopes": "alibi",
     "alibi_slopes_np": "alibi",
@@ -84,6 +90,8 @@ _EXPORTS: dict[str, str] = {
     "deberta_score_terms_np": "deberta",
     "deberta_relative_indices": "deberta",
     "deberta_scale": "deberta",
+    "deberta_log_bucket": "deberta",
+    "deberta_log_bucket_np": "deberta",
     # NoPE: position from the causal mask alone
     "nope_causal_attention": "nope",
     "nope_causal_attention_np": "nope",

@@ -18,6 +18,16 @@ vector H_i; relative positions have their own embedding table P with 2k rows::
 
 The position-to-position term of the absolute expansion is dropped: with relative positions it
 carries no information about the tokens.
+
+DeBERTa-v2/v3 bucket the relative position ``q - k`` (query minus key, the opposite sign of T5's
+``key - query``) before the lookup (transformers ``make_log_bucket_position``; v3 configs use
+``position_buckets = 256`` and ``max_relative_positions = 512``). With ``mid = buckets // 2``::
+
+    bucket(r) = r                                                          if |r| <= mid
+              = sign(r) · (mid + ceil(ln(|r|/mid) / ln((max_pos - 1)/mid) · (mid - 1)))   otherwise
+
+exact up to ±mid, then log-spaced, reaching ±(buckets - 1) at ``|r| = max_pos - 1``; c2p reads row
+``clamp(bucket + buckets, 0, 2·buckets - 1)`` of the 2·buckets-row table.
 """
 
 from __future__ import annotations
@@ -58,6 +68,45 @@ def deberta_relative_indices(q_len: int, k_len: int, span: int, *, device=None):
 
     rel = torch.arange(q_len, device=device)[:, None] - torch.arange(k_len, device=device)[None, :]
     return (rel + span).clamp(0, 2 * span - 1)
+
+
+def deberta_log_bucket_np(relative_position: Any, buckets: int, max_position: int) -> np.ndarray:
+    """Textbook log buckets of ``relative_position`` (query - key), int64, as in DeBERTa-v2's
+    ``make_log_bucket_position`` (float64 here; the formula's ceil makes the result an integer)."""
+    rel = np.asarray(relative_position, dtype=np.int64)
+    mid = buckets // 2
+    if mid < 1 or max_position - 1 <= mid:
+        raise ValueError(
+            f"need buckets >= 2 and max_position - 1 > buckets // 2, got {buckets}, {max_position}"
+        )
+    out = np.empty(rel.shape, dtype=np.int64)
+    for idx, r in np.ndenumerate(rel):
+        a = abs(int(r))
+        if a <= mid:
+            out[idx] = r
+        else:
+            log_pos = math.ceil(math.log(a / mid) / math.log((max_position - 1) / mid) * (mid - 1)) + mid
+            out[idx] = log_pos if r > 0 else -log_pos
+    return out
+
+
+def deberta_log_bucket(relative_position, buckets: int, max_position: int):
+    """Fast log buckets, long tensor, vectorised as in transformers (float32 logs, like the original)."""
+    import torch
+
+    rel = torch.as_tensor(relative_position)
+    mid = buckets // 2
+    if mid < 1 or max_position - 1 <= mid:
+        raise ValueError(
+            f"need buckets >= 2 and max_position - 1 > buckets // 2, got {buckets}, {max_position}"
+        )
+    sign = torch.sign(rel)
+    abs_pos = torch.where((rel < mid) & (rel > -mid), torch.full_like(rel, mid - 1), rel.abs())
+    log_pos = (
+        torch.ceil(torch.log(abs_pos / mid) / torch.log(torch.tensor((max_position - 1) / mid)) * (mid - 1))
+        + mid
+    )
+    return torch.where(abs_pos <= mid, rel.to(log_pos.dtype), log_pos * sign).long()
 
 
 def _span(rel_emb_rows: int, span: int | None) -> int:

@@ -86,3 +86,33 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def extra_repr(self) -> str:
         return f"max_len={self.max_len}, dim={self.dim}"
+
+
+def resample_2d_table(
+    table: torch.Tensor,
+    old_grid: tuple[int, int],
+    new_grid: tuple[int, int],
+    *,
+    num_prefix: int = 1,
+    mode: str = "bicubic",
+    antialias: bool = True,
+) -> torch.Tensor:
+    """A ViT's learned table ``[num_prefix + H·W, dim]`` resized to ``new_grid`` (as timm's
+    ``resample_abs_pos_embed``): the prefix rows (class or register tokens) are set aside untouched, the
+    patch rows are reshaped to a ``dim × H × W`` image, interpolated to the target ``size`` (never a
+    ``scale_factor``, whose output size is rounded down) in float32, cast back and flattened row-major
+    after the prefix. ``antialias`` matters when the grid shrinks."""
+    import torch.nn.functional as F
+
+    (h, w), (new_h, new_w) = old_grid, new_grid
+    if table.ndim != 2 or table.shape[0] != num_prefix + h * w:
+        raise ValueError(f"table must be [{num_prefix} + {h}·{w}, dim], got {list(table.shape)}")
+    if min(h, w, new_h, new_w) < 1:
+        raise ValueError(f"grids must be at least 1×1, got {old_grid} -> {new_grid}")
+    if mode not in ("bilinear", "bicubic"):
+        raise ValueError(f"mode must be bilinear or bicubic, got {mode!r}")
+    prefix, patches = table[:num_prefix], table[num_prefix:]
+    image = patches.float().reshape(1, h, w, -1).permute(0, 3, 1, 2)  # interpolate needs float32
+    resized = F.interpolate(image, size=(new_h, new_w), mode=mode, antialias=antialias, align_corners=False)
+    rows = resized.permute(0, 2, 3, 1).reshape(new_h * new_w, -1).to(table.dtype)
+    return torch.cat([prefix, rows], dim=0)

@@ -1,4 +1,5 @@
-"""Long-context bookkeeping: KV-cache size, attention cost, GQA with RoPE, StreamingLLM positions, packing.
+"""Long-context bookkeeping: KV-cache size, attention cost, RoPE kernel traffic, GQA with RoPE, StreamingLLM
+positions, packing.
 
 References: Shazeer 2019 (MQA), Ainslie et al. 2023 (GQA, HF ``repeat_kv``), Xiao et al. 2023
 (StreamingLLM §3.2: positions are assigned *within the cache*, keys are cached before the rotation),
@@ -56,6 +57,37 @@ def attention_score_flops(
         * _positive("head_dim", head_dim)
         * pairs
     )
+
+
+# FLOPs per rotated element: out = x·cos + rotate(x)·sin, two multiplies and an add (rotate_half only
+# moves channels and flips a sign)
+ROPE_FLOPS_PER_ELEMENT = 3
+
+
+def rope_kernel_traffic(
+    seq_len: int, n_heads: int, n_kv_heads: int, head_dim: int, *, bytes_per_element: int = 2
+) -> dict[str, float]:
+    """HBM traffic of one layer's standalone (unfused) RoPE kernel, which reads q and k and writes them
+    back: the bytes of a copy of q and k. ``q_bytes``, ``k_bytes``, ``traffic_bytes`` (2 × (q + k)),
+    ``table_bytes`` (cos and sin for ``seq_len`` positions at head_dim width, in the same element type,
+    as HF builds them), ``flops`` (3 per rotated element) and ``intensity`` (FLOPs per byte of q/k
+    traffic: 3 / (2 × 2 × bytes) = 0.75 in bf16, far below any GPU's ridge point, so a copy's speed is
+    the best such a kernel can do; fused into the projection epilogue or the attention prologue it adds
+    no traffic at all)."""
+    tokens = _positive("seq_len", seq_len)
+    q_elems = tokens * _positive("n_heads", n_heads) * _positive("head_dim", head_dim)
+    k_elems = tokens * _positive("n_kv_heads", n_kv_heads) * head_dim
+    size = _positive("bytes_per_element", bytes_per_element)
+    traffic = 2 * (q_elems + k_elems) * size
+    flops = ROPE_FLOPS_PER_ELEMENT * (q_elems + k_elems)
+    return {
+        "q_bytes": float(q_elems * size),
+        "k_bytes": float(k_elems * size),
+        "traffic_bytes": float(traffic),
+        "table_bytes": float(2 * tokens * head_dim * size),
+        "flops": float(flops),
+        "intensity": flops / traffic,
+    }
 
 
 def repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:

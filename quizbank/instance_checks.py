@@ -7,7 +7,10 @@ the instance's parameters, and a problem is reported at `path:line:col` for:
 - a parameter the demo refuses (outside its bounds or constraints, or refused at run time);
 - a demo whose own self-check fails at those parameters;
 - a path that does not lead to a number, or a non-finite answer;
-- fewer than 2 distinct answers over the 8 instances (the numbers would not really change).
+- fewer than 4 distinct answers over the 8 instances (MIN_DISTINCT_ANSWERS: a candidate who has seen a few
+  draws could otherwise recall the answer instead of computing it), unless the question says why it
+  cannot in `few_answers:`; even then 2 at least (the numbers must really change);
+- a `few_answers:` reason on a question that does draw 4 distinct answers (the reason is stale).
 
 Demo runs are shared with the fixed checks through one `checks.RunCache`.
 """
@@ -24,6 +27,9 @@ from .instances import InstanceError, answer_from, draw_instance, is_generated
 from .problems import Location, Problem
 from .vary import VaryError, format_param, unfilled
 from .vary_findings import VALIDATION_SEEDS
+
+# distinct answers the 8 validation draws must give, unless the question's `few_answers:` says why not
+MIN_DISTINCT_ANSWERS = 4
 
 
 @dataclass(frozen=True)
@@ -153,15 +159,11 @@ def instance_report(source: Any, cache: RunCache, *, only: Iterable[str] | None 
         for failure in found.failures():
             report.failures.append(failure)
             report.problems.append(failure.problem())
-        if complete and len({round(v, 12) for v in values}) < 2:
-            shown = format_param(values[0]) if values else "nothing"
-            report.problems.append(
-                Problem.at(
-                    where(qid, "vary"),
-                    f"{qid}: all {len(values)} instances have the answer {shown}; "
-                    "vary must change the answer (fewer than 2 distinct answers)",
-                )
-            )
+        if complete:
+            problem = _spread_problem(question, values)
+            if problem:
+                key = "few_answers" if getattr(question, "few_answers", None) is not None else "vary"
+                report.problems.append(Problem.at(where(qid, key), problem))
     report.seconds = time.perf_counter() - start
     return report
 
@@ -212,3 +214,27 @@ def fold_into(problems: list[Problem], report: InstanceReport, origin: dict[str,
     lines = {failure.problem() for failure in report.failures}
     out.extend(p for p in report.problems if p not in lines)
     return out
+
+
+def _spread_problem(question: Any, values: list[float]) -> str | None:
+    """What is wrong with the spread of one question's 8 answers, or None."""
+    qid = question.id
+    distinct = len({round(v, 12) for v in values})
+    reason = getattr(question, "few_answers", None)
+    if distinct < 2:
+        shown = format_param(values[0]) if values else "nothing"
+        return (
+            f"{qid}: all {len(values)} instances have the answer {shown}; "
+            "vary must change the answer (fewer than 2 distinct answers)"
+        )
+    if distinct < MIN_DISTINCT_ANSWERS and reason is None:
+        return (
+            f"{qid}: the {len(values)} instances give only {distinct} distinct answers; vary must draw at "
+            f"least {MIN_DISTINCT_ANSWERS}, or say why it cannot in few_answers: ..."
+        )
+    if distinct >= MIN_DISTINCT_ANSWERS and reason is not None:
+        return (
+            f"{qid}: the {len(values)} instances give {distinct} distinct answers, so few_answers "
+            "no longer applies; remove it"
+        )
+    return None

@@ -558,7 +558,10 @@ def _register(bankset: BankSet, result: _FileResult, question: Any, where: tuple
     for i in range(len(question.checks)):
         bankset.check_origin[(qid, i)] = result.location((*where, "checks", i))
     if getattr(question, "vary", None):
-        for key in ("vary", "answer", "answer.path", "answer.params", "prompt", "explanation"):
+        keys = ["vary", "answer", "answer.path", "answer.params", "prompt", "explanation"]
+        if getattr(question, "few_answers", None) is not None:
+            keys.append("few_answers")
+        for key in keys:
             bankset.live_origin[(qid, key)] = result.location((*where, *key.split(".")))
     if getattr(question, "type", None) == "open":
         from .judge.examples import point_patterns

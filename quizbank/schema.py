@@ -414,6 +414,8 @@ class NumericQuestion(_QuestionBase):
     unit: Text | None = None  # `{en: tokens, zh: 个 token}`, or plain text meaning English only
     vary: dict[VaryName, VaryParam] | None = Field(default=None, min_length=1, max_length=12)
     live_answer: LiveAnswer | None = None
+    # why `vary` cannot give MIN_DISTINCT_ANSWERS distinct answers in the 8 validation draws
+    few_answers: Annotated[str, Field(pattern=r"\S", max_length=300)] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -460,6 +462,8 @@ class NumericQuestion(_QuestionBase):
                     "a generated question shows its answer's demo at the instance's parameters; remove demo:"
                 )
             return self
+        if self.few_answers is not None:
+            raise ValueError("few_answers explains a generated question's few answers; remove it (no vary)")
         for name in ("value", "tolerance"):
             if getattr(self, name) is None:
                 raise ValueError(f"missing required key {name!r} (a numeric question needs it)")

@@ -14,7 +14,7 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import SEED, DemoContext, Param
+from .base import SEED, DemoContext, Param, ParamError
 from .registry import register_demo
 
 
@@ -120,6 +120,117 @@ def _run_permutation_equivariance(ctx: DemoContext, seq_len: int, dim: int, seed
     ctx.note(
         "Self-attention treats its input as a set: order must come from a position encoding (or a causal mask).",
         zh="自注意力把输入当作集合：顺序信息必须来自位置编码（或因果掩码）。",
+    )
+
+
+def _placed(seq_len: int, src: tuple[int, int], dst: tuple[int, int], seed: int):
+    """A permutation of 0 .. seq_len − 1 (as `perm[new] = old`) that moves position src[0] to dst[0] and
+    src[1] to dst[1]; the other tokens fill the remaining slots in a seeded random order."""
+    import torch
+
+    perm = [-1] * seq_len
+    perm[dst[0]], perm[dst[1]] = src
+    rest = [i for i in range(seq_len) if i not in src]
+    order = torch.randperm(len(rest), generator=torch.Generator().manual_seed(seed)).tolist()
+    free = [i for i in range(seq_len) if perm[i] < 0]
+    for slot, j in zip(free, order, strict=True):
+        perm[slot] = rest[j]
+    return torch.tensor(perm)
+
+
+@register_demo(
+    name="shuffle-score",
+    title="One score before and after a shuffle",
+    claim="Without a position encoding the score of token A's query with token B's key is q·k wherever the two "
+    "sit, so a shuffle only moves it; with RoPE it becomes q·R(n − m)k and changes unless the offset n − m stays.",
+    title_zh="打乱前后的同一个注意力分数",
+    claim_zh="没有位置编码时，token A 的查询与 token B 的键的分数无论两者在哪里都是 q·k，打乱只会挪动它的位置；"
+    "用 RoPE 时它变成 q·R(n − m)k，除非偏移 n − m 不变，否则就会改变。",
+    topic="why-pe",
+    params=(
+        Param("q1", "int", 2, min=-9, max=9, help="token A's query, first component"),
+        Param("q2", "int", 1, min=-9, max=9, help="token A's query, second component"),
+        Param("k1", "int", 1, min=-9, max=9, help="token B's key, first component"),
+        Param("k2", "int", 3, min=-9, max=9, help="token B's key, second component"),
+        Param("m", "int", 1, min=0, max=1023, help="token A's position before the shuffle"),
+        Param("n", "int", 4, min=0, max=1023, help="token B's position before the shuffle"),
+        Param("m_after", "int", 5, min=0, max=1023, help="token A's position after the shuffle"),
+        Param("n_after", "int", 2, min=0, max=1023, help="token B's position after the shuffle"),
+        SEED,
+    ),
+    values=("score_no_pe_before", "score_no_pe_after", "score_rope_before", "score_rope_after"),
+    # float64 [L, L] scores (four of them) and [L, 2] vectors, L ≤ 1024
+    memory_bytes=lambda m, n, m_after, n_after, **_: 48 * (max(m, n, m_after, n_after) + 2) ** 2,
+)
+def _run_shuffle_score(
+    ctx: DemoContext,
+    q1: int,
+    q2: int,
+    k1: int,
+    k2: int,
+    m: int,
+    n: int,
+    m_after: int,
+    n_after: int,
+    seed: int,
+) -> None:
+    import torch
+
+    from ..rope import apply_rope
+
+    if m == n or m_after == n_after:
+        raise ParamError("tokens A and B need two different positions, before and after the shuffle")
+    seq_len = max(m, n, m_after, n_after) + 1
+    q = randn(seed, seq_len, 2, dtype=torch.float64)  # 2-D head: one pair, θ = 1 rad per position
+    k = randn(seed + 1, seq_len, 2, dtype=torch.float64)
+    q[m] = torch.tensor([q1, q2], dtype=torch.float64)
+    k[n] = torch.tensor([k1, k2], dtype=torch.float64)
+    perm = _placed(seq_len, (m, n), (m_after, n_after), seed)  # perm[new] = old
+    qs, ks = q[perm], k[perm]
+
+    scores, shuffled = q @ k.T, qs @ ks.T
+    ctx.check(
+        "no position encoding: the shuffled score matrix is the old one with rows and columns permuted",
+        float((shuffled - scores[perm][:, perm]).abs().max()),
+        1e-12 * (float(scores.abs().max()) + 1),
+        zh="没有位置编码：打乱后的分数矩阵就是原矩阵的行和列按同样方式重排",
+    )
+    rope, rope_shuffled = apply_rope(q) @ apply_rope(k).T, apply_rope(qs) @ apply_rope(ks).T
+    offset, offset_after = n - m, n_after - m_after
+    dot, cross = q1 * k1 + q2 * k2, q2 * k1 - q1 * k2
+    formula = dot * math.cos(offset_after) + cross * math.sin(offset_after)
+    ctx.check(
+        f"with RoPE (d = 2, θ = 1): q·R(n − m)k = (q·k) cos δ + (q₂k₁ − q₁k₂) sin δ, δ = {offset_after} after",
+        abs(float(rope_shuffled[m_after, n_after]) - formula),
+        1e-9 * (abs(dot) + abs(cross) + 1),
+        zh=f"用 RoPE（d = 2，θ = 1）时：q·R(n − m)k = (q·k) cos δ + (q₂k₁ − q₁k₂) sin δ，打乱后 δ = {offset_after}",
+    )
+    ctx.value("score_no_pe_before", float(scores[m, n]))
+    ctx.value("score_no_pe_after", float(shuffled[m_after, n_after]))
+    ctx.value("score_rope_before", float(rope[m, n]))
+    ctx.value("score_rope_after", float(rope_shuffled[m_after, n_after]))
+    ctx.table(
+        "Token A's query with token B's key",
+        ["", "A at", "B at", "offset n − m", "score, no PE", "score, RoPE"],
+        [
+            ["before", m, n, offset, float(scores[m, n]), float(rope[m, n])],
+            [
+                "after",
+                m_after,
+                n_after,
+                offset_after,
+                float(shuffled[m_after, n_after]),
+                float(rope_shuffled[m_after, n_after]),
+            ],
+        ],
+        title_zh="token A 的查询与 token B 的键",
+        columns_zh=["", "A 的位置", "B 的位置", "偏移 n − m", "分数（无位置编码）", "分数（RoPE）"],
+    )
+    ctx.note(
+        "Without a position encoding nothing in q·k knows where A and B sit: attention sees a set. RoPE keeps the "
+        "score only when the shuffle keeps the offset n − m.",
+        zh="没有位置编码时，q·k 中没有任何东西知道 A 和 B 在哪里：注意力看到的是一个集合。用 RoPE 时，只有打乱保持偏移 "
+        "n − m 不变，分数才不变。",
     )
 
 

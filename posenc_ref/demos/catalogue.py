@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import (  # noqa: F401  (registration side effects)
     alibi_demos,
     attention_demos,
+    deberta_demos,
     learned_demos,
     longctx_demos,
     mrope_demos,

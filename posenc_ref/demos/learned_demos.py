@@ -28,7 +28,7 @@ from .registry import register_demo
         Param("dim", "int", 8, min=1, max=4096, help="embedding dimension"),
         SEED,
     ),
-    values=("refused", "untrained_grad_norm", "trained_grad_norm"),
+    values=("refused", "untrained_grad_norm", "trained_grad_norm", "untrained_rows", "parameters"),
     # float32: a batch of 4 sequences (tokens, targets, the loss's temporaries and their
     # gradients: up to ~56 copies of [train_len, dim]) and the table with its init copy, gradient, drift
     memory_bytes=lambda max_len, train_len, dim, **_: 4 * dim * (56 * train_len + 6 * max_len),
@@ -93,9 +93,25 @@ def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, d
         0.0,
         zh="5 步 SGD 之后，未训练的行仍然与随机初始化完全相同",
     )
+    zero_rows = int((grad_norm_rows == 0).sum())  # rows whose gradient is exactly zero, counted
+    parameters = sum(p.numel() for p in table.parameters())
+    ctx.check(
+        f"the rows that never get a gradient are exactly rows {train_len}..{max_len - 1}: max_len − train_len",
+        zero_rows - (max_len - train_len),
+        0,
+        zh=f"从未得到梯度的行恰好是第 {train_len}..{max_len - 1} 行：max_len − train_len 行",
+    )
+    ctx.check(
+        f"the table holds max_len × dim = {max_len * dim} parameters",
+        parameters - max_len * dim,
+        0,
+        zh=f"位置表共有 max_len × dim = {max_len * dim} 个参数",
+    )
     ctx.value("refused", refused)
     ctx.value("untrained_grad_norm", untrained)
     ctx.value("trained_grad_norm", trained)
+    ctx.value("untrained_rows", float(zero_rows))
+    ctx.value("parameters", float(parameters))
 
     shown = sorted(
         {0, 1, max(train_len - 2, 0), train_len - 1, train_len, train_len + 1, max_len - 1}
@@ -262,4 +278,115 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
         "of the alternating bits: low dims flip fast, high dims slowly.",
         zh=f"加到量级为 1 的嵌入上时，整数编码 {seq_len - 1} 会淹没 token 信号；二进制编码虽然保持在 {{0, 1}} 内，"
         "却是离散跳变的。正弦编码是交替比特的平滑版本：低维翻转得快，高维翻转得慢。",
+    )
+
+
+@register_demo(
+    name="vit-table-resize",
+    title="Resizing a ViT's learned 2-D position table",
+    claim="Set the class row aside, reshape the patch rows to their grid, interpolate to the target size in float32 "
+    "(bicubic), flatten back; asking F.interpolate for a scale_factor instead can round the grid down by one.",
+    title_zh="缩放 ViT 的二维可学习位置表",
+    claim_zh="先把 class 行放到一边，把 patch 行还原成网格，在 float32 下按目标尺寸插值（双三次），再展平回去；"
+    "若改给 F.interpolate 一个 scale_factor，网格可能被向下取整少一行。",
+    topic="rope-variants",
+    params=(
+        Param("grid", "int", 14, min=1, max=64, help="trained grid side (224 / 16 = 14)"),
+        Param("new_h", "int", 24, min=1, max=128, help="new grid rows"),
+        Param("new_w", "int", 24, min=1, max=128, help="new grid columns"),
+        Param(
+            "dim",
+            "int",
+            8,
+            min=4,
+            max=1024,
+            even=True,
+            help="embedding width (even: half for rows, half for columns)",
+        ),
+        SEED,
+    ),
+    values=("tokens", "scale_factor_rows", "prefix_error", "round_trip_error"),
+    # float32: the table, its image, the resized copies (size= and scale_factor=) and the round trip
+    memory_bytes=lambda grid, new_h, new_w, dim, **_: (
+        4 * dim * (8 * grid * grid + 6 * (new_h + 1) * (new_w + 1))
+    ),
+)
+def _run_vit_table_resize(ctx: DemoContext, grid: int, new_h: int, new_w: int, dim: int, seed: int) -> None:
+    import torch
+    import torch.nn.functional as F
+
+    from ..learned import resample_2d_table
+    from ..sinusoidal import sinusoidal_pe
+
+    # a smooth stand-in for a trained table (MAE-style 2-D sin-cos: half the width for the row, half for the
+    # column) after a random class row
+    axis = sinusoidal_pe(grid, dim // 2, device=ctx.device, dtype=torch.float32)
+    patches = torch.cat(
+        [axis[:, None, :].expand(grid, grid, dim // 2), axis[None, :, :].expand(grid, grid, dim // 2)], dim=-1
+    )
+    cls_row = randn(seed, 1, dim, device=ctx.device, dtype=torch.float32)
+    table = torch.cat([cls_row, patches.reshape(grid * grid, dim)], dim=0)
+    resized = resample_2d_table(table, (grid, grid), (new_h, new_w))
+    ctx.check(
+        f"size=({new_h}, {new_w}) gives exactly 1 + {new_h}·{new_w} = {1 + new_h * new_w} rows",
+        resized.shape[0] - (1 + new_h * new_w),
+        0,
+        zh=f"size=({new_h}, {new_w}) 恰好给出 1 + {new_h}·{new_w} = {1 + new_h * new_w} 行",
+    )
+    prefix_error = float((resized[0] - table[0]).abs().max())
+    ctx.check(
+        "the class row is copied, never interpolated", prefix_error, 0.0, zh="class 行原样复制，不参与插值"
+    )
+    same = resample_2d_table(table, (grid, grid), (grid, grid))
+    ctx.check(
+        "resizing to the trained grid returns the table unchanged",
+        float((same - table).abs().max()),
+        1e-5,
+        zh="缩放到训练时的网格时，位置表保持不变",
+    )
+    half = resample_2d_table(table.to(torch.bfloat16), (grid, grid), (new_h, new_w))
+    in_float32 = resample_2d_table(table.to(torch.bfloat16).float(), (grid, grid), (new_h, new_w))
+    ctx.check(
+        "a bf16 table is interpolated in float32 and cast back: exactly the float32 result rounded to bf16",
+        float((half.float() - in_float32.to(torch.bfloat16).float()).abs().max()),
+        0.0,
+        zh="bf16 的位置表在 float32 下插值后再转回：恰好等于 float32 结果舍入到 bf16",
+    )
+    image = table[1:].reshape(1, grid, grid, dim).permute(0, 3, 1, 2)
+    by_factor = F.interpolate(image, scale_factor=(new_h / grid, new_w / grid), mode="bicubic")
+    scale_factor_rows = by_factor.shape[-2]
+    back = resample_2d_table(resized, (new_h, new_w), (grid, grid))
+    round_trip_error = float((back[1:] - table[1:]).norm() / table[1:].norm())
+    ctx.value("tokens", float(resized.shape[0]))
+    ctx.value("scale_factor_rows", float(scale_factor_rows))
+    ctx.value("prefix_error", prefix_error)
+    ctx.value("round_trip_error", round_trip_error)
+    ctx.table(
+        f"{grid}×{grid} → {new_h}×{new_w}",
+        ["quantity", "value"],
+        [
+            ["rows with size= (class + grid)", int(resized.shape[0])],
+            [
+                f"grid from scale_factor=({new_h}/{grid}, {new_w}/{grid})",
+                f"{scale_factor_rows}×{by_factor.shape[-1]}",
+            ],
+            ["relative error after resizing there and back", round_trip_error],
+        ],
+        title_zh=f"{grid}×{grid} → {new_h}×{new_w}",
+        columns_zh=["量", "值"],
+    )
+    if (scale_factor_rows, by_factor.shape[-1]) != (new_h, new_w):
+        ctx.note(
+            f"scale_factor={new_h}/{grid} times {grid} lands just below {new_h} in floating point, and the output "
+            f"size is rounded down: {scale_factor_rows} rows. DINO adds 0.1 to the target for this reason; "
+            "passing size= avoids it.",
+            zh=f"scale_factor={new_h}/{grid} 乘以 {grid} 在浮点下略小于 {new_h}，输出尺寸又向下取整：只得到 "
+            f"{scale_factor_rows} 行。DINO 正是因此给目标尺寸加 0.1；直接传 size= 就不会出这个问题。",
+        )
+    ctx.note(
+        "Interpolation keeps neighbouring rows similar but blurs them: the round trip does not return the table. "
+        "Border rows are extrapolated by the bicubic kernel, and a different aspect ratio stretches one axis more "
+        "than the other; a short fine-tune at the new size repairs most of it.",
+        zh="插值让相邻的行保持相似，但也把它们抹模糊了：缩放过去再缩放回来得不到原表。边缘的行由双三次核外推得到，"
+        "宽高比改变时一个轴被拉伸得比另一个多；在新尺寸上短暂微调能修复大部分问题。",
     )

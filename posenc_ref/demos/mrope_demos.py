@@ -267,3 +267,108 @@ def _run_mrope_sections(
             zh="Qwen2-VL 的规则：不管帧率多少，第 g 个帧组的时间 id 就是 g（fps 不起作用）；"
             "把 tokens_per_second 设为 > 0（Qwen2.5-VL 检查点里是 2）可得到 Qwen2.5-VL 的绝对时间 id。",
         )
+
+
+@register_demo(
+    name="axial-rope-split",
+    title="Axial 3-D RoPE in video DiTs: how many channels each axis gets",
+    claim="Wan 2.1 gives a head of d channels d − 4⌊d/6⌋ for frames and 2⌊d/6⌋ each for height and width (44/42/42 at "
+    "d = 128), FLUX and HunyuanVideo 16/56/56; each section is a 1-D RoPE with its own full frequency ladder, so "
+    "scores depend only on (Δt, Δh, Δw).",
+    title_zh="视频 DiT 的轴向三维 RoPE：每个轴分到多少通道",
+    claim_zh="Wan 2.1 把 d 个通道中的 d − 4⌊d/6⌋ 个给帧、高和宽各 2⌊d/6⌋ 个（d = 128 时为 44/42/42），FLUX 和 HunyuanVideo "
+    "为 16/56/56；每一段都是带自己完整频率序列的一维 RoPE，所以分数只依赖 (Δt, Δh, Δw)。",
+    topic="rope-variants",
+    params=(
+        Param("head_dim", "int", 128, min=6, max=1024, even=True, help="channels per head"),
+        Param(
+            "base", "float", 10000.0, min=1.0001, max=1e9, help="RoPE base of every axis (Wan, FLUX: 10000)"
+        ),
+        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+    ),
+    values=("t_channels", "h_channels", "w_channels", "t_pairs", "max_relative_error"),
+    # 8 tokens of q and k in float64 with complex copies, plus tables of ≤ 1024 angles
+    memory_bytes=lambda head_dim, **_: 64 * 16 * head_dim + 2**16,
+)
+def _run_axial_rope_split(ctx: DemoContext, head_dim: int, base: float, seed: int) -> None:
+    import numpy as np
+    import torch
+
+    from ..axial_rope import (
+        FLUX_AXES_DIMS,
+        apply_axial_rope,
+        apply_axial_rope_np,
+        axial_inv_freqs_np,
+        wan_axis_split,
+    )
+
+    dims = wan_axis_split(head_dim)
+    ctx.check(
+        f"the three sections cover the head: {dims[0]} + {dims[1]} + {dims[2]} = {head_dim}, each a whole number of pairs",
+        abs(sum(dims) - head_dim) + sum(d % 2 for d in dims),
+        0,
+        zh=f"三段正好覆盖整个头：{dims[0]} + {dims[1]} + {dims[2]} = {head_dim}，每段都是整数个维度对",
+    )
+    coords = torch.tensor([[0, 0, 0], [3, 5, 7], [1, 9, 2], [6, 0, 4]])
+    shift = torch.tensor([11, 4, 13])
+    q = randn(seed, 4, head_dim, dtype=torch.float64, device=ctx.device)
+    k = randn(seed + 1, 4, head_dim, dtype=torch.float64, device=ctx.device)
+    scores = apply_axial_rope(q, coords, dims, base=base) @ apply_axial_rope(k, coords, dims, base=base).T
+    moved = (
+        apply_axial_rope(q, coords + shift, dims, base=base)
+        @ apply_axial_rope(k, coords + shift, dims, base=base).T
+    )
+    scale = float(scores.abs().max()) or 1.0
+    max_relative_error = float((scores - moved).abs().max()) / scale
+    ctx.check(
+        f"moving every token by (Δt, Δh, Δw) = {tuple(shift.tolist())} leaves every score unchanged",
+        max_relative_error,
+        1e-12,
+        zh=f"把每个 token 都平移 (Δt, Δh, Δw) = {tuple(shift.tolist())} 后，所有分数都不变",
+    )
+    textbook = apply_axial_rope_np(q.cpu().numpy(), coords.numpy(), dims, base=base)
+    ctx.check(
+        "the complex-multiply form (as Wan's rope_apply) matches the textbook rotations",
+        float(np.abs(apply_axial_rope(q, coords, dims, base=base).cpu().numpy() - textbook).max()),
+        1e-12 * head_dim,
+        zh="复数乘法形式（与 Wan 的 rope_apply 相同）与教科书的逐对旋转一致",
+    )
+    ladders = axial_inv_freqs_np(dims, base=base)
+    ctx.check_true(
+        "every axis starts its own ladder at 1 rad per step: each gets fast and slow frequencies",
+        all(inv[0] == 1.0 for inv in ladders),
+        zh="每个轴的频率序列都从每步 1 弧度开始：每个轴都有快频率和慢频率",
+    )
+    ctx.value("t_channels", float(dims[0]))
+    ctx.value("h_channels", float(dims[1]))
+    ctx.value("w_channels", float(dims[2]))
+    ctx.value("t_pairs", float(dims[0] // 2))
+    ctx.value("max_relative_error", max_relative_error)
+    rows = [["Wan 2.1: d − 4⌊d/6⌋, 2⌊d/6⌋, 2⌊d/6⌋", *dims, "own ladder per axis"]]
+    if head_dim == sum(FLUX_AXES_DIMS):
+        rows.append(["FLUX.1 / HunyuanVideo", *FLUX_AXES_DIMS, "own ladder per axis"])
+        rows.append(["Qwen2-VL M-RoPE (16/24/24 pairs)", 32, 48, 48, "bands of one ladder: t fastest"])
+    ctx.table(
+        f"Channels per axis, head_dim {head_dim}",
+        ["scheme", "t", "h", "w", "frequencies"],
+        rows,
+        title_zh=f"每个轴的通道数，head_dim 为 {head_dim}",
+        columns_zh=["方案", "t", "h", "w", "频率"],
+    )
+    ctx.table(
+        "Slowest wavelength per axis (tokens per turn of its last pair)",
+        ["axis", "channels", "slowest wavelength"],
+        [[axis, d, float(2 * np.pi / inv[-1])] for axis, d, inv in zip(("t", "h", "w"), dims, ladders)],
+        title_zh="每个轴最慢的波长（最后一个维度对转一圈所需的步数）",
+        columns_zh=["轴", "通道数", "最慢波长"],
+    )
+    ctx.note(
+        "The split is a design choice: fewer channels on an axis give it a coarser frequency ladder, not a "
+        "shorter range. FLUX.1 keeps the first axis at 0 for text and for the image it generates (FLUX.1 Kontext "
+        "marks a reference image with 1 there), so 16 channels are plenty; HunyuanVideo puts time on that same "
+        "16-channel axis; Wan spends about a third on frames (81 frames are 21 latent frames after the VAE's 4× "
+        "temporal stride).",
+        zh="怎么分是一种设计选择：某个轴的通道少，意味着它的频率序列更稀疏，而不是覆盖的范围更短。FLUX.1 对文本和它生成的"
+        "图像都把第一个轴设为 0（FLUX.1 Kontext 用 1 标记参考图像），所以 16 个通道足够；HunyuanVideo 把时间放在同样只有 16 个"
+        "通道的轴上；Wan 把约三分之一的通道给帧（81 帧经过 VAE 的 4 倍时间下采样后是 21 个潜在帧）。",
+    )

@@ -1,4 +1,4 @@
-"""Relative-family demos: T5 buckets, Shaw clipping, Transformer-XL/XLNet and DeBERTa terms.
+"""Relative-family demos: T5 buckets, Shaw clipping, Transformer-XL/XLNet terms (DeBERTa: deberta_demos.py).
 
 Value meanings that are not obvious from their names:
 
@@ -354,14 +354,18 @@ def _run_shaw_relative(
         Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
         Param("dim", "int", 8, min=2, max=1024, even=True, help="head dimension (even)"),
         SEED,
+        Param("mem_len", "int", 3, min=1, max=4096, help="cached tokens of earlier segments (memory)"),
     ),
-    values=("max_error", "position_only_rank"),
-    # the [L, L, d] gathered r_(i−j), the [L, L] terms, and the rank's grid (≤ 1024²) and its SVD
-    memory_bytes=lambda seq_len, dim, **_: (
-        8 * seq_len * seq_len * (dim + 12) + 32 * min(2 * dim + 8, 1024) ** 2
+    values=("max_error", "position_only_rank", "relative_rows"),
+    # the [L, L, d] gathered r_(i−j), the [L, L] terms, the rank's grid (≤ 1024²) and its SVD, and the
+    # memory check's [≤ 32, M + 32] terms with their per-distance sinusoids
+    memory_bytes=lambda seq_len, dim, mem_len=3, **_: (
+        8 * seq_len * seq_len * (dim + 12)
+        + 32 * min(2 * dim + 8, 1024) ** 2
+        + 8 * (mem_len + 64) * (dim + 64) * 12
     ),
 )
-def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> None:
+def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int, mem_len: int = 3) -> None:
     import torch
 
     from ..sinusoidal import sinusoidal_pe
@@ -405,7 +409,6 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
         zh=f"快速实现的各项与教科书 float64 循环一致（前 {n} 个 token）",
     )
     # with a memory segment the queries move to positions M .. M + L − 1
-    mem_len = max(1, seq_len // 2)
     memory = randn(seed + 6, mem_len, dim, device=ctx.device, dtype=dt)
     with_mem = xlnet_score_terms(x[:n], w_q, w_k_e, w_k_r, u, v, memory=memory)
     textbook_mem = xlnet_score_terms_np(
@@ -416,6 +419,19 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
         max_abs_diff(with_mem.total, textbook_mem.total),
         tol_for(textbook_mem.total),
         zh=f"在前面拼上 {mem_len} 个记忆 token 后，快速实现与教科书仍然一致",
+    )
+    # Transformer-XL builds R for klen = M + L distances, klen − 1 .. 0 (pos_seq = arange(klen − 1, −1, −1)):
+    # exactly the offsets i + M − j of the causal pairs (key j ≤ query position i + M)
+    qpos = torch.arange(seq_len)[:, None] + mem_len
+    offsets = qpos - torch.arange(mem_len + seq_len)[None, :]
+    relative_rows = int(torch.unique(offsets[offsets >= 0]).numel())
+    ctx.check(
+        f"a segment of {seq_len} queries with {mem_len} memory tokens uses klen = M + L = {mem_len + seq_len} "
+        "distinct causal offsets, one row of R each",
+        relative_rows - (mem_len + seq_len),
+        0,
+        zh=f"{seq_len} 个查询、{mem_len} 个记忆 token 的片段用到 klen = M + L = {mem_len + seq_len} 个不同的因果偏移，"
+        "每个对应 R 的一行",
     )
     d_term = terms.d
     toeplitz = max_abs_diff(d_term[1:, 1:], d_term[:-1, :-1]) if seq_len > 1 else 0.0
@@ -449,6 +465,7 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
     )
     ctx.value("max_error", max_error)
     ctx.value("position_only_rank", float(rank))
+    ctx.value("relative_rows", float(relative_rows))
 
     names = [
         "(a) content–content",
@@ -476,117 +493,4 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
     ctx.note(
         "R is the fixed sinusoid of i − j (concat layout); only W_k,R, u and v are learned.",
         zh="R 是 i − j 的固定正弦编码（拼接布局）；只有 W_k,R、u 和 v 是学出来的。",
-    )
-
-
-@register_demo(
-    name="deberta-terms",
-    title="DeBERTa disentangled attention: c2c + c2p + p2c",
-    claim="DeBERTa keeps content-to-content, content-to-position and position-to-content terms, drops position-to-position, and indexes relative embeddings by a clipped δ(i, j).",
-    title_zh="DeBERTa 解耦注意力：c2c + c2p + p2c",
-    claim_zh="DeBERTa 保留内容到内容、内容到位置、位置到内容三项，去掉位置到位置项，并用截断后的 δ(i, j) 索引相对位置嵌入。",
-    topic="relative",
-    params=(
-        Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
-        Param("dim", "int", 8, min=1, max=1024, help="head dimension"),
-        Param("span", "int", 4, min=1, max=4096, help="maximum relative distance k"),
-        SEED,
-    ),
-    values=("max_error", "n_terms", "scale"),
-    # [L, L] terms, the 2k-row table P with its projections Q_r, K_r (float32 and the textbook's
-    # float64), and the [L, 2k] products gathered by δ
-    memory_bytes=lambda seq_len, dim, span, **_: (
-        8 * seq_len * seq_len * (dim + 8) + 48 * 2 * span * dim + 32 * seq_len * 2 * span
-    ),
-)
-def _run_deberta_terms(ctx: DemoContext, seq_len: int, dim: int, span: int, seed: int) -> None:
-    import math
-
-    from ..deberta import (
-        deberta_delta_np,
-        deberta_relative_indices,
-        deberta_scale,
-        deberta_score_terms,
-        deberta_score_terms_np,
-    )
-
-    dt = torch_dtype(ctx)
-    h = randn(seed, seq_len, dim, device=ctx.device, dtype=dt)
-    rel_emb = randn(seed + 1, 2 * span, dim, device=ctx.device, dtype=dt)
-    weights = [randn(seed + i, dim, dim, device=ctx.device, dtype=dt, scale=dim**-0.5) for i in (2, 3, 4, 5)]
-    terms = deberta_score_terms(h, rel_emb, *weights, span=span)
-    n = min(seq_len, 32)
-    textbook = deberta_score_terms_np(to_numpy(h[:n]), *(to_numpy(t) for t in (rel_emb, *weights)), span=span)
-    max_error = max(max_abs_diff(fast[:n, :n], slow) for fast, slow in zip(terms, textbook))
-    ctx.check(
-        f"fast c2c, c2p, p2c match the textbook loops (first {n} tokens)",
-        max_error,
-        tol_for(textbook.total),
-        zh=f"快速实现的 c2c、c2p、p2c 与教科书循环一致（前 {n} 个 token）",
-    )
-    ctx.check(
-        "the logit is c2c + c2p + p2c (no position-to-position term)",
-        max_abs_diff(terms.total, terms.c2c + terms.c2p + terms.p2c),
-        0.0,
-        zh="logit 是 c2c + c2p + p2c（没有位置到位置项）",
-    )
-    scale = deberta_scale(dim)
-    ctx.check(
-        f"scale = 1/√(3d) = {scale:.6g} for d = {dim}",
-        abs(scale - 1 / math.sqrt(3 * dim)),
-        1e-15,
-        zh=f"d = {dim} 时缩放系数 = 1/√(3d) = {scale:.6g}",
-    )
-    # why √(3d): three independent unit-variance dot products of length d add to variance 3d
-    samples = 2048
-    a = randn(seed + 10, 3, samples, dim, device=ctx.device, dtype=dt)
-    b = randn(seed + 11, 3, samples, dim, device=ctx.device, dtype=dt)
-    logits = (a * b).sum(dim=(0, 2)) * scale
-    std = float(logits.std())
-    ctx.check(
-        f"with unit-variance inputs the 3-term logit / √(3d) has std ≈ 1 (measured {std:.3f} over {samples} draws)",
-        abs(std - 1.0),
-        0.1,
-        zh=f"输入方差为 1 时，三项之和的 logit / √(3d) 标准差约为 1（{samples} 次抽样实测 {std:.3f}）",
-    )
-    idx = deberta_relative_indices(seq_len, seq_len, span, device=ctx.device)
-    ctx.check_true(
-        f"δ(i, j) stays in 0 .. 2k − 1 = {2 * span - 1}",
-        int(idx.min()) >= 0 and int(idx.max()) <= 2 * span - 1,
-        zh=f"δ(i, j) 始终在 0 .. 2k − 1 = {2 * span - 1} 之内",
-    )
-    ctx.value("max_error", max_error)
-    ctx.value("n_terms", 3.0)
-    ctx.value("scale", scale)
-
-    shown = range(-(span + 2), span + 3)
-    ctx.table(
-        f"Relative index δ with k = {span} (rows of the 2k-row table P)",
-        ["i − j", "δ(i, j): c2p uses K_r[δ(i, j)]", "δ(j, i): p2c uses Q_r[δ(j, i)]"],
-        [[d, deberta_delta_np(d, 0, span), deberta_delta_np(0, d, span)] for d in shown],
-        title_zh=f"k = {span} 时的相对索引 δ（2k 行表 P 的行号）",
-        columns_zh=["i − j", "δ(i, j)：c2p 用 K_r[δ(i, j)]", "δ(j, i)：p2c 用 Q_r[δ(j, i)]"],
-    )
-    names = ["c2c: Q_c[i]·K_c[j]", "c2p: Q_c[i]·K_r[δ(i,j)]", "p2c: K_c[j]·Q_r[δ(j,i)]"]
-    ctx.table(
-        "DeBERTa terms",
-        ["term", "mean |term|"],
-        [[nm, float(t.abs().mean())] for nm, t in zip(names, terms[:3])],
-        title_zh="DeBERTa 的各项",
-        columns_zh=["项", "平均 |项|"],
-    )
-    side = min(seq_len, MAX_MATRIX_SIDE)
-    axes_zh = {"row_label_zh": "查询 i", "col_label_zh": "键 j"}
-    for name, term in zip(names, terms[:3]):
-        ctx.matrix(name, term[:side, :side].cpu(), "query i", "key j", title_zh=name, **axes_zh)
-    delta_title = f"δ(i, j), k = {span}"  # symbols only: the same in both languages
-    ctx.matrix(delta_title, idx[:side, :side].cpu(), "query i", "key j", title_zh=delta_title, **axes_zh)
-    ctx.note(
-        "p2c follows the paper's eq. (4) and indexes with δ(j, i), the distance seen from the key. The released "
-        "code (and HF's modeling_deberta_v2) negates the relative positions and then transposes; the two flips "
-        "cancel, so checkpoints actually use δ(i, j) for p2c too: a port must follow the code to match them. "
-        "DeBERTa adds absolute positions only near the output (the enhanced mask decoder).",
-        zh="p2c 按论文式 (4) 用 δ(j, i) 索引，即从键的角度看的距离。发布的代码（以及 HF 的 modeling_deberta_v2）"
-        "先把相对位置取负再转置；两次翻转相互抵消，所以检查点里的 p2c 实际上也用 δ(i, j)：移植时必须照代码来才能对上。"
-        "DeBERTa 只在靠近输出处加入绝对位置（增强掩码解码器）。",
     )

@@ -17,6 +17,7 @@ from posenc_ref.longctx import (
     kv_cache_bytes,
     packed_position_ids,
     repeat_kv,
+    rope_kernel_traffic,
     streaming_cache_positions,
 )
 from posenc_ref.rope import apply_rope
@@ -30,6 +31,21 @@ def test_kv_cache_bytes_of_known_models():
     assert kv_cache_bytes(32, 8, 128, 10, batch=3, bytes_per_element=1) == 3 * 10 * 131072 // 2
     with pytest.raises(ValueError, match="n_kv_heads must be a positive integer"):
         kv_cache_bytes(32, 0, 128, 1)
+
+
+def test_rope_kernel_traffic_of_an_8k_llama3_8b_prefill():
+    """q: 8192 × 4096 × 2 B = 64 MiB, k: 8192 × 1024 × 2 B = 16 MiB, read and written once: 160 MiB."""
+    mib = 2**20
+    cost = rope_kernel_traffic(8192, 32, 8, 128)
+    assert (cost["q_bytes"], cost["k_bytes"]) == (64 * mib, 16 * mib)
+    assert cost["traffic_bytes"] == 160 * mib
+    assert cost["flops"] == 3 * 8192 * (4096 + 1024)
+    assert cost["intensity"] == pytest.approx(0.75)  # 3 FLOPs per element over 2 × 2 bytes
+    assert rope_kernel_traffic(8192, 32, 8, 128, bytes_per_element=4)["intensity"] == pytest.approx(0.375)
+    assert rope_kernel_traffic(1, 32, 8, 128)["traffic_bytes"] == 20 * 1024  # one decode token
+    assert cost["table_bytes"] == 4 * mib  # cos and sin, [8192, 128] bf16 each
+    with pytest.raises(ValueError, match="n_kv_heads must be a positive integer"):
+        rope_kernel_traffic(1, 32, 0, 128)
 
 
 def test_attention_flops_count_the_visible_pairs():

@@ -17,11 +17,14 @@ from posenc_ref import (
     absolute_score_terms_np,
     binary_bits_needed,
     binary_pe_np,
+    deberta_log_bucket,
+    deberta_log_bucket_np,
     deberta_relative_indices,
     deberta_scale,
     deberta_score_terms,
     deberta_score_terms_np,
     integer_pe_np,
+    resample_2d_table,
     shaw_attention,
     shaw_attention_np,
     shaw_attention_scores,
@@ -165,6 +168,25 @@ def test_xlnet_batched():
 # ----------------------------------------------------------------------------- DeBERTa
 
 
+def test_deberta_v3_log_buckets_by_hand():
+    """position_buckets 256, max_relative_positions 512 (DeBERTa-v3): mid = 128, exact up to ±128, then
+    128 + ceil(ln(r/128) / ln(511/128) · 127): 200 -> 128 + ceil(40.94) = 169, 300 -> 128 + ceil(78.14) = 207."""
+    rel = np.array([0, 1, -1, 127, 128, 129, 200, 300, 511, -200, -511, 600])
+    expected = [0, 1, -1, 127, 128, 129, 169, 207, 255, -169, -255, 270]
+    assert deberta_log_bucket_np(rel, 256, 512).tolist() == expected
+    assert deberta_log_bucket(torch.tensor(rel), 256, 512).tolist() == expected
+    every = np.arange(-2000, 2001)
+    assert np.array_equal(
+        deberta_log_bucket_np(every, 256, 512), deberta_log_bucket(torch.tensor(every), 256, 512)
+    )
+    for r in (200, 300):
+        assert deberta_log_bucket_np(np.array([r]), 256, 512)[0] == 128 + math.ceil(
+            math.log(r / 128) / math.log(511 / 128) * 127
+        )
+    with pytest.raises(ValueError, match="max_position - 1 > buckets // 2"):
+        deberta_log_bucket_np(np.array([1]), 256, 128)
+
+
 def test_deberta_delta_known_values():
     span = 4
     rel = deberta_relative_indices(13, 1, span)[:, 0]  # i - j = 0 .. 12 with j = 0
@@ -285,3 +307,20 @@ def test_learned_rows_past_training_length_get_no_gradient():
     grad_norm = table.weight.grad.norm(dim=-1)
     assert torch.all(grad_norm[:6] > 0)
     assert torch.all(grad_norm[6:] == 0)
+
+
+def test_resample_2d_table_keeps_the_class_row_and_hits_the_target_grid():
+    gen = torch.Generator().manual_seed(0)
+    table = torch.randn(1 + 14 * 14, 6, generator=gen)
+    out = resample_2d_table(table, (14, 14), (24, 32))
+    assert out.shape == (1 + 24 * 32, 6) and torch.equal(out[0], table[0])
+    assert torch.allclose(resample_2d_table(table, (14, 14), (14, 14)), table, atol=1e-6)
+    # a constant table stays constant (interpolation weights sum to one), in any size
+    flat = torch.cat([table[:1], torch.full((196, 6), 0.25)])
+    assert torch.allclose(resample_2d_table(flat, (14, 14), (61, 9))[1:], torch.tensor(0.25), atol=1e-6)
+    # the trap the size= path avoids: scale_factor 61/14 gives 60 rows
+    image = table[1:].reshape(1, 14, 14, 6).permute(0, 3, 1, 2)
+    assert torch.nn.functional.interpolate(image, scale_factor=61 / 14, mode="bicubic").shape[-1] == 60
+    assert resample_2d_table(table, (14, 14), (61, 61)).shape[0] == 1 + 61 * 61
+    with pytest.raises(ValueError, match="table must be"):
+        resample_2d_table(table, (13, 13), (24, 24))

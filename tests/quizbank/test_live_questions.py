@@ -300,6 +300,63 @@ def test_validate_reports_a_question_whose_answer_never_changes():
     ]
 
 
+# heads 4 and 8 of 8 or 16: slopes 2^-4, 2^-8, 2^-2 and 2^-4, three answers at most
+FEW_ANSWERS = SLOPE.replace(
+    "n_heads: {choices: [6, 8, 12, 16, 20, 32]}", "n_heads: {choices: [8, 16]}"
+).replace("head: {int: [1, n_heads]}", "head: {choices: [4, 8]}")
+
+
+def test_validate_asks_for_4_distinct_answers_in_8_draws():
+    report = _report(FEW_ANSWERS)
+    assert [p.message for p in report.problems] == [
+        "live.slope: the 8 instances give only 3 distinct answers; vary must draw at least 4, "
+        "or say why it cannot in few_answers: ..."
+    ]
+
+
+def test_few_answers_says_why_a_question_draws_fewer():
+    body = FEW_ANSWERS.replace(
+        "  prompt:\n", "  few_answers: two head counts and two heads give three slopes\n  prompt:\n", 1
+    )
+    assert _report(body).problems == []
+    question = load(body)[0].topics[0].questions[0]
+    assert question.few_answers == "two head counts and two heads give three slopes"
+
+
+def test_few_answers_never_excuses_an_answer_that_never_changes():
+    body = SLOPE.replace('path: "tables[0].rows[{head}-1][1]"', "path: values.n8_last_slope").replace(
+        "  prompt:\n", "  few_answers: one answer\n  prompt:\n", 1
+    )
+    assert [p.message for p in _report(body).problems] == [
+        "live.slope: all 8 instances have the answer 0.00390625; vary must change the answer "
+        "(fewer than 2 distinct answers)"
+    ]
+
+
+def test_a_stale_few_answers_is_reported():
+    body = SLOPE.replace("  prompt:\n", "  few_answers: not many\n  prompt:\n", 1)
+    assert [p.message for p in _report(body).problems] == [
+        "live.slope: the 8 instances give 5 distinct answers, so few_answers no longer applies; remove it"
+    ]
+
+
+def test_few_answers_belongs_to_generated_questions_only():
+    body = """\
+- id: live.fixed
+  type: numeric
+  few_answers: it is fixed
+  prompt: {en: "1 + 1?", zh: "1 + 1？"}
+  explanation: {en: Two., zh: 二。}
+  value: 0.5
+  tolerance: 0
+  checks: [{demo: alibi-slopes, params: {n_heads: 8}, path: values.first_slope, expect: 0.5}]
+"""
+    _, problems = load(body)
+    assert any("few_answers explains a generated question's few answers" in str(p) for p in problems), (
+        problems
+    )
+
+
 def test_validate_reports_a_parameter_the_demo_refuses_at_run_time():
     body = SLOPE.replace(
         'answer: {demo: alibi-slopes, params: {n_heads: n_heads}, path: "tables[0].rows[{head}-1][1]"',

@@ -41,6 +41,11 @@ REQUIRED = {
     "learned-extrapolation",
     "attention-expansion",
     "integer-binary-pe",
+    "rope-kernel-traffic",
+    "deberta-buckets",
+    "shuffle-score",
+    "axial-rope-split",
+    "vit-table-resize",
 }
 
 
@@ -173,6 +178,71 @@ def test_relative_demo_values():
     assert deb.values["scale"] == pytest.approx(1 / math.sqrt(24))
     shaw = _run("shaw-relative", clip=3)
     assert shaw.values["n_embeddings"] == 7
+
+
+def test_learned_table_counts_its_untrained_rows_and_parameters():
+    learned = _run("learned-extrapolation", max_len=2048, train_len=1000, dim=8)
+    assert learned.values["untrained_rows"] == 2048 - 1000
+    assert learned.values["parameters"] == 2048 * 8
+    full = _run("learned-extrapolation", max_len=16, train_len=16, dim=4)
+    assert full.values["untrained_rows"] == 0
+
+
+def test_vit_table_resize_values():
+    resized = _run("vit-table-resize")  # 14×14 -> 24×24, ViT-B/16 from 224 to 384
+    assert resized.values["tokens"] == 1 + 24 * 24 and resized.values["prefix_error"] == 0
+    assert resized.values["scale_factor_rows"] == 24
+    assert _run("vit-table-resize", new_h=61, new_w=61).values["scale_factor_rows"] == 60  # 14 · (61/14) < 61
+    assert 0 < resized.values["round_trip_error"] < 0.1
+
+
+def test_transformer_xl_relative_rows_are_memory_plus_segment():
+    for seq_len, mem_len in ((6, 3), (5, 40), (64, 1)):
+        xl = _run("xlnet-terms", seq_len=seq_len, dim=8, mem_len=mem_len)
+        assert xl.values["relative_rows"] == mem_len + seq_len  # klen = mlen + qlen, pos_seq klen-1 .. 0
+
+
+def test_deberta_bucket_values():
+    for r, bucket in ((200, 169), (-300, -207), (100, 100), (511, 255), (5000, None)):
+        result = _run("deberta-buckets", relative_position=r)
+        if bucket is None:  # past max_position: the bucket keeps growing, the c2p row saturates
+            assert result.values["bucket"] > 255 and result.values["c2p_row"] == 511
+            continue
+        assert result.values["bucket"] == bucket and result.values["c2p_row"] == bucket + 256
+    assert _run("deberta-buckets").values["exact_limit"] == 128
+
+
+def test_shuffle_score_values():
+    result = _run("shuffle-score", q1=2, q2=1, k1=1, k2=3, m=1, n=4, m_after=5, n_after=2)
+    assert result.values["score_no_pe_before"] == result.values["score_no_pe_after"] == 5  # 2·1 + 1·3
+    # RoPE d = 2, θ = 1: (q·k) cos δ + (q2 k1 − q1 k2) sin δ with δ = n − m
+    assert result.values["score_rope_before"] == pytest.approx(5 * math.cos(3) - 5 * math.sin(3))
+    assert result.values["score_rope_after"] == pytest.approx(5 * math.cos(-3) - 5 * math.sin(-3))
+    same_offset = _run("shuffle-score", m=1, n=4, m_after=10, n_after=13)
+    assert same_offset.values["score_rope_after"] == pytest.approx(same_offset.values["score_rope_before"])
+    with pytest.raises(ParamError, match="two different positions"):
+        run_demo("shuffle-score", {"m": 3, "n": 3})
+
+
+def test_rope_kernel_traffic_values():
+    result = _run("rope-kernel-traffic")  # Llama-3-8B, 8192 tokens, bf16
+    assert result.values["traffic_mib"] == 160 and result.values["intensity"] == pytest.approx(0.75)
+    assert result.values["decode_kib"] == 20
+    assert result.values["traffic_us"] == pytest.approx(160 * 2**20 / 3.35e12 * 1e6)
+    assert _run(
+        "rope-kernel-traffic", seq_len=1000, n_heads=8, n_kv_heads=8, head_dim=64, dtype="float32"
+    ).values["traffic_mib"] == pytest.approx(2 * 2 * 1000 * 8 * 64 * 4 / 2**20)
+
+
+def test_axial_rope_split_values():
+    for d, split in ((128, (44, 42, 42)), (64, (24, 20, 20)), (160, (56, 52, 52))):
+        result = _run("axial-rope-split", head_dim=d)
+        assert (
+            result.values["t_channels"],
+            result.values["h_channels"],
+            result.values["w_channels"],
+        ) == split
+        assert result.values["t_pairs"] == split[0] // 2
 
 
 @pytest.mark.parametrize(
