@@ -23,6 +23,7 @@ from quizbank.progress.records import (
 )
 from quizbank.progress.scheduler import SeededScheduler
 from quizbank.progress.settings import DEFAULT_SETTINGS, validate_setting
+from quizbank.progress.typed_answers import insert_typed_answer
 
 __all__ = ["MergeTable", "move_ids"]
 
@@ -56,8 +57,8 @@ class MergeTable(CardsTable):
 
     def migrate_replaced_ids(self, mapping: Mapping[str, str]) -> int:
         """Move the history of merged-away question ids (old -> new) onto the question replacing them, in one
-        transaction: reviews, attempts, the card and the question mark. Where both ids have a card, the one
-        reviewed last is kept; a review or attempt already present under the new id is not duplicated; marks
+        transaction: reviews, attempts, typed answers, the card and the question mark. Where both ids have a
+        card, the one reviewed last is kept; a review or attempt already present under the new id is not duplicated; marks
         merge (flagged if either is, both notes kept). Each pair is recorded in `id_migrations`. Returns how many
         old ids had anything to move, so a second call with the same mapping changes nothing and returns 0."""
         pairs = sorted((old, new) for old, new in mapping.items() if old != new)
@@ -88,6 +89,7 @@ class MergeTable(CardsTable):
           A review or quiz attempt keeps its `instance` (a generated question's seed and parameters).
         - Mock sessions are identified by their id; one already here stays.
         - A question mark (flag and note): the one updated last wins; a tie keeps this store's.
+        - Typed answers (question_id, answered_at, answer) are added once.
         - Settings only fill keys not set here.
         - Id migrations are recorded, then every migration either side applied moves history left under an
           old id (e.g. from an older backup) onto its replacement.
@@ -113,6 +115,7 @@ class MergeTable(CardsTable):
                     "mock_sessions_added",
                     "marks_changed",
                     "id_migrations_added",
+                    "typed_answers_added",
                 ),
                 0,
             )
@@ -170,6 +173,8 @@ class MergeTable(CardsTable):
                     (question_id, int(bool(flagged)), note, stamp),
                 )
                 counts["marks_changed"] += 1
+            for typed in history.typed_answers:
+                counts["typed_answers_added"] += insert_typed_answer(conn, typed)
             for key, value in settings.items():
                 counts["settings_added"] += conn.execute(
                     "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
@@ -243,7 +248,7 @@ def move_ids(conn: sqlite3.Connection, pairs: Sequence[tuple[str, str]]) -> int:
     moved = 0
     for old, new in pairs:
         found = False
-        for table in ("reviews", "attempts"):
+        for table in ("reviews", "attempts", "typed_answers"):
             cursor = conn.execute(
                 f"UPDATE OR IGNORE {table} SET question_id = ? WHERE question_id = ?", (new, old)
             )
