@@ -54,6 +54,7 @@ from ..i18n import tr
 from ..keys import bind, localize_bindings
 from ..live import draw_showing, is_generated
 from ..richtext import plain
+from ..typed_answers import keep_typed_answer
 from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 from ..widgets.toggles import GlyphRadioButton, GlyphSelectionList
@@ -581,6 +582,8 @@ class MockInterviewScreen(LocalizedScreen):
         elif isinstance(widget, OpenItem):
             widget.reveal()
             self._record(widget.score(), widget.answer, widget.detail())
+            # kept at the reveal, with the judge's marks (later ticks go into the interview's report)
+            keep_typed_answer(self.app, widget.question.id, "mock", widget, self.now())
         elif isinstance(widget, DrillItem) and not widget.grading:
             widget.grading = True
             widget.error = None
