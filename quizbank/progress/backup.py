@@ -4,7 +4,7 @@ in docs/backup.md.
 Version 2 (written) holds everything the store holds: settings (unless left out), cards (with or without
 reviews), reviews with the card before and after each, quiz attempts, drill attempts, mock interviews with their
 whole reports, question marks (flags and notes), the id migrations the store applied and the answers typed to
-open questions with their key points' verdicts. Each review and quiz
+open questions with their key points' verdicts, and the FSRS parameters fitted to the reviews (or null). Each review and quiz
 attempt carries `instance`: the seed and parameters a generated question was shown with, or null (files written
 before the store kept it have no such key and read as null). Version 1 (read) held cards, reviews without card
 states, attempts and settings.
@@ -160,6 +160,17 @@ def export_backup(
         }
         for t in store.typed_answers()
     ]
+    fitted = store.fitted()
+    data["fitted_parameters"] = (
+        None
+        if fitted is None
+        else {
+            "parameters": list(fitted.parameters),
+            "fitted_at": format_time(fitted.fitted_at),
+            "reviews": fitted.reviews,
+            "report": fitted.report,
+        }
+    )
     return data
 
 

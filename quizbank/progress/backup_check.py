@@ -16,12 +16,13 @@ from typing import Any
 from quizbank.progress.records import (
     POINT_STATES,
     TYPED_SOURCES,
+    FittedParameters,
     ImportedHistory,
     PointMark,
     ReviewRecord,
     TypedAnswer,
 )
-from quizbank.progress.scheduler import Card, State, stable_card_id
+from quizbank.progress.scheduler import Card, State, check_parameters, stable_card_id
 from quizbank.progress.settings import DEFAULT_SETTINGS, validate_setting
 from quizbank.progress.store import parse_time
 from quizbank.safetext import describe_unsafe, escape_unsafe, find_unsafe, shorten
@@ -55,6 +56,7 @@ MAX_PARAM_MAGNITUDE = 1e18
 MAX_PARAM_TEXT = 1000  # a drawn `choices:` text
 MAX_KEY_POINTS = 100  # key points of one typed answer
 MAX_RULE_CHARS = 1000  # what decided a key point's verdict
+MAX_FIT_REVIEWS = 10**9
 
 
 class BackupError(ValueError):
@@ -261,8 +263,9 @@ class _Checker:
             last_review=last,
         )
 
-    def report(self, where: str, value: Any) -> dict[str, Any] | None:
-        """A mock report: a JSON object of safe strings, finite numbers, booleans and nulls."""
+    def report(self, where: str, value: Any, *, mock: bool = True) -> dict[str, Any] | None:
+        """A mock report (`mock`: with the fields every report has), or another JSON object the store keeps
+        (a fit's figures): safe strings, finite numbers, booleans and nulls."""
         if not isinstance(value, dict):
             self.fail(where, "must be an object")
             return None
@@ -292,7 +295,7 @@ class _Checker:
                 self.fail(path, f"unexpected value {node!r}")
 
         walk(where, value)
-        if len(self.errors) == before:
+        if mock and len(self.errors) == before:
             from quizbank.mock.report_shape import report_problem
 
             problem = report_problem(value, where)  # `"report": {}` crashed mock history and mock report
@@ -475,6 +478,23 @@ def parse_backup(data: Any) -> ImportedHistory:
         _each(checker, data, "marks", False, mark)
         _each(checker, data, "id_migrations", False, id_migration)
         _each(checker, data, "typed_answers", False, typed_answer)
+
+    fitted = data.get("fitted_parameters") if v2 else None
+    if fitted is not None:
+        where = "fitted_parameters"
+        if not isinstance(fitted, dict):
+            checker.fail(where, "must be an object or null")
+        else:
+            before = len(checker.errors)
+            try:
+                weights = check_parameters(fitted.get("parameters"))
+            except ValueError as exc:
+                checker.fail(f"{where}.parameters", str(exc))
+            at = checker.time(f"{where}.fitted_at", fitted.get("fitted_at"))
+            reviews = checker.integer(f"{where}.reviews", fitted.get("reviews"), 0, MAX_FIT_REVIEWS)
+            report = checker.report(f"{where}.report", fitted.get("report", {}), mock=False)
+            if len(checker.errors) == before and at is not None and report is not None:
+                parsed.fitted = FittedParameters(weights, at, reviews, report)
 
     settings = data.get("settings", {})
     if not isinstance(settings, dict):

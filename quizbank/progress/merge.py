@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from quizbank.progress.cards import CardsTable, put_card
+from quizbank.progress.fitted import put_fitted
 from quizbank.progress.records import (
     DRILL_CARD_PREFIX,
     ImportedHistory,
@@ -22,7 +23,7 @@ from quizbank.progress.records import (
     parse_time,
 )
 from quizbank.progress.scheduler import SeededScheduler
-from quizbank.progress.settings import DEFAULT_SETTINGS, validate_setting
+from quizbank.progress.settings import DEFAULT_SETTINGS, make_scheduler, validate_setting
 from quizbank.progress.typed_answers import insert_typed_answer
 
 __all__ = ["MergeTable", "move_ids"]
@@ -90,16 +91,22 @@ class MergeTable(CardsTable):
         - Mock sessions are identified by their id; one already here stays.
         - A question mark (flag and note): the one updated last wins; a tie keeps this store's.
         - Typed answers (question_id, answered_at, answer) are added once.
+        - Fitted FSRS parameters: the ones fitted last win (the backup's fill a store without any).
         - Settings only fill keys not set here.
         - Id migrations are recorded, then every migration either side applied moves history left under an
           old id (e.g. from an older backup) onto its replacement.
         """
         settings = {key: validate_setting(key, value) for key, value in history.settings.items()}
-        # Replay with the settings in force after the merge (backup settings fill unset keys only).
+        # Replay with the settings in force after the merge (backup settings fill unset keys only) and the
+        # fitted parameters in force after it (the ones fitted last).
         effective = {**DEFAULT_SETTINGS, **settings, **self._settings()}
-        scheduler = SeededScheduler(
-            desired_retention=float(effective["desired_retention"]),
-            enable_fuzzing=bool(effective["enable_fuzzing"]),
+        here = self.fitted()
+        taken = history.fitted is not None and (here is None or history.fitted.fitted_at > here.fitted_at)
+        fitted = history.fitted if taken else here
+        scheduler = make_scheduler(
+            float(effective["desired_retention"]),
+            bool(effective["enable_fuzzing"]),
+            fitted.parameters if fitted is not None else None,
         )
 
         def body(conn: sqlite3.Connection) -> MergeReport:
@@ -116,6 +123,7 @@ class MergeTable(CardsTable):
                     "marks_changed",
                     "id_migrations_added",
                     "typed_answers_added",
+                    "fitted_taken",
                 ),
                 0,
             )
@@ -175,6 +183,9 @@ class MergeTable(CardsTable):
                 counts["marks_changed"] += 1
             for typed in history.typed_answers:
                 counts["typed_answers_added"] += insert_typed_answer(conn, typed)
+            if taken:
+                put_fitted(conn, history.fitted)
+                counts["fitted_taken"] = 1
             for key, value in settings.items():
                 counts["settings_added"] += conn.execute(
                     "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",

@@ -102,6 +102,16 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX typed_answers_question ON typed_answers (question_id, answered_at);
     """,
+    # FSRS-6 parameters fitted to this store's reviews (`posenc progress optimize`, progress/fitted.py)
+    """
+    CREATE TABLE fitted_parameters (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),  -- one row: the parameters the scheduler uses
+        parameters  TEXT NOT NULL,                -- JSON list of the 21 FSRS-6 weights w0..w20
+        fitted_at   TEXT NOT NULL,
+        reviews     INTEGER NOT NULL,             -- reviews the fit read
+        report_json TEXT NOT NULL                 -- the fit's figures before and after (JSON object)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 REQUIRED_TABLES = frozenset(
@@ -115,6 +125,7 @@ REQUIRED_TABLES = frozenset(
         "question_marks",
         "id_migrations",
         "typed_answers",
+        "fitted_parameters",
     }
 )
 

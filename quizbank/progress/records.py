@@ -15,6 +15,7 @@ __all__ = [
     "AttemptRow",
     "CardInfo",
     "DrillAttemptRow",
+    "FittedParameters",
     "ImportedHistory",
     "MergeReport",
     "POINT_STATES",
@@ -204,6 +205,7 @@ class MergeReport:
     marks_changed: int = 0
     id_migrations_added: int = 0
     typed_answers_added: int = 0
+    fitted_taken: int = 0  # 1 when the backup's fitted FSRS parameters replaced this store's (or filled none)
 
 
 class ReviewRecord(NamedTuple):
@@ -245,6 +247,19 @@ class ImportedHistory:
     # (old_id, new_id, applied_at)
     id_migrations: list[tuple[str, str, datetime]] = field(default_factory=list)
     typed_answers: list[TypedAnswer] = field(default_factory=list)
+    fitted: FittedParameters | None = None
+
+
+@dataclass(frozen=True)
+class FittedParameters:
+    """FSRS-6 parameters fitted to this store's reviews (`posenc progress optimize`): the 21 weights the
+    scheduler uses instead of the defaults, when they were fitted, on how many reviews, and the fit's figures
+    (a JSON-ready dict: see quizbank/progress/optimize.py)."""
+
+    parameters: tuple[float, ...]
+    fitted_at: datetime
+    reviews: int
+    report: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from quizbank.progress.backup import (
     parse_backup,
 )
 from quizbank.progress.records import POINT_STATES, PointMark
-from quizbank.progress.scheduler import Rating, State
+from quizbank.progress.scheduler import DEFAULT_PARAMETERS, Rating, State
 from quizbank.progress.store import DB_NAME, StoreError, open_store
 from quizbank.safetext import UNSAFE_RE
 from tui.cli import main
@@ -130,6 +130,7 @@ ACTIONS = st.one_of(
               ("language", "zh"), ("enable_fuzzing", False), ("keymap", {"posenc.study.undo": "z"})))),
     st.tuples(st.just("typed"), QIDS, st.sampled_from(("quiz", "study", "mock")),
               SAFE_TEXT.filter(str.strip), st.lists(POINTS, max_size=4), STEP),
+    st.tuples(st.just("fit"), st.floats(0.1, 0.8), st.integers(0, 10**6), STEP),
     st.tuples(st.just("undo")),
     st.tuples(st.just("migrate"), st.sampled_from((("q.old", "q.alpha"), ("q.gamma", "q.beta")))),
 )  # fmt: skip
@@ -147,7 +148,7 @@ def play(folder: Path, actions: list[tuple[Any, ...]]) -> None:
                 args[0] = replaced.get(args[0], args[0])
             elif kind == "due":
                 args[0] = [replaced.get(qid, qid) for qid in args[0]]
-            if kind in ("review", "quiz", "drill", "mock", "due", "typed"):
+            if kind in ("review", "quiz", "drill", "mock", "due", "typed", "fit"):
                 now += timedelta(minutes=args[-1])
             if kind == "review":
                 qid, rating, duration, instance, _ = args
@@ -165,6 +166,9 @@ def play(folder: Path, actions: list[tuple[Any, ...]]) -> None:
                 store.save_mock_session(f"s{n}", now, minutes, level, language, early, score, report)
             elif kind == "due":
                 store.make_due_now(args[0], now)
+            elif kind == "fit":  # `posenc progress optimize` kept a fit (its decay w20 drawn here)
+                decay, reviews, _ = args
+                store.save_fitted((*DEFAULT_PARAMETERS[:20], decay), reviews, {"reason": "fitted"}, now)
             elif kind == "typed":
                 qid, source, answer, points, _ = args
                 store.record_typed_answer(qid, answer, points, source, now)
@@ -212,7 +216,7 @@ def test_a_restore_is_exact_and_a_second_import_changes_nothing(tmp_path_factory
 
 def walk(folder: Path) -> None:
     """The candidate's walk: quiz answers (two wrong), two typed answers to an open question, a flag, a note, a
-    drill, two mock interviews whose missed items were added to Study, one setting."""
+    drill, two mock interviews whose missed items were added to Study, one setting, a fit of FSRS parameters."""
     play(
         folder,
         [
@@ -243,6 +247,7 @@ def walk(folder: Path) -> None:
             ("due", ["q.delta"], 1),
             ("mock", 2, 20, "deep", "zh", True, None, {**REPORT, "id": "s2", "missed": []}, 60),
             ("setting", ("new_per_day", 12)),
+            ("fit", 0.3, 1200, 1),
         ],
     )
 
@@ -258,6 +263,7 @@ def test_the_walk_restores_every_table(tmp_path: Path, capsys: pytest.CaptureFix
     out = capsys.readouterr().out
     assert "imported 2 reviews (0 already present), 3 attempts; rebuilt 0 cards; 4 cards taken" in out
     assert "2 drill attempts; 2 mock interviews; 2 flags/notes; 2 typed answers; 1 settings" in out
+    assert out.rstrip().endswith("; the fitted FSRS parameters")
     old, new = table_rows(tmp_path / "old"), table_rows(tmp_path / "new")
     assert new == old
     counts = {table: len(rows) for table, rows in new.items()}
@@ -265,6 +271,7 @@ def test_the_walk_restores_every_table(tmp_path: Path, capsys: pytest.CaptureFix
         "attempts": 3,
         "cards": 4,  # q.alpha, q.beta (wrong: Again reviews), q.delta (mock: added), drill:alibi-slopes
         "drill_attempts": 2,
+        "fitted_parameters": 1,
         "id_migrations": 0,
         "mock_sessions": 2,
         "question_marks": 2,
@@ -275,6 +282,7 @@ def test_the_walk_restores_every_table(tmp_path: Path, capsys: pytest.CaptureFix
     with open_store(tmp_path / "new") as store:
         assert store.question_marks() == {"q.gamma": (True, ""), "q.beta": (False, "NTK vs YaRN: ask")}
         assert [s["id"] for s in store.mock_sessions()] == ["s1", "s2"]
+        assert store.fitted().parameters[20] == 0.3 and store.fitted().reviews == 1200
         typed = store.typed_answers("q.gamma")
         assert [(t.source, t.answer, t.covered) for t in typed] == [
             ("quiz", "RoPE rotates q and k", 1),
