@@ -644,6 +644,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "stats.lapses": ("{lapses}", "遗忘 {n} 次"),
     "stats.today_label": ("today", "今天"),
+    "stats.fitted": (
+        "Schedule fitted to your {n} reviews on {date} (FSRS-6; posenc progress optimize)",
+        "复习计划已按你的 {n} 次复习拟合（{date}，FSRS-6；posenc progress optimize）",
+    ),
     "stats.key_refresh": ("Refresh", "刷新"),
     # the Study screen
     "study.title": ("Study · {scope}", "学习 · {scope}"),

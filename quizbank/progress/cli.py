@@ -249,7 +249,7 @@ def _cmd_orphans(args: argparse.Namespace) -> int:
 
 @_guard
 def _cmd_stats(args: argparse.Namespace) -> int:
-    from quizbank.progress.stats import compute_stats
+    from quizbank.progress.stats import compute_stats, scheduler_line
 
     bankset = _load_banks(args)
     with _open(args, bankset) as store:
@@ -263,6 +263,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
         f"true retention ({stats.days} days): {retention} of {stats.retention_reviews} reviews of mature cards"
     )
     print(f"streak: {stats.streak_days} day(s)")
+    print(scheduler_line(stats.fitted))
     print("due, next 14 days: " + " ".join(str(d.count) for d in stats.due_forecast))
     print("mastery per topic:")
     for topic in bankset.topics:
