@@ -45,6 +45,14 @@ TEXT: dict[str, tuple[str, str]] = {
         "真实记忆保持率（{days} 天）：成熟卡片的 {n} 次复习中 {retention}",
     ),
     "stats.streak": ("streak: {n} day(s)", "连续学习：{n} 天"),
+    "stats.scheduler_default": (
+        "scheduler: FSRS-6 with fsrs's default parameters ('posenc progress optimize' fits them to you)",
+        "调度：FSRS-6，使用 fsrs 的默认参数（'posenc progress optimize' 按你的复习记录拟合）",
+    ),
+    "stats.scheduler_fitted": (
+        "scheduler: FSRS-6 fitted to {reviews} reviews on {day}",
+        "调度：FSRS-6，{day} 按 {reviews} 次复习拟合",
+    ),
     "stats.forecast": ("due, next 14 days: {counts}", "未来 14 天到期：{counts}"),
     "stats.mastery": ("mastery per topic:", "各主题掌握度："),
     "stats.topic": (

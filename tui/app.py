@@ -715,23 +715,12 @@ class PosencApp(App[int], inherit_bindings=False):
             else:
                 self.store.record_attempt(question_id, correct, response, duration_ms, instance=instance)
             if schedule and correct is not None and self.store.get_setting("quiz_schedules", True):
-                self._schedule_from_quiz(question_id, correct, duration_ms)
+                # the rule (wrong: Again; right on a due card: Good) is the store's: quizbank/progress/cards.py
+                self.store.review_quiz_answer(
+                    question_id, correct, duration_ms=duration_ms, instance=instance
+                )
         except Exception as exc:
             self.notify(tr("store.record_failed", self.language, error=_one_line(exc)), severity="error")
-
-    def _schedule_from_quiz(self, question_id: str, correct: bool, duration_ms: int) -> None:
-        """A quiz answer counts as a Study review when it tells the scheduler something, so that every card
-        state comes from its review rows: a wrong answer is an Again review (a never-studied question gets
-        its first card, learning, due in a minute, inside Study's learn-ahead; a studied card lapses into
-        relearning), a right one on a due card a Good review. A right answer otherwise changes nothing."""
-        from datetime import UTC, datetime
-
-        if not correct:
-            self.store.review(question_id, 1, duration_ms=duration_ms)
-            return
-        card = self.store.card(question_id)
-        if card is not None and card.due <= datetime.now(UTC):
-            self.store.review(question_id, 3, duration_ms=duration_ms)
 
 
 def run_app(bank_paths: Sequence[str] = (), data_dir: str | None = None, language: str | None = None) -> int:

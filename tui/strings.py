@@ -315,6 +315,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "browse.choices": ("Choices", "选项"),
     "browse.blanks": ("Blanks", "填空"),
     "browse.gone": ("Topic {id} is no longer in the banks.", "题库中已没有主题 {id}。"),
+    "typed.title": ("Your typed answers ({n}), oldest first", "你输入过的答案（{n} 次），从早到晚"),
+    "typed.points": ("{covered}/{total} key points", "要点 {covered}/{total}"),
+    "typed.contradicted": ("{n} contradicted", "{n} 处说反了"),
+    "typed.source.quiz": ("Quiz", "测验"),
+    "typed.source.study": ("Study", "学习"),
+    "typed.source.mock": ("Mock", "模拟面试"),
     # demo panel
     "demo.title": ("Live demo", "实时演示"),
     "demo.running": ("Running {name}…", "正在运行 {name}…"),
@@ -642,6 +648,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "stats.lapses": ("{lapses}", "遗忘 {n} 次"),
     "stats.today_label": ("today", "今天"),
+    "stats.fitted": (
+        "Schedule fitted to your {n} reviews on {date} (FSRS-6; posenc progress optimize)",
+        "复习计划已按你的 {n} 次复习拟合（{date}，FSRS-6；posenc progress optimize）",
+    ),
     "stats.key_refresh": ("Refresh", "刷新"),
     # the Study screen
     "study.title": ("Study · {scope}", "学习 · {scope}"),

@@ -3,7 +3,8 @@ in docs/backup.md.
 
 Version 2 (written) holds everything the store holds: settings (unless left out), cards (with or without
 reviews), reviews with the card before and after each, quiz attempts, drill attempts, mock interviews with their
-whole reports, question marks (flags and notes) and the id migrations the store applied. Each review and quiz
+whole reports, question marks (flags and notes), the id migrations the store applied and the answers typed to
+open questions with their key points' verdicts, and the FSRS parameters fitted to the reviews (or null). Each review and quiz
 attempt carries `instance`: the seed and parameters a generated question was shown with, or null (files written
 before the store kept it have no such key and read as null). Version 1 (read) held cards, reviews without card
 states, attempts and settings.
@@ -60,6 +61,7 @@ TABLE_KEYS = (
     "mock_sessions",
     "marks",
     "id_migrations",
+    "typed_answers",
 )
 
 
@@ -148,6 +150,27 @@ def export_backup(
         {"old_id": old, "new_id": new, "applied_at": format_time(at)}
         for old, new, at in store.id_migrations()
     ]
+    data["typed_answers"] = [
+        {
+            "question_id": t.question_id,
+            "answered_at": format_time(t.answered_at),
+            "source": t.source,
+            "answer": t.answer,
+            "points": [point.as_dict() for point in t.points],
+        }
+        for t in store.typed_answers()
+    ]
+    fitted = store.fitted()
+    data["fitted_parameters"] = (
+        None
+        if fitted is None
+        else {
+            "parameters": list(fitted.parameters),
+            "fitted_at": format_time(fitted.fitted_at),
+            "reviews": fitted.reviews,
+            "report": fitted.report,
+        }
+    )
     return data
 
 

@@ -13,8 +13,16 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from quizbank.progress.records import ImportedHistory, ReviewRecord
-from quizbank.progress.scheduler import Card, State, stable_card_id
+from quizbank.progress.records import (
+    POINT_STATES,
+    TYPED_SOURCES,
+    FittedParameters,
+    ImportedHistory,
+    PointMark,
+    ReviewRecord,
+    TypedAnswer,
+)
+from quizbank.progress.scheduler import Card, State, check_parameters, stable_card_id
 from quizbank.progress.settings import DEFAULT_SETTINGS, validate_setting
 from quizbank.progress.store import parse_time
 from quizbank.safetext import describe_unsafe, escape_unsafe, find_unsafe, shorten
@@ -46,6 +54,9 @@ MAX_INSTANCE_SEED = 2**31 - 1  # the app draws seeds 1..quizbank.instances.MAX_S
 MAX_INSTANCE_PARAMS = 64
 MAX_PARAM_MAGNITUDE = 1e18
 MAX_PARAM_TEXT = 1000  # a drawn `choices:` text
+MAX_KEY_POINTS = 100  # key points of one typed answer
+MAX_RULE_CHARS = 1000  # what decided a key point's verdict
+MAX_FIT_REVIEWS = 10**9
 
 
 class BackupError(ValueError):
@@ -252,8 +263,9 @@ class _Checker:
             last_review=last,
         )
 
-    def report(self, where: str, value: Any) -> dict[str, Any] | None:
-        """A mock report: a JSON object of safe strings, finite numbers, booleans and nulls."""
+    def report(self, where: str, value: Any, *, mock: bool = True) -> dict[str, Any] | None:
+        """A mock report (`mock`: with the fields every report has), or another JSON object the store keeps
+        (a fit's figures): safe strings, finite numbers, booleans and nulls."""
         if not isinstance(value, dict):
             self.fail(where, "must be an object")
             return None
@@ -283,7 +295,7 @@ class _Checker:
                 self.fail(path, f"unexpected value {node!r}")
 
         walk(where, value)
-        if len(self.errors) == before:
+        if mock and len(self.errors) == before:
             from quizbank.mock.report_shape import report_problem
 
             problem = report_problem(value, where)  # `"report": {}` crashed mock history and mock report
@@ -421,6 +433,42 @@ def parse_backup(data: Any) -> ImportedHistory:
         if None not in (old, new, at):
             parsed.id_migrations.append((old, new, at))
 
+    def typed_answer(where: str, item: dict) -> None:
+        qid = checker.question_id(where, item.get("question_id"))
+        at = checker.time(f"{where}.answered_at", item.get("answered_at"))
+        source = item.get("source")
+        if source not in TYPED_SOURCES:
+            checker.fail(
+                f"{where}.source", f"must be one of {', '.join(TYPED_SOURCES)} (got {_short(source)})"
+            )
+        answer = checker.text(f"{where}.answer", item.get("answer"), MAX_RESPONSE_CHARS)
+        if answer is not None and not answer.strip():
+            checker.fail(f"{where}.answer", "must not be empty")
+            answer = None
+        points = item.get("points")
+        if not isinstance(points, list) or len(points) > MAX_KEY_POINTS:
+            checker.fail(f"{where}.points", f"must be a list of at most {MAX_KEY_POINTS} key points")
+            return
+        before = len(checker.errors)
+        marks = []
+        for n, point in enumerate(points):
+            spot = f"{where}.points[{n}]"
+            if not isinstance(point, dict):
+                checker.fail(spot, "must be an object")
+                continue
+            states = [point.get("verdict"), point.get("mark")]
+            for name, value in zip(("verdict", "mark"), states, strict=True):
+                if value not in POINT_STATES:
+                    checker.fail(
+                        f"{spot}.{name}", f"must be one of {', '.join(POINT_STATES)} (got {_short(value)})"
+                    )
+            evidence = checker.text(f"{spot}.evidence", point.get("evidence", ""), MAX_RESPONSE_CHARS)
+            rule = checker.text(f"{spot}.rule", point.get("rule", ""), MAX_RULE_CHARS)
+            if len(checker.errors) == before:
+                marks.append(PointMark(states[0], states[1], evidence or "", rule or ""))
+        if None not in (qid, at, answer) and source in TYPED_SOURCES and len(checker.errors) == before:
+            parsed.typed_answers.append(TypedAnswer(qid, at, source, answer, tuple(marks)))
+
     _each(checker, data, "reviews", True, review)
     _each(checker, data, "attempts", False, attempt)
     _each(checker, data, "cards", True, card)
@@ -429,6 +477,24 @@ def parse_backup(data: Any) -> ImportedHistory:
         _each(checker, data, "mock_sessions", False, mock_session)
         _each(checker, data, "marks", False, mark)
         _each(checker, data, "id_migrations", False, id_migration)
+        _each(checker, data, "typed_answers", False, typed_answer)
+
+    fitted = data.get("fitted_parameters") if v2 else None
+    if fitted is not None:
+        where = "fitted_parameters"
+        if not isinstance(fitted, dict):
+            checker.fail(where, "must be an object or null")
+        else:
+            before = len(checker.errors)
+            try:
+                weights = check_parameters(fitted.get("parameters"))
+            except ValueError as exc:
+                checker.fail(f"{where}.parameters", str(exc))
+            at = checker.time(f"{where}.fitted_at", fitted.get("fitted_at"))
+            reviews = checker.integer(f"{where}.reviews", fitted.get("reviews"), 0, MAX_FIT_REVIEWS)
+            report = checker.report(f"{where}.report", fitted.get("report", {}), mock=False)
+            if len(checker.errors) == before and at is not None and report is not None:
+                parsed.fitted = FittedParameters(weights, at, reviews, report)
 
     settings = data.get("settings", {})
     if not isinstance(settings, dict):

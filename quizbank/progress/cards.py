@@ -273,17 +273,50 @@ class CardsTable(SettingsTable):
         """Rate a card and commit at once (one transaction): the review row (with the card before and after)
         and the new card state. The review joins this session's undo stack. `instance`: the seed and
         parameters of a generated question's showing (one card per question, whatever the numbers)."""
-        rating = Rating(int(rating))
+        result = self._review(question_id, Rating(int(rating)), now, duration_ms, instance, only_if_due=False)
+        assert result is not None
+        return result
+
+    def review_quiz_answer(
+        self,
+        question_id: str,
+        correct: bool,
+        now: datetime | None = None,
+        duration_ms: int | None = None,
+        *,
+        instance: dict[str, Any] | None = None,
+    ) -> ReviewResult | None:
+        """A quiz answer as a Study review, when it tells the scheduler something (so that every card state
+        comes from its review rows): a wrong answer is an Again review (a never-studied question gets its
+        first card, learning, due in a minute; a studied card lapses into relearning), a right one on a card
+        due by `now` a Good review. A right answer otherwise changes nothing (None). The due check and the
+        review are one transaction; `now` None reads the clock inside it, as `review` does."""
+        if not correct:
+            return self.review(question_id, Rating.Again, now, duration_ms, instance=instance)
+        return self._review(question_id, Rating.Good, now, duration_ms, instance, only_if_due=True)
+
+    def _review(
+        self,
+        question_id: str,
+        rating: Rating,
+        now: datetime | None,
+        duration_ms: int | None,
+        instance: dict[str, Any] | None,
+        *,
+        only_if_due: bool,
+    ) -> ReviewResult | None:
         shown = instance_json(instance)
         fixed = to_utc(now) if now is not None else None
         scheduler = self.scheduler
 
-        def body(conn: sqlite3.Connection) -> ReviewResult:
+        def body(conn: sqlite3.Connection) -> ReviewResult | None:
             # Without an explicit time, read the clock inside the transaction, so that reviews from several
             # processes get times in commit order and a card's history never runs backwards.
             stamp = fixed if fixed is not None else datetime.now(UTC)
             row = conn.execute("SELECT card_json FROM cards WHERE question_id = ?", (question_id,)).fetchone()
             before_text = row[0] if row else None
+            if only_if_due and (before_text is None or Card.from_json(before_text).due > stamp):
+                return None
             index = conn.execute(
                 "SELECT COUNT(*) FROM reviews WHERE question_id = ?", (question_id,)
             ).fetchone()[0]
@@ -320,7 +353,8 @@ class CardsTable(SettingsTable):
             )
 
         result = self._write(body)
-        self._session.undo_stack.append(result.review_id)
+        if result is not None:
+            self._session.undo_stack.append(result.review_id)
         return result
 
     @property

@@ -1,4 +1,4 @@
-"""`posenc progress ...` (export, import, orphans, stats, config) and `posenc export ...` (anki, markdown).
+"""`posenc progress ...` (export, import, orphans, stats, optimize, config) and `posenc export ...` (anki, markdown).
 
 Global options read here: `--data-dir DIR` (args.data_dir; else POSENC_DATA_DIR, else the platform data folder)
 and `--bank PATH` (args.bank, repeatable extra banks). Errors are one line on stderr plus an exit code:
@@ -196,12 +196,14 @@ def _cmd_import(args: argparse.Namespace) -> int:
         (report.mock_sessions_added, "mock interviews"),
         (report.marks_changed, "flags/notes"),
         (report.id_migrations_added, "id migrations"),
+        (report.typed_answers_added, "typed answers"),
         (report.settings_added, "settings"),
     ]
     print(
         f"imported {report.reviews_added} reviews ({report.reviews_skipped} already present), "
         f"{report.attempts_added} attempts; rebuilt {report.cards_rebuilt} cards"
         + "".join(f"; {n} {what}" for n, what in extras if n)
+        + ("; the fitted FSRS parameters" if report.fitted_taken else "")
     )
     return 0
 
@@ -248,7 +250,7 @@ def _cmd_orphans(args: argparse.Namespace) -> int:
 
 @_guard
 def _cmd_stats(args: argparse.Namespace) -> int:
-    from quizbank.progress.stats import compute_stats
+    from quizbank.progress.stats import compute_stats, scheduler_line
 
     lang = cli_language(args)
     bankset = _load_banks(args)
@@ -267,6 +269,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     )
     print(say("stats.retention", lang, days=stats.days, retention=retention, n=stats.retention_reviews))
     print(say("stats.streak", lang, n=stats.streak_days))
+    print(scheduler_line(stats.fitted, lang))
     print(say("stats.forecast", lang, counts=" ".join(str(d.count) for d in stats.due_forecast)))
     print(say("stats.mastery", lang))
     for topic in bankset.topics:
@@ -281,6 +284,91 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 
         leeches = ", ".join(f"{lc.question_id} ({lc.lapses})" for lc in stats.leeches)
         print(escape_unsafe(say("stats.leeches", lang, leeches=leeches), one_line=True))
+    return 0
+
+
+def _figures(evaluation: Any) -> str:
+    return (
+        f"log loss {evaluation.log_loss:.4f}, RMSE {evaluation.rmse:.4f}, predicted retention "
+        f"{evaluation.predicted_retention:.1%}, actual {evaluation.actual_retention:.1%}"
+    )
+
+
+@_guard
+def _cmd_optimize(args: argparse.Namespace) -> int:
+    """Fit FSRS-6 parameters to this store's reviews (quizbank/progress/optimize.py), keep them if they predict
+    the history better than the defaults, and say what changed."""
+    from quizbank.progress.optimize import MIN_REVIEWS, count_learnable, fit_parameters, review_logs
+
+    with _open(args) as store:
+        if args.reset:
+            had = store.clear_fitted()
+            if args.json:
+                print(json.dumps({"reset": had, "in_use": "default"}))
+            else:
+                print(
+                    "forgot the fitted FSRS parameters; " if had else "no fitted FSRS parameters were kept; ",
+                    end="",
+                )
+                print("the scheduler uses fsrs's default parameters")
+            return 0
+        rows = store.review_rows()
+        if not args.json:
+            learnable = count_learnable(review_logs(rows))
+            if learnable >= MIN_REVIEWS:
+                print(f"posenc: fitting FSRS-6 to {len(rows):,} reviews with torch (a few seconds per 100)…",
+                      file=sys.stderr, flush=True)  # fmt: skip
+        report = fit_parameters(rows)
+        if report.fitted:
+            figures = {key: value for key, value in report.as_dict().items() if key != "parameters"}
+            store.save_fitted(report.parameters, report.reviews, figures)
+        in_use = store.fitted()
+    if args.json:
+        data = report.as_dict()
+        data["in_use"] = "fitted" if in_use is not None else "default"
+        print(json.dumps(data, indent=2))
+        return 0
+    print(
+        f"reviews: {report.reviews:,} on {report.cards:,} cards; {report.learnable:,} a day or more after the "
+        f"card's previous review (FSRS learns from those; it needs {report.minimum:,})"
+    )
+    if report.reason == "too_few":
+        print(
+            f"too few to fit: FSRS-6 needs at least {report.minimum:,} such reviews (py-fsrs's optimizer; Anki "
+            "asks for 400); the scheduler keeps "
+            + (
+                "fsrs's default parameters"
+                if in_use is None
+                else f"the parameters fitted on {in_use.fitted_at:%Y-%m-%d}"
+            )
+        )
+        if report.before is not None:
+            print(f"defaults on this history: {_figures(report.before)}")
+        return 0
+    assert report.before is not None and report.after is not None
+    print(f"{'':22}{'defaults':>10}{'fitted':>10}")
+    for label, key, style in (
+        ("log loss", "log_loss", "{:.4f}"),
+        ("RMSE", "rmse", "{:.4f}"),
+        ("predicted retention", "predicted_retention", "{:.1%}"),
+        ("actual retention", "actual_retention", "{:.1%}"),
+    ):
+        before, after = getattr(report.before, key), getattr(report.after, key)
+        print(f"{label:<22}{style.format(before):>10}{style.format(after):>10}")
+    if report.fitted:
+        print(
+            f"fitted in {report.seconds:.1f} s; the scheduler uses the fitted parameters from the next review on "
+            "('posenc progress optimize --reset' goes back to the defaults)"
+        )
+    else:
+        print(
+            "the fit does not predict this history better than the defaults; the scheduler keeps "
+            + (
+                "fsrs's default parameters"
+                if in_use is None
+                else f"the parameters fitted on {in_use.fitted_at:%Y-%m-%d}"
+            )
+        )
     return 0
 
 
@@ -408,7 +496,7 @@ def _when_applied(key: str) -> None:
 def add_parser(
     subparsers: Any, binding_ids: Callable[[], Sequence[str]] | None = None
 ) -> argparse.ArgumentParser:
-    """`posenc progress {export,import,orphans,stats,config}`. `binding_ids` lists the binding ids a
+    """`posenc progress {export,import,orphans,stats,optimize,config}`. `binding_ids` lists the binding ids a
     keymap may remap (the app's, which this package cannot import); `config keymap.<id> KEYS` refuses
     any other id."""
     parser = subparsers.add_parser(
@@ -440,6 +528,22 @@ def add_parser(
 
     stats = actions.add_parser("stats", help="print review counts, retention, streak, forecast and mastery")
     stats.set_defaults(func=_cmd_stats)
+
+    optimize = actions.add_parser(
+        "optimize",
+        help="fit the FSRS-6 scheduler's parameters to your own reviews (needs 512 or more; uses torch)",
+        description=(
+            "Fit FSRS-6's 21 parameters to this store's review history with the fsrs package's optimizer and "
+            "show how well the defaults and the fitted parameters predict it (log loss, RMSE, predicted and "
+            "actual retention). The fitted parameters are kept (backups carry them) and schedule every review "
+            "from then on. Below 512 reviews a day or more apart, the defaults stay."
+        ),
+    )
+    optimize.add_argument("--json", action="store_true", help="print JSON")
+    optimize.add_argument(
+        "--reset", action="store_true", help="forget the fitted parameters (back to the defaults)"
+    )
+    optimize.set_defaults(func=_cmd_optimize)
 
     config = actions.add_parser(
         "config",

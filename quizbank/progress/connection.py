@@ -106,6 +106,7 @@ class StoreConnection:
         self._lock = threading.RLock()
         self._session = _Session()
         self._settings_cache: dict[str, Any] | None = None
+        self._fitted_cache: tuple[Any] | None = None  # (FittedParameters | None,) once read
         self._scheduler_key: tuple[Any, ...] | None = None
         self._scheduler: SeededScheduler | None = None
         self._conn = self._connect_or_recover()

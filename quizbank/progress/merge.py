@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from quizbank.progress.cards import CardsTable, put_card
+from quizbank.progress.fitted import put_fitted
 from quizbank.progress.records import (
     DRILL_CARD_PREFIX,
     ImportedHistory,
@@ -22,7 +23,8 @@ from quizbank.progress.records import (
     parse_time,
 )
 from quizbank.progress.scheduler import SeededScheduler
-from quizbank.progress.settings import DEFAULT_SETTINGS, validate_setting
+from quizbank.progress.settings import DEFAULT_SETTINGS, make_scheduler, validate_setting
+from quizbank.progress.typed_answers import insert_typed_answer
 
 __all__ = ["MergeTable", "move_ids"]
 
@@ -56,8 +58,8 @@ class MergeTable(CardsTable):
 
     def migrate_replaced_ids(self, mapping: Mapping[str, str]) -> int:
         """Move the history of merged-away question ids (old -> new) onto the question replacing them, in one
-        transaction: reviews, attempts, the card and the question mark. Where both ids have a card, the one
-        reviewed last is kept; a review or attempt already present under the new id is not duplicated; marks
+        transaction: reviews, attempts, typed answers, the card and the question mark. Where both ids have a
+        card, the one reviewed last is kept; a review or attempt already present under the new id is not duplicated; marks
         merge (flagged if either is, both notes kept). Each pair is recorded in `id_migrations`. Returns how many
         old ids had anything to move, so a second call with the same mapping changes nothing and returns 0."""
         pairs = sorted((old, new) for old, new in mapping.items() if old != new)
@@ -88,16 +90,23 @@ class MergeTable(CardsTable):
           A review or quiz attempt keeps its `instance` (a generated question's seed and parameters).
         - Mock sessions are identified by their id; one already here stays.
         - A question mark (flag and note): the one updated last wins; a tie keeps this store's.
+        - Typed answers (question_id, answered_at, answer) are added once.
+        - Fitted FSRS parameters: the ones fitted last win (the backup's fill a store without any).
         - Settings only fill keys not set here.
         - Id migrations are recorded, then every migration either side applied moves history left under an
           old id (e.g. from an older backup) onto its replacement.
         """
         settings = {key: validate_setting(key, value) for key, value in history.settings.items()}
-        # Replay with the settings in force after the merge (backup settings fill unset keys only).
+        # Replay with the settings in force after the merge (backup settings fill unset keys only) and the
+        # fitted parameters in force after it (the ones fitted last).
         effective = {**DEFAULT_SETTINGS, **settings, **self._settings()}
-        scheduler = SeededScheduler(
-            desired_retention=float(effective["desired_retention"]),
-            enable_fuzzing=bool(effective["enable_fuzzing"]),
+        here = self.fitted()
+        taken = history.fitted is not None and (here is None or history.fitted.fitted_at > here.fitted_at)
+        fitted = history.fitted if taken else here
+        scheduler = make_scheduler(
+            float(effective["desired_retention"]),
+            bool(effective["enable_fuzzing"]),
+            fitted.parameters if fitted is not None else None,
         )
 
         def body(conn: sqlite3.Connection) -> MergeReport:
@@ -113,6 +122,8 @@ class MergeTable(CardsTable):
                     "mock_sessions_added",
                     "marks_changed",
                     "id_migrations_added",
+                    "typed_answers_added",
+                    "fitted_taken",
                 ),
                 0,
             )
@@ -170,6 +181,11 @@ class MergeTable(CardsTable):
                     (question_id, int(bool(flagged)), note, stamp),
                 )
                 counts["marks_changed"] += 1
+            for typed in history.typed_answers:
+                counts["typed_answers_added"] += insert_typed_answer(conn, typed)
+            if taken:
+                put_fitted(conn, history.fitted)
+                counts["fitted_taken"] = 1
             for key, value in settings.items():
                 counts["settings_added"] += conn.execute(
                     "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
@@ -243,7 +259,7 @@ def move_ids(conn: sqlite3.Connection, pairs: Sequence[tuple[str, str]]) -> int:
     moved = 0
     for old, new in pairs:
         found = False
-        for table in ("reviews", "attempts"):
+        for table in ("reviews", "attempts", "typed_answers"):
             cursor = conn.execute(
                 f"UPDATE OR IGNORE {table} SET question_id = ? WHERE question_id = ?", (new, old)
             )

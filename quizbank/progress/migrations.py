@@ -89,6 +89,29 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE attempts ADD COLUMN instance TEXT;
     ALTER TABLE reviews ADD COLUMN instance TEXT;
     """,
+    # typed answers to open questions with the judge's verdict per key point (progress/typed_answers.py)
+    """
+    CREATE TABLE typed_answers (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        question_id TEXT NOT NULL,
+        answered_at TEXT NOT NULL,
+        source      TEXT NOT NULL,                -- quiz, study or mock
+        answer      TEXT NOT NULL,                -- what the candidate typed
+        points_json TEXT NOT NULL,                -- per key point: {"verdict", "mark", "evidence", "rule"}
+        UNIQUE (question_id, answered_at, answer)
+    );
+    CREATE INDEX typed_answers_question ON typed_answers (question_id, answered_at);
+    """,
+    # FSRS-6 parameters fitted to this store's reviews (`posenc progress optimize`, progress/fitted.py)
+    """
+    CREATE TABLE fitted_parameters (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),  -- one row: the parameters the scheduler uses
+        parameters  TEXT NOT NULL,                -- JSON list of the 21 FSRS-6 weights w0..w20
+        fitted_at   TEXT NOT NULL,
+        reviews     INTEGER NOT NULL,             -- reviews the fit read
+        report_json TEXT NOT NULL                 -- the fit's figures before and after (JSON object)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 REQUIRED_TABLES = frozenset(
@@ -101,6 +124,8 @@ REQUIRED_TABLES = frozenset(
         "mock_sessions",
         "question_marks",
         "id_migrations",
+        "typed_answers",
+        "fitted_parameters",
     }
 )
 

@@ -15,14 +15,19 @@ __all__ = [
     "AttemptRow",
     "CardInfo",
     "DrillAttemptRow",
+    "FittedParameters",
     "ImportedHistory",
     "MergeReport",
+    "POINT_STATES",
+    "TYPED_SOURCES",
     "Orphan",
+    "PointMark",
     "ReviewRecord",
     "ReviewResult",
     "ReviewRow",
     "StudyQueue",
     "TopicProgress",
+    "TypedAnswer",
     "UndoResult",
     "as_ms",
     "format_time",
@@ -145,6 +150,44 @@ class DrillAttemptRow:
 
 DRILL_CARD_PREFIX = "drill:"  # a solved drill's Study card is `drill:NAME`
 
+POINT_STATES = ("covered", "contradicted", "not_found")  # the judge's verdicts (quizbank.judge.VERDICTS)
+TYPED_SOURCES = ("quiz", "study", "mock")  # where an open answer was typed
+
+
+@dataclass(frozen=True)
+class PointMark:
+    """One key point of a typed answer: the judge's verdict, the candidate's mark after ticking (a ticked
+    point is covered; an unticked one the judge found contradicted stays contradicted), and the part of the
+    answer that decided the verdict with the rule that did."""
+
+    verdict: str
+    mark: str
+    evidence: str = ""
+    rule: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {"verdict": self.verdict, "mark": self.mark, "evidence": self.evidence, "rule": self.rule}
+
+
+@dataclass(frozen=True)
+class TypedAnswer:
+    """An answer typed to an open question (Quiz, Study or Mock), with one PointMark per key point in the
+    question's order."""
+
+    question_id: str
+    answered_at: datetime
+    source: str
+    answer: str
+    points: tuple[PointMark, ...]
+
+    @property
+    def covered(self) -> int:
+        return sum(point.mark == "covered" for point in self.points)
+
+    @property
+    def contradicted(self) -> int:
+        return sum(point.mark == "contradicted" for point in self.points)
+
 
 @dataclass(frozen=True)
 class MergeReport:
@@ -161,6 +204,8 @@ class MergeReport:
     mock_sessions_added: int = 0
     marks_changed: int = 0
     id_migrations_added: int = 0
+    typed_answers_added: int = 0
+    fitted_taken: int = 0  # 1 when the backup's fitted FSRS parameters replaced this store's (or filled none)
 
 
 class ReviewRecord(NamedTuple):
@@ -201,6 +246,20 @@ class ImportedHistory:
     marks: list[tuple[str, bool, str, datetime]] = field(default_factory=list)
     # (old_id, new_id, applied_at)
     id_migrations: list[tuple[str, str, datetime]] = field(default_factory=list)
+    typed_answers: list[TypedAnswer] = field(default_factory=list)
+    fitted: FittedParameters | None = None
+
+
+@dataclass(frozen=True)
+class FittedParameters:
+    """FSRS-6 parameters fitted to this store's reviews (`posenc progress optimize`): the 21 weights the
+    scheduler uses instead of the defaults, when they were fitted, on how many reviews, and the fit's figures
+    (a JSON-ready dict: see quizbank/progress/optimize.py)."""
+
+    parameters: tuple[float, ...]
+    fitted_at: datetime
+    reviews: int
+    report: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler, State
-from fsrs.scheduler import FUZZ_RANGES
+from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES, LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 
 __all__ = [
+    "DEFAULT_PARAMETERS",
     "RATING_LABELS",
     "Card",
     "Preview",
+    "check_parameters",
     "Rating",
     "SeededScheduler",
     "State",
@@ -54,6 +56,21 @@ def to_utc(moment: datetime | None) -> datetime:
     if moment.tzinfo is None or moment.tzinfo.utcoffset(moment) is None:
         raise ValueError(f"naive datetime {moment.isoformat()} given; progress times must be timezone-aware")
     return moment.astimezone(UTC)
+
+
+def check_parameters(values: object) -> tuple[float, ...]:
+    """FSRS-6 weights (21 finite numbers, each within fsrs's bounds) as a tuple of floats; ValueError with a
+    one-line reason naming the first weight out of bounds."""
+    if not isinstance(values, list | tuple) or len(values) != len(DEFAULT_PARAMETERS):
+        raise ValueError(f"FSRS-6 parameters are a list of {len(DEFAULT_PARAMETERS)} numbers")
+    out = []
+    for index, (value, low, high) in enumerate(zip(values, LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not low <= float(value) <= high:
+            raise ValueError(
+                f"FSRS-6 parameter w{index} must be a number from {low:g} to {high:g} (got {value!r})"
+            )
+        out.append(float(value))
+    return tuple(out)
 
 
 def stable_card_id(question_id: str) -> int:

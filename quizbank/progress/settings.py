@@ -6,10 +6,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from quizbank.progress.connection import StoreConnection
+from quizbank.progress.fitted import FittedTable
 from quizbank.progress.scheduler import SeededScheduler
 
-__all__ = ["DEFAULT_SETTINGS", "SETTING_HELP", "SettingsTable", "parse_setting_text", "validate_setting"]
+__all__ = [
+    "DEFAULT_SETTINGS",
+    "SETTING_HELP",
+    "SettingsTable",
+    "make_scheduler",
+    "parse_setting_text",
+    "validate_setting",
+]
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "language": "en",
@@ -123,8 +130,9 @@ def validate_setting(key: str, value: Any) -> Any:
     return value
 
 
-class SettingsTable(StoreConnection):
-    """The `settings` table, cached in memory, and the FSRS scheduler those settings configure."""
+class SettingsTable(FittedTable):
+    """The `settings` table, cached in memory, and the FSRS scheduler those settings (and the fitted
+    parameters, when there are some) configure."""
 
     def _settings(self) -> dict[str, Any]:
         if self._settings_cache is None:
@@ -171,13 +179,32 @@ class SettingsTable(StoreConnection):
         return dict(self._settings())
 
     def reload_settings(self) -> None:
+        """Read the settings and the fitted parameters again (another process may have changed them)."""
         self._settings_cache = None
+        self._fitted_cache = None
 
     @property
     def scheduler(self) -> SeededScheduler:
-        """The FSRS scheduler for the current settings (desired_retention, enable_fuzzing)."""
-        key = (float(self.get_setting("desired_retention")), bool(self.get_setting("enable_fuzzing")))
+        """The FSRS scheduler for the current settings (desired_retention, enable_fuzzing) with the fitted
+        parameters when there are some (`posenc progress optimize`), else fsrs's defaults."""
+        fitted = self.fitted()
+        key = (
+            float(self.get_setting("desired_retention")),
+            bool(self.get_setting("enable_fuzzing")),
+            fitted.parameters if fitted is not None else None,
+        )
         if self._scheduler is None or self._scheduler_key != key:
-            self._scheduler = SeededScheduler(desired_retention=key[0], enable_fuzzing=key[1])
+            self._scheduler = make_scheduler(*key)
             self._scheduler_key = key
         return self._scheduler
+
+
+def make_scheduler(
+    desired_retention: float, enable_fuzzing: bool, parameters: tuple[float, ...] | None
+) -> SeededScheduler:
+    """The store's scheduler: fsrs's default parameters unless fitted ones are given."""
+    if parameters is None:
+        return SeededScheduler(desired_retention=desired_retention, enable_fuzzing=enable_fuzzing)
+    return SeededScheduler(
+        parameters=parameters, desired_retention=desired_retention, enable_fuzzing=enable_fuzzing
+    )

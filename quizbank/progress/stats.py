@@ -7,7 +7,8 @@
 - mastery per topic: mean FSRS retrievability R = (1 + F * t / S) ** -w20 over all the topic's questions, an
   unseen one counting as 0;
 - current streak: consecutive days with at least one review, ending today (or yesterday, if today has none yet);
-- leeches: cards with at least `leech_lapses` lapses (Again while in Review), most-lapsed first.
+- leeches: cards with at least `leech_lapses` lapses (Again while in Review), most-lapsed first;
+- the scheduler's parameters: fitted to these reviews (`posenc progress optimize`) or fsrs's defaults.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from quizbank.progress.records import FittedParameters
 from quizbank.progress.scheduler import Rating, State, to_utc
 from quizbank.progress.store import ProgressStore, TopicProgress, utc_day_start
 
-__all__ = ["DayCount", "Leech", "Stats", "compute_stats"]
+__all__ = ["DayCount", "Leech", "Stats", "compute_stats", "scheduler_line"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class Stats:
     attempts_in_window: int
     attempts_correct: int
     cards_by_state: dict[str, int]
+    fitted: FittedParameters | None = None  # the FSRS parameters in use when fitted; None: fsrs's defaults
 
     @property
     def true_retention(self) -> float | None:
@@ -143,4 +146,24 @@ def compute_stats(
         attempts_in_window=len(graded),
         attempts_correct=sum(1 for a in graded if a.correct),
         cards_by_state={name: states.get(name, 0) for name in ("learning", "review", "relearning")},
+        fitted=store.fitted(),
     )
+
+
+def scheduler_line(fitted: FittedParameters | None, lang: str = "en") -> str:
+    """What schedules: "FSRS-6, fsrs's default parameters" or "FSRS-6 fitted to 1,048 reviews on 2026-05-04
+    (log loss 0.4846 -> 0.4670)", in the CLI's language (the app words it in its own strings)."""
+    from ..cli_text import say
+
+    if fitted is None:
+        return say("stats.scheduler_default", lang)
+    text = say(
+        "stats.scheduler_fitted", lang, reviews=f"{fitted.reviews:,}", day=f"{fitted.fitted_at:%Y-%m-%d}"
+    )
+    before, after = fitted.report.get("before"), fitted.report.get("after")
+    if isinstance(before, dict) and isinstance(after, dict):
+        try:
+            text += f" (log loss {float(before['log_loss']):.4f} -> {float(after['log_loss']):.4f})"
+        except (KeyError, TypeError, ValueError):
+            pass
+    return text

@@ -1,5 +1,5 @@
 """The progress store: one SQLite file (`progress.db`) holding cards, reviews, quiz and drill attempts, mock
-interviews, question marks and settings.
+interviews, question marks, typed answers to open questions and settings.
 
 Progress lives apart from the YAML banks and is keyed by question id, so editing a question never resets it, and
 a question whose id disappears keeps its history (see `orphans`).
@@ -10,6 +10,7 @@ a question whose id disappears keeps its history (see `orphans`).
 - `settings.py`: settings and the scheduler they configure;
 - `cards.py`: cards and reviews, the Study queue, rating, undo and replay;
 - `attempts.py`: quiz and drill attempts;  `mock_sessions.py`: mock interviews;  `marks.py`: flags and notes;
+- `typed_answers.py`: answers typed to open questions, with the judge's verdict per key point;
 - `merge.py`: orphans, id migrations and backup merges.
 
 Times are stored as fixed-width ISO-8601 UTC strings ('2025-01-31T08:00:00.000000+00:00'), which sort
@@ -45,6 +46,7 @@ from quizbank.progress.records import (
     utc_day_start,
 )
 from quizbank.progress.settings import DEFAULT_SETTINGS, SETTING_HELP, parse_setting_text, validate_setting
+from quizbank.progress.typed_answers import TypedAnswersTable
 
 __all__ = [
     "DB_NAME",
@@ -76,7 +78,7 @@ __all__ = [
 ]
 
 
-class ProgressStore(MergeTable, AttemptsTable, MockSessionsTable, MarksTable):
+class ProgressStore(MergeTable, AttemptsTable, MockSessionsTable, MarksTable, TypedAnswersTable):
     """Cards, reviews, attempts, mock interviews, marks and settings in one SQLite file. Thread-safe (one lock
     around the connection).
 

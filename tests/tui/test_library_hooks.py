@@ -369,3 +369,27 @@ def test_fsrs_still_fuzzes_through_the_private_method_the_seeded_scheduler_overr
     first = review_three_times(Spy(enable_fuzzing=True))
     assert calls and all(isinstance(c, timedelta) for c in calls)  # fsrs called our override
     assert review_three_times(Spy(enable_fuzzing=True)) == first  # and its draw is ours: seeded
+
+
+def test_fsrs_optimizer_fits_without_its_pandas_and_tqdm_extras() -> None:
+    """`quizbank.progress.optimize._optimizer` imports `fsrs.optimizer` with stand-ins for pandas and tqdm
+    when they are missing (the `fsrs[optimizer]` extra): `compute_optimal_parameters` must still use
+    neither (tqdm only with `disable=`, pandas only in `compute_optimal_retention`), the module must still
+    bind `torch` and `Optimizer` at the top, and the stand-ins must be gone from `sys.modules` after."""
+    import fsrs.optimizer as module
+
+    source = inspect.getsource(module)
+    fit = source[
+        source.index("def compute_optimal_parameters") : source.index("def _compute_probs_and_costs")
+    ]
+    assert "pd." not in fit and "tqdm(" in fit and "disable=(not verbose)" in fit
+    assert "import pandas as pd" in source and "from tqdm import tqdm" in source
+    code = (
+        "import sys\nfrom quizbank.progress.optimize import _optimizer\nOptimizer = _optimizer()\n"
+        "print(sorted(set(sys.modules) & {'pandas', 'tqdm'}) if 'pandas' not in sys.modules else 'real')\n"
+        "print(Optimizer([]).compute_optimal_parameters()[20])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    lines = done.stdout.splitlines()
+    assert lines[-2] in ("[]", "real")  # no stand-in left behind (or the real extras are installed)
+    assert float(lines[-1]) == 0.1542  # the real Optimizer ran: too few reviews, so fsrs's default decay

@@ -249,6 +249,32 @@ async def test_stats_screen_numbers_and_leech_jump(tmp_path):
 
 
 @pilot_test
+async def test_stats_says_when_the_schedule_is_fitted_to_the_candidate(tmp_path):
+    from quizbank.progress.scheduler import DEFAULT_PARAMETERS
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        screen = StatsScreen(clock=fixed_clock)
+        await app.push_screen(screen)
+        await settle(pilot)
+        assert "Schedule fitted" not in str(screen.query_one("#stats-summary").render())  # the defaults
+        app.store.save_fitted(DEFAULT_PARAMETERS, 1048, {}, datetime(2026, 5, 4, 9, 40, tzinfo=UTC))
+        await pilot.press("g")  # refresh
+        await settle(pilot)
+        summary = str(screen.query_one("#stats-summary").render())
+        assert (
+            "Schedule fitted to your 1,048 reviews on 2026-05-04 (FSRS-6; posenc progress optimize)"
+            in summary
+        )
+        app.language = "zh"
+        await settle(pilot)
+        assert "复习计划已按你的 1,048 次复习拟合（2026-05-04" in str(
+            screen.query_one("#stats-summary").render()
+        )
+
+
+@pilot_test
 async def test_home_s_opens_study_on_the_highlighted_topic(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -1,15 +1,19 @@
 """Browse: a topic read as reference notes (question, answer, explanation), one note at a time,
-with the live demo panel beside it. n / p move through the topic; i shows the index."""
+with the live demo panel beside it. n / p move through the topic; i shows the index. Under a note, the
+question's history: the answers the candidate typed to it (Quiz, Study, Mock), oldest first, with the key
+points each covered (`tui.typed_answers`), read from the store in a worker."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.events import Resize
+from textual.message import Message
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -18,6 +22,7 @@ from quizbank.question_status import MARK_GLYPHS
 from ..i18n import tr
 from ..keys import bind
 from ..richtext import plain
+from ..typed_answers import typed_history
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
@@ -48,12 +53,22 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         bind("g", "glossary", "browse.glossary", "key.glossary"),
     ]
 
+    class TypedLoaded(Message):
+        """A question's typed answers were read from the store (posted by the history worker)."""
+
+        def __init__(self, question_id: str, rows: list[Any]) -> None:
+            super().__init__()
+            self.question_id = question_id
+            self.rows = rows
+
     def __init__(self, topic_id: str, question_id: str | None = None) -> None:
         super().__init__()
         self.topic_id = topic_id
         self.question_id = question_id
         self.index_forced: bool | None = None
         self.view: QuestionView | None = None
+        self.history: Static | None = None  # under the note: the question's typed answers
+        self.typed_rows: list[Any] = []  # its typed answers (quizbank TypedAnswer), oldest first
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -129,7 +144,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         self._update_bar()
         if self.question_id is None:
             note.remove_children()
-            self.view = None
+            self.view = self.history = None
             note.mount(Static(tr("browse.empty", self.app.language), classes="hint"))
             panel.display = False
             return
@@ -144,7 +159,9 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
             note.remove_children()
             self.view = QuestionView(question, mode="reference", classes="browse-question")
             self.view.flagged, self.view.note = flagged, text
-            mounting = note.mount(self.view)
+            self.history = Static("", classes="browse-typed", markup=False)
+            mounting = note.mount(self.view, self.history)
+        self._show_history()
         note.scroll_home(animate=False)
         index = self.query_one("#browse-index", OptionList)
         ids = self._ids()
@@ -160,6 +177,32 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
             if (panel.demo_name, panel.params) != (question.demo.name, dict(question.demo.params)):
                 panel.set_demo(question.demo.name, dict(question.demo.params), run=False)
                 self.call_later(self._demo_after_paint, mounting, question)
+
+    def _show_history(self) -> None:
+        """The question's typed answers under its note: hidden until the worker has read them."""
+        self.typed_rows = []
+        self._render_history()
+        if self.question_id is not None and self.app.store is not None:
+            self._load_typed(self.question_id)
+
+    @work(thread=True, group="browse-typed", exclusive=True, exit_on_error=False, name="browse-typed")
+    def _load_typed(self, question_id: str) -> None:
+        """Thread worker: read the question's typed answers, then post them (never touch widgets)."""
+        self.post_message(self.TypedLoaded(question_id, self.app.store.typed_answers(question_id)))
+
+    def on_browse_screen_typed_loaded(self, message: TypedLoaded) -> None:
+        if message.question_id != self.question_id:
+            return  # moved on meanwhile
+        self.typed_rows = message.rows
+        self._render_history()
+
+    def _render_history(self) -> None:
+        history = self.history
+        if history is None:
+            return
+        history.display = bool(self.typed_rows)
+        if self.typed_rows:
+            history.update(typed_history(self.typed_rows, self.app.language))
 
     async def _demo_after_paint(self, mounting: Any, question: Any) -> None:
         if mounting is not None:
@@ -207,6 +250,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         self._fill_index()
         self.query_one("#browse-index", OptionList).highlighted = highlighted
         self._update_bar()
+        self._render_history()
 
     def banks_reloaded(self) -> None:
         if self.app.bankset is None:

@@ -55,6 +55,7 @@ from ..keyorder import HeldKeys
 from ..keys import bind, localize_bindings
 from ..live import draw_plan_showings, is_generated
 from ..richtext import plain
+from ..typed_answers import keep_typed_answer
 from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 from ..widgets.toggles import GlyphRadioButton, GlyphSelectionList
@@ -600,6 +601,8 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
         elif isinstance(widget, OpenItem):
             widget.reveal()
             self._record(widget.score(), widget.answer, widget.detail())
+            # kept at the reveal, with the judge's marks (later ticks go into the interview's report)
+            keep_typed_answer(self.app, widget.question.id, "mock", widget, self.now())
         elif isinstance(widget, DrillItem) and not widget.grading:
             widget.grading = True
             widget.error = None

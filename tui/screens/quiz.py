@@ -37,6 +37,7 @@ from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text
 from ..live import draw_showing, is_generated
 from ..richtext import plain
+from ..typed_answers import keep_typed_answer
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
@@ -536,6 +537,10 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         self.app.record_attempt(
             message.question_id, message.grade, duration, schedule=True, instance=instance
         )
+        if message.grade.details.get(
+            "self_graded"
+        ):  # an open answer typed and judged: kept with its verdicts
+            keep_typed_answer(self.app, message.question_id, "quiz", getattr(message.view, "answer", None))
         self._update_bar()
 
     def on_question_view_revealed(self, message: QuestionView.Revealed) -> None:

@@ -1,5 +1,6 @@
 """Stats: reviews per day (30 days), true retention, the 14-day due forecast, mastery per topic, the current
-streak and the leeches (five lapses or more), each leech one Enter away from its question.
+streak and the leeches (five lapses or more), each leech one Enter away from its question; a line says when the
+scheduler runs on parameters fitted to the candidate's reviews (`posenc progress optimize`).
 
 Numbers come from `quizbank.progress.stats.compute_stats`, computed in a thread worker (group "stats") that posts
 `StatsScreen.Computed`; charts are textual-plotext bar charts. All days are UTC days.
@@ -255,6 +256,10 @@ class StatsScreen(Screen):
 
         drills = drill_attempts_line(getattr(self, "drill_attempts", []), lang)
         tail = ["\n", (drills, "$text-accent")] if drills else []
+        fitted = getattr(stats, "fitted", None)
+        if fitted is not None:  # `posenc progress optimize` kept a fit: the defaults no longer schedule
+            when = f"{fitted.fitted_at:%Y-%m-%d}"
+            tail += ["\n", (tr("stats.fitted", lang, n=f"{fitted.reviews:,}", date=when), "$text-success")]
         return Content.assemble(*first, "\n", (second, "$text-secondary"), *tail)
 
     def _render_reviews_chart(self, stats: Any, lang: str) -> None:

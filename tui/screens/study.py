@@ -49,6 +49,7 @@ from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..live import draw_showing, is_generated
 from ..richtext import plain
+from ..typed_answers import keep_typed_answer
 from ..widgets.answers.open import OpenAnswer, suggested_rating
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.key_footer import KeyFooter
@@ -705,6 +706,10 @@ class StudyScreen(HeldKeys, Screen):
         instance = self.live.record() if self.live is not None else None
         self._rated = (view, self._elapsed_ms(), instance)  # for the card's own messages arriving late
         self._run_store("rate", (view.question_id, int(rating), self._elapsed_ms(), instance))
+        # an open answer typed and judged is kept with its verdicts and the ticks the rating followed
+        keep_typed_answer(
+            self.app, view.question_id, "study", view.answer, None if self.clock is utc_now else self.clock()
+        )
 
     def action_undo(self) -> None:
         store = self.app.store

@@ -23,7 +23,8 @@ from quizbank.progress.backup import (
     import_backup,
     parse_backup,
 )
-from quizbank.progress.scheduler import Rating, State
+from quizbank.progress.records import POINT_STATES, PointMark
+from quizbank.progress.scheduler import DEFAULT_PARAMETERS, Rating, State
 from quizbank.progress.store import DB_NAME, StoreError, open_store
 from quizbank.safetext import UNSAFE_RE
 from tui.cli import main
@@ -32,7 +33,7 @@ T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 SHOWN = {"seed": 190211, "params": {"head": 1, "n_heads": 8, "base": 10000.0, "scheme": "rope"}}
 IDS = ("q.alpha", "q.beta", "q.gamma", "drill:alibi-slopes", "q.old")
 # Row ids of AUTOINCREMENT tables are the store's own numbering, not data: a restore renumbers them.
-ROW_ID_TABLES = ("reviews", "attempts", "drill_attempts")
+ROW_ID_TABLES = ("reviews", "attempts", "drill_attempts", "typed_answers")
 
 
 @pytest.fixture(autouse=True)
@@ -111,6 +112,11 @@ QIDS = st.sampled_from(IDS)
 DURATIONS = st.none() | st.integers(0, 86_400_000)
 STEP = st.integers(1, 60 * 24 * 40)  # minutes since the previous action: the app's clock moves forward
 
+# A key point of a typed answer as the app keeps it: the judge's verdict, the candidate's mark, the evidence.
+POINTS = st.builds(
+    PointMark, st.sampled_from(POINT_STATES), st.sampled_from(POINT_STATES), SAFE_TEXT, SAFE_TEXT
+)
+
 ACTIONS = st.one_of(
     st.tuples(st.just("review"), QIDS, st.sampled_from(list(Rating)), DURATIONS, INSTANCES, STEP),
     st.tuples(st.just("quiz"), QIDS, st.none() | st.booleans(), SAFE_TEXT, DURATIONS, INSTANCES, STEP),
@@ -122,6 +128,9 @@ ACTIONS = st.one_of(
     st.tuples(st.just("mark"), QIDS, st.none() | st.booleans(), st.none() | SAFE_TEXT),
     st.tuples(st.just("setting"), st.sampled_from((("new_per_day", 7), ("desired_retention", 0.85),
               ("language", "zh"), ("enable_fuzzing", False), ("keymap", {"posenc.study.undo": "z"})))),
+    st.tuples(st.just("typed"), QIDS, st.sampled_from(("quiz", "study", "mock")),
+              SAFE_TEXT.filter(str.strip), st.lists(POINTS, max_size=4), STEP),
+    st.tuples(st.just("fit"), st.floats(0.1, 0.8), st.integers(0, 10**6), STEP),
     st.tuples(st.just("undo")),
     st.tuples(st.just("migrate"), st.sampled_from((("q.old", "q.alpha"), ("q.gamma", "q.beta")))),
 )  # fmt: skip
@@ -135,11 +144,11 @@ def play(folder: Path, actions: list[tuple[Any, ...]]) -> None:
     with open_store(folder) as store:
         for action in actions:
             kind, *args = action
-            if kind in ("review", "quiz", "mark"):
+            if kind in ("review", "quiz", "mark", "typed"):
                 args[0] = replaced.get(args[0], args[0])
             elif kind == "due":
                 args[0] = [replaced.get(qid, qid) for qid in args[0]]
-            if kind in ("review", "quiz", "drill", "mock", "due"):
+            if kind in ("review", "quiz", "drill", "mock", "due", "typed", "fit"):
                 now += timedelta(minutes=args[-1])
             if kind == "review":
                 qid, rating, duration, instance, _ = args
@@ -157,6 +166,12 @@ def play(folder: Path, actions: list[tuple[Any, ...]]) -> None:
                 store.save_mock_session(f"s{n}", now, minutes, level, language, early, score, report)
             elif kind == "due":
                 store.make_due_now(args[0], now)
+            elif kind == "fit":  # `posenc progress optimize` kept a fit (its decay w20 drawn here)
+                decay, reviews, _ = args
+                store.save_fitted((*DEFAULT_PARAMETERS[:20], decay), reviews, {"reason": "fitted"}, now)
+            elif kind == "typed":
+                qid, source, answer, points, _ = args
+                store.record_typed_answer(qid, answer, points, source, now)
             elif kind == "mark":
                 qid, flagged, note = args
                 store.set_question_mark(qid, flagged=flagged, note=note)
@@ -200,14 +215,30 @@ def test_a_restore_is_exact_and_a_second_import_changes_nothing(tmp_path_factory
 
 
 def walk(folder: Path) -> None:
-    """The candidate's walk: quiz answers (two wrong), a flag, a note, a drill, two mock interviews whose missed
-    items were added to Study, one setting."""
+    """The candidate's walk: quiz answers (two wrong), two typed answers to an open question, a flag, a note, a
+    drill, two mock interviews whose missed items were added to Study, one setting, a fit of FSRS parameters."""
     play(
         folder,
         [
             ("quiz", "q.alpha", False, "B", 4000, None, 1),
             ("quiz", "q.beta", False, "C", 3000, None, 1),
             ("quiz", "q.gamma", True, "A", 2000, None, 1),
+            (
+                "typed",
+                "q.gamma",
+                "quiz",
+                "RoPE rotates q and k",
+                [PointMark("covered", "covered", "rotates")],
+                1,
+            ),
+            (
+                "typed",
+                "q.gamma",
+                "study",
+                "它旋转 q 和 k\nnot v",
+                [PointMark("not_found", "covered")],
+                60 * 24,
+            ),
             ("mark", "q.gamma", True, None),
             ("mark", "q.beta", None, "NTK vs YaRN: ask"),
             ("drill", "alibi-slopes", False, 3, 900, 5),
@@ -216,6 +247,7 @@ def walk(folder: Path) -> None:
             ("due", ["q.delta"], 1),
             ("mock", 2, 20, "deep", "zh", True, None, {**REPORT, "id": "s2", "missed": []}, 60),
             ("setting", ("new_per_day", 12)),
+            ("fit", 0.3, 1200, 1),
         ],
     )
 
@@ -230,7 +262,8 @@ def test_the_walk_restores_every_table(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["--data-dir", str(tmp_path / "new"), "progress", "import", str(backup)]) == 0
     out = capsys.readouterr().out
     assert "imported 2 reviews (0 already present), 3 attempts; rebuilt 0 cards; 4 cards taken" in out
-    assert "2 drill attempts; 2 mock interviews; 2 flags/notes" in out and "1 settings" in out
+    assert "2 drill attempts; 2 mock interviews; 2 flags/notes; 2 typed answers; 1 settings" in out
+    assert out.rstrip().endswith("; the fitted FSRS parameters")
     old, new = table_rows(tmp_path / "old"), table_rows(tmp_path / "new")
     assert new == old
     counts = {table: len(rows) for table, rows in new.items()}
@@ -238,15 +271,24 @@ def test_the_walk_restores_every_table(tmp_path: Path, capsys: pytest.CaptureFix
         "attempts": 3,
         "cards": 4,  # q.alpha, q.beta (wrong: Again reviews), q.delta (mock: added), drill:alibi-slopes
         "drill_attempts": 2,
+        "fitted_parameters": 1,
         "id_migrations": 0,
         "mock_sessions": 2,
         "question_marks": 2,
         "reviews": 2,
         "settings": 1,
+        "typed_answers": 2,
     }
     with open_store(tmp_path / "new") as store:
         assert store.question_marks() == {"q.gamma": (True, ""), "q.beta": (False, "NTK vs YaRN: ask")}
         assert [s["id"] for s in store.mock_sessions()] == ["s1", "s2"]
+        assert store.fitted().parameters[20] == 0.3 and store.fitted().reviews == 1200
+        typed = store.typed_answers("q.gamma")
+        assert [(t.source, t.answer, t.covered) for t in typed] == [
+            ("quiz", "RoPE rotates q and k", 1),
+            ("study", "它旋转 q 和 k\nnot v", 1),
+        ]
+        assert typed[0].points == (PointMark("covered", "covered", "rotates"),)
         assert store.card("q.delta").state == State.Learning and store.card("drill:alibi-slopes") is not None
 
 
@@ -413,6 +455,17 @@ def test_a_number_of_5000_digits_exits_2_naming_the_record(
                        "duration_ms": 1, "state_before": None, "card_before": None,
                        "card_after": {"state": 7, "due": "2025-01-02T00:00:00+00:00"}}]},
          "reviews[0].card_after.state"),
+        ({"typed_answers": [{"question_id": "q", "answered_at": "2025-01-01T00:00:00+00:00", "source": "exam",
+                             "answer": "a", "points": []}]}, "typed_answers[0].source"),
+        ({"typed_answers": [{"question_id": "q", "answered_at": "2025-01-01T00:00:00+00:00", "source": "quiz",
+                             "answer": " ", "points": []}]}, "typed_answers[0].answer: must not be empty"),
+        ({"typed_answers": [{"question_id": "q", "answered_at": "2025-01-01T00:00:00+00:00", "source": "quiz",
+                             "answer": "a", "points": [{"verdict": "covered", "mark": "maybe"}]}]},
+         "typed_answers[0].points[0].mark"),
+        ({"typed_answers": [{"question_id": "q", "answered_at": "2025-01-01T00:00:00+00:00", "source": "mock",
+                             "answer": "a", "points": [{"verdict": "covered", "mark": "covered",
+                                                        "evidence": "\u202e"}]}]},
+         "typed_answers[0].points[0].evidence"),
     ],
 )  # fmt: skip
 def test_version_2_records_are_checked_and_named(tmp_path: Path, record: dict, where: str) -> None:

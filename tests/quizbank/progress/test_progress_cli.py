@@ -226,6 +226,19 @@ def test_stats_command(tmp_path, capsys):
     assert main(["--bank", str(bank), "--data-dir", str(tmp_path / "a"), "progress", "stats"]) == 0
     out = capsys.readouterr().out
     assert "6 total" in out and "fx-rope" in out and "fx-alibi" in out
+    assert (
+        "scheduler: FSRS-6 with fsrs's default parameters ('posenc progress optimize' fits them to you)"
+        in out
+    )
+    from quizbank.progress.scheduler import DEFAULT_PARAMETERS
+    from quizbank.progress.store import open_store
+
+    with open_store(tmp_path / "a") as store:
+        report = {"before": {"log_loss": 0.4846}, "after": {"log_loss": 0.467}}
+        store.save_fitted(DEFAULT_PARAMETERS, 1048, report, datetime(2026, 5, 4, 9, 40, tzinfo=UTC))
+    assert main(["--bank", str(bank), "--data-dir", str(tmp_path / "a"), "progress", "stats"]) == 0
+    out = capsys.readouterr().out
+    assert "scheduler: FSRS-6 fitted to 1,048 reviews on 2026-05-04 (log loss 0.4846 -> 0.4670)" in out
 
 
 def test_a_skipped_bank_is_one_warning_line_without_its_yaml_excerpt(tmp_path, capsys):

@@ -253,3 +253,24 @@ def test_suggest_rating():
     assert suggest_rating(True) == Rating.Good
     assert suggest_rating(False) == Rating.Again
     assert suggest_rating(None) is None
+
+
+def test_a_quiz_answer_schedules_by_the_stores_rule_on_a_fixed_clock(store):
+    """Wrong: an Again review, even on a new question; right: a Good review only on a card due by `now`,
+    else nothing. The clock is the caller's (`now`), as with fsrs's `review_datetime`."""
+    assert store.review_quiz_answer("q.new", True, T0) is None  # right on a new question: nothing
+    assert store.card("q.new") is None and store.review_count() == 0
+
+    wrong = store.review_quiz_answer("q.new", False, T0, duration_ms=1200)
+    assert wrong is not None and wrong.rating == Rating.Again and wrong.reviewed_at == T0
+    assert wrong.card_before is None and wrong.card_after.due == T0 + timedelta(minutes=1)
+
+    studied = store.review("q.seen", Rating.Easy, T0)
+    due = studied.card_after.due
+    assert due > T0 + timedelta(days=1)
+    assert store.review_quiz_answer("q.seen", True, due - timedelta(hours=1)) is None  # not due yet
+    assert store.review_count() == 2
+    right = store.review_quiz_answer("q.seen", True, due + timedelta(hours=1))
+    assert right is not None and right.rating == Rating.Good
+    assert right.reviewed_at == due + timedelta(hours=1) and right.card_before.due == due
+    assert store.can_undo and store.undo_last().question_id == "q.seen"  # a quiz review undoes as any
