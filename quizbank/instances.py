@@ -130,7 +130,7 @@ def materialise(question: Any, instance: Instance) -> NumericQuestion:
     its demo panel set to the instance's demo and parameters, backed by a check of that value."""
     if instance.value is None or instance.tolerance is None:
         raise InstanceError(f"instance {instance.question_id}#{instance.seed} has no computed answer yet")
-    data = question.model_dump(exclude={"vary", "live_answer"}, exclude_none=True)
+    data = question.model_dump(exclude={"vary", "live_answer", "few_answers"}, exclude_none=True)
     data.update(
         prompt=Text(**instance.prompt),
         explanation=Text(**instance.explanation),
