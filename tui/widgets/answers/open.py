@@ -255,12 +255,10 @@ class OpenAnswer(AnswerWidget):
 
     def marks(self) -> list[str]:
         """Per key point: "covered" (ticked), "contradicted" (the judge said so and it is not ticked) or
-        "not_found"."""
-        out = []
-        for n, ticked in enumerate(self.ticks()):
-            judged = self.verdicts[n].verdict if n < len(self.verdicts) else "not_found"
-            out.append("covered" if ticked else ("contradicted" if judged == "contradicted" else "not_found"))
-        return out
+        "not_found" (`quizbank.judge.effective_marks`)."""
+        from quizbank.judge import effective_marks
+
+        return effective_marks(self.ticks(), self.verdicts)
 
     def coverage(self) -> tuple[int, int] | None:
         """(covered, total) key points once judged, else None."""
