@@ -40,7 +40,7 @@ from ...keys import bind, localize_bindings
 from ...richtext import inline
 from ..text_area import SafeTextArea
 from ..toggles import GlyphCheckbox
-from .base import AnswerWidget
+from .base import AnswerWidget, answer_widget
 
 __all__ = ["RATING_SHARES", "OpenAnswer", "OpenAnswerArea", "suggested_rating"]
 
@@ -157,6 +157,7 @@ class OpenAnswerArea(SafeTextArea):
             self._submit()
 
 
+@answer_widget("open")
 class OpenAnswer(AnswerWidget):
     HINT_KEY = "quiz.open_hint"
 
