@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 import pytest
@@ -145,3 +146,16 @@ def test_every_type_has_its_own_anki_note_type() -> None:
             assert used and used <= set(kind.anki.fields), (kind.name, used - set(kind.anki.fields))
         assert "{{FrontSide}}" in kind.anki.back or kind.anki.cloze, kind.name
 
+
+def test_the_recipe_names_every_place_a_type_touches() -> None:
+    recipe = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for place in (
+        "quizbank/question_types.py",
+        "quizbank/schema.py",
+        "quizbank/grading.py",
+        "tui/widgets/answers/",
+        "@answer_widget",
+        "tui/strings.py",
+        "docs/bank-format.md",
+    ):
+        assert place in recipe, place
