@@ -17,6 +17,7 @@ from typing import Any
 
 from .bank_cache import load_key, read_payload
 from .bankfiles import SHIPPED_LANGUAGES, bank_sources, cache_enabled
+from .question_types import NAMES
 
 __all__ = [
     "BankPreview",
@@ -28,7 +29,7 @@ __all__ = [
     "read_preview",
 ]
 
-QUESTION_TYPES = frozenset({"open", "mcq", "multi", "truefalse", "numeric", "cloze"})
+QUESTION_TYPES = frozenset(NAMES)
 
 
 class _Shape(ValueError):

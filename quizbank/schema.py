@@ -34,6 +34,8 @@ from pydantic import (
     model_validator,
 )
 
+from .question_types import NAMES
+
 LANGS: tuple[str, ...] = ("en", "zh")
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
 BLANK_RE = re.compile(r"\{\{(\d+)\}\}")
@@ -496,11 +498,12 @@ class ClozeQuestion(_QuestionBase):
         return self
 
 
+# one model per record of quizbank.question_types, named by its `model` (tests/quizbank/test_question_types.py)
 Question = Annotated[
     OpenQuestion | McqQuestion | MultiQuestion | TrueFalseQuestion | NumericQuestion | ClozeQuestion,
     Field(discriminator="type"),
 ]
-QUESTION_TYPES: tuple[str, ...] = ("open", "mcq", "multi", "truefalse", "numeric", "cloze")
+QUESTION_TYPES: tuple[str, ...] = NAMES  # the registry's order (quizbank.question_types)
 
 
 class Topic(_Strict):

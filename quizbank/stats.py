@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .question_types import NAMES
 from .safetext import escape_unsafe
-from .schema import LANGS, QUESTION_TYPES
+from .schema import LANGS
 
 
 def question_languages(question: Any) -> set[str]:
@@ -25,7 +26,7 @@ def bank_stats(bankset: Any) -> dict[str, Any]:
     `with_hints` counts the questions with at least one hint."""
     questions = bankset.ordered_questions()
     by_topic = {t.id: len(t.question_ids) for t in bankset.topics}
-    by_type = dict.fromkeys(QUESTION_TYPES, 0)
+    by_type = dict.fromkeys(NAMES, 0)
     by_difficulty = {"1": 0, "2": 0, "3": 0}
     languages = dict.fromkeys(LANGS, 0)
     generated_by_topic = dict.fromkeys(by_topic, 0)

@@ -23,7 +23,8 @@ from posenc_ref.demos import DemoError, check_memory, get_demo, list_demos, memo
 
 from . import schema
 from .checks import CheckPathError, value_name
-from .schema import LANGS, QUESTION_TYPES, BankFile, Text
+from .question_types import NAMES, question_type
+from .schema import LANGS, BankFile, Text
 
 Loc = tuple[str | int, ...]
 # (path inside the YAML data, whether to point at the key rather than the value, message)
@@ -242,14 +243,13 @@ def _message(error: dict[str, Any], info: _LocInfo) -> tuple[Loc, bool, str]:
         name = path[-1] if path else "?"
         hint = ""
         if name == "type":
-            hint = f" (one of {', '.join(QUESTION_TYPES)})"
+            hint = f" (one of {', '.join(NAMES)})"
         elif info.parent_model is not None and issubclass(info.parent_model, schema._QuestionBase):
             qtype = info.parent_model.model_fields["type"].annotation
             qname = get_args(qtype)[0] if get_origin(qtype) is Literal else ""
             base_fields = schema._QuestionBase.model_fields
             if name not in base_fields or name == "answer":
-                article = "an" if qname in ("open", "mcq") else "a"
-                hint = f" ({article} {qname} question needs it)" if qname else ""
+                hint = f" ({question_type(qname).article} {qname} question needs it)" if qname else ""
         return path[:-1], False, f"missing required key {name!r}{hint}"
     if kind == "extra_forbidden":
         name = str(path[-1]) if path else "?"
@@ -269,15 +269,14 @@ def _message(error: dict[str, Any], info: _LocInfo) -> tuple[Loc, bool, str]:
         return (
             path,
             False,
-            f"missing key 'type': say which kind of question this is ({', '.join(QUESTION_TYPES)})",
+            f"missing key 'type': say which kind of question this is ({', '.join(NAMES)})",
         )
     if kind == "union_tag_invalid":
         tag = str(ctx.get("tag", ""))
         return (
             (*path, "type"),
             False,
-            f"unknown question type {tag!r}{did_you_mean(tag, QUESTION_TYPES)}; "
-            f"the types are {', '.join(QUESTION_TYPES)}",
+            f"unknown question type {tag!r}{did_you_mean(tag, NAMES)}; the types are {', '.join(NAMES)}",
         )
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         expected = _expected(info.leaf) or "a mapping"

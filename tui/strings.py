@@ -172,7 +172,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "quiz.key_points": ("Key points", "要点"),
     "quiz.explanation": ("Explanation", "解析"),
     "quiz.your_answer": ("Your answer", "你的答案"),
-    "quiz.within": ("{value} ± {tol}", "{value} ± {tol}"),
     "quiz.open_hint": (
         "Answer in your head (or aloud), then press Space to reveal the model answer.",
         "先在心里（或大声）作答，然后按空格显示参考答案。",

@@ -12,7 +12,16 @@ Pure Python: no Textual, no torch. The stemmer and the Chinese segmenter load on
 from __future__ import annotations
 
 from .text import warm
-from .verdicts import CONTRADICTED, COVERED, NOT_FOUND, VERDICTS, PointVerdict, judge_answer, judge_point
+from .verdicts import (
+    CONTRADICTED,
+    COVERED,
+    NOT_FOUND,
+    VERDICTS,
+    PointVerdict,
+    effective_marks,
+    judge_answer,
+    judge_point,
+)
 
 __all__ = [
     "CONTRADICTED",
@@ -20,6 +29,7 @@ __all__ = [
     "NOT_FOUND",
     "VERDICTS",
     "PointVerdict",
+    "effective_marks",
     "judge_answer",
     "judge_point",
     "warm",

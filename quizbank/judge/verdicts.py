@@ -27,7 +27,16 @@ from .patterns import Hit, Pattern, compile_pattern, match
 from .rarity import Rarity, bank_rarity, content_stems
 from .text import Sentence, analyse, is_cjk
 
-__all__ = ["COVERED", "CONTRADICTED", "NOT_FOUND", "VERDICTS", "PointVerdict", "judge_answer", "judge_point"]
+__all__ = [
+    "CONTRADICTED",
+    "COVERED",
+    "NOT_FOUND",
+    "VERDICTS",
+    "PointVerdict",
+    "effective_marks",
+    "judge_answer",
+    "judge_point",
+]
 
 COVERED: Literal["covered"] = "covered"
 CONTRADICTED: Literal["contradicted"] = "contradicted"
@@ -203,3 +212,14 @@ def judge_answer(
     if not answer or not answer.strip():
         return [PointVerdict(NOT_FOUND) for _ in points]
     return [judge_point(point, answer, rarity=rarity) for point in points]
+
+
+def effective_marks(ticks: Sequence[bool], verdicts: Sequence[PointVerdict]) -> list[Verdict]:
+    """Each key point's mark once the candidate has changed the judge's ticks: covered when ticked,
+    contradicted when the judge found it contradicted and it is not ticked, else not found (a point past
+    the verdicts, judged never, is not found)."""
+    marks: list[Verdict] = []
+    for n, ticked in enumerate(ticks):
+        judged = verdicts[n].verdict if n < len(verdicts) else NOT_FOUND
+        marks.append(COVERED if ticked else (CONTRADICTED if judged == CONTRADICTED else NOT_FOUND))
+    return marks

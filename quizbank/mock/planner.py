@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from quizbank.question_types import question_type
+
 __all__ = [
     "CODING_TAGS",
     "DERIVATION_TAGS",
@@ -159,27 +161,25 @@ class InterviewPlan:
 
 
 def skill_of(question: Any) -> str:
-    """The skill a question tests (see the module docstring)."""
-    if question.type in ("numeric", "cloze"):
-        return "computation"
-    tags = {tag.casefold() for tag in question.tags} if question.type == "open" else set()
+    """The skill a question tests: its type's (`quizbank.question_types`), or for a type whose tags may say
+    otherwise (open), coding or derivation when tagged so (see the module docstring)."""
+    kind = question_type(question.type)
+    tags = {tag.casefold() for tag in question.tags} if kind.tagged_skill else set()
     if CODING_TAGS & tags:
         return "coding"
     if DERIVATION_TAGS & tags:
         return "derivation"
-    return "concept"
+    return kind.skill
 
 
 def base_minutes(skill: str, qtype: str, difficulty: int) -> float:
-    """The unscaled budget of one question; drills use their own `minutes`."""
+    """The unscaled budget of one question: a derivation or a coding question 5 minutes (+1.5 a step of
+    difficulty), any other its type's `minutes`; drills use their own `minutes`."""
     step = max(0, min(2, int(difficulty) - 1))
     if skill in ("derivation", "coding"):  # a coding drill brings its own minutes: this is an open question
         return 5.0 + 1.5 * step
-    if skill == "computation":
-        return 2.5 + 1.0 * step
-    if qtype == "open":
-        return 3.0 + 1.0 * step
-    return 1.5 + 0.5 * step
+    first, per_step = question_type(qtype).minutes
+    return first + per_step * step
 
 
 def _topic_ids(bankset: Any) -> list[str]:

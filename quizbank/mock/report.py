@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from quizbank.question_types import answer_line
 from quizbank.safetext import escape_unsafe
 
 from .planner import SKILLS, InterviewPlan, PlanItem
@@ -74,8 +75,6 @@ LABELS: dict[str, tuple[str, str]] = {
     "derivation": ("derivation", "推导"),
     "computation": ("computation", "计算"),
     "coding": ("coding", "编程"),
-    "true": ("True", "对"),
-    "false": ("False", "错"),
     "misconceptions": ("Misconceptions stated, with corrections", "说错的观点与更正"),
     "no_misconceptions": ("None stated.", "没有说错的观点。"),
     "point": ("key point {n}", "要点 {n}"),
@@ -112,24 +111,12 @@ def _text(value: Any) -> dict[str, str]:
     return {"en": value.get("en"), "zh": value.get("zh")}
 
 
-def _number(value: float) -> str:
-    return f"{value:.6g}"
-
-
 def model_answer(question: Any) -> dict[str, str]:
-    """The short right answer of a question in both languages (choices named, numbers with their unit)."""
+    """The short right answer of a question in both languages (`quizbank.question_types.answer_line`: choices
+    named, numbers with their tolerance and unit, blanks filled), then its `answer` text."""
     out = {"en": "", "zh": ""}
     for lang in ("en", "zh"):
-        parts: list[str] = []
-        if question.type in ("mcq", "multi"):
-            parts.append("; ".join(c.text.get(lang) for c in question.choices if c.correct))
-        elif question.type == "truefalse":
-            parts.append(label("true" if question.correct else "false", lang))
-        elif question.type == "numeric" and question.value is not None:  # a generated one has none
-            unit = f" {question.unit_in(lang)}" if question.unit else ""
-            parts.append(f"{_number(question.value)}{unit}")
-        elif question.type == "cloze":
-            parts.append("; ".join(f"[{n}] {blank.accept[0]}" for n, blank in enumerate(question.blanks, 1)))
+        parts = [answer_line(question, lang)]
         if question.answer is not None:
             parts.append(question.answer.get(lang))
         out[lang] = "\n\n".join(p for p in parts if p)

@@ -22,21 +22,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizbank.atomicio import write_bytes_atomic
-from quizbank.progress.render import choice_order, label, localized, markdown_to_html
+from quizbank.progress.render import choice_order, label, localized, markdown_to_html, right_answer_in
+from quizbank.question_types import QUESTION_TYPES, question_type, right_answer
 from quizbank.safetext import escape_unsafe
 
 __all__ = ["DECK_ROOT", "MODEL_IDS", "AnkiExport", "build_anki_package", "write_anki"]
 
 DECK_ROOT = "posenc"
-# Fixed forever: Anki matches note types by id.
-MODEL_IDS: dict[str, int] = {
-    "open": 1_739_210_001,
-    "mcq": 1_739_210_002,
-    "multi": 1_739_210_003,
-    "truefalse": 1_739_210_004,
-    "numeric": 1_739_210_005,
-    "cloze": 1_739_210_006,
-}
+# Fixed forever (Anki matches note types by id): each type's `anki.id` in quizbank.question_types.
+MODEL_IDS: dict[str, int] = {kind.name: kind.anki.id for kind in QUESTION_TYPES}
 
 CSS = """
 .card { font-family: -apple-system, "Segoe UI", "Noto Sans", "PingFang SC", "Microsoft YaHei", sans-serif;
@@ -56,63 +50,22 @@ ol.choices li.correct { font-weight: bold; color: #1a7f37; }
 .hint { font-style: italic; color: #666; }
 """
 
-_META = '<div class="meta">{{Topic}} · {{QuestionId}}</div>'
-_BACK_TAIL = (
-    '<hr id="answer"><div class="answer">{{Answer}}</div>'
-    '{{#Explanation}}<div class="explanation">{{Explanation}}</div>{{/Explanation}}'
-    '{{#Sources}}<div class="sources">{{Sources}}</div>{{/Sources}}'
-)
-_FIELDS = ["Prompt", "Details", "Answer", "Explanation", "Sources", "QuestionId", "Topic"]
-_FRONTS = {
-    "open": _META + '<div class="prompt">{{Prompt}}</div>',
-    "mcq": _META + '<div class="prompt">{{Prompt}}</div>{{Details}}',
-    "multi": _META
-    + '<div class="prompt">{{Prompt}}</div><div class="hint">Choose all that apply.</div>{{Details}}',
-    "truefalse": _META + '<div class="prompt">{{Prompt}}</div><div class="hint">True or false?</div>',
-    "numeric": _META
-    + '<div class="prompt">{{Prompt}}</div>{{#Details}}<div class="hint">{{Details}}</div>{{/Details}}',
-}
-_BACKS = {
-    "open": "{{FrontSide}}"
-    + _BACK_TAIL.replace(
-        '<div class="answer">{{Answer}}</div>', '<div class="answer">{{Answer}}</div>{{Details}}'
-    ),
-    "mcq": "{{FrontSide}}" + _BACK_TAIL,
-    "multi": "{{FrontSide}}" + _BACK_TAIL,
-    "truefalse": "{{FrontSide}}" + _BACK_TAIL,
-    "numeric": "{{FrontSide}}" + _BACK_TAIL,
-}
-
 
 def _models() -> dict[str, Any]:
+    """One genanki model per question type, from its record's `anki` (quizbank.question_types)."""
     import genanki
 
-    models: dict[str, Any] = {}
-    for qtype, front in _FRONTS.items():
-        models[qtype] = genanki.Model(
-            MODEL_IDS[qtype],
-            f"posenc {qtype}",
-            fields=[{"name": name} for name in _FIELDS],
-            templates=[{"name": f"{qtype} card", "qfmt": front, "afmt": _BACKS[qtype]}],
+    return {
+        kind.name: genanki.Model(
+            kind.anki.id,
+            f"posenc {kind.name}",
+            fields=[{"name": name} for name in kind.anki.fields],
+            templates=[{"name": f"{kind.name} card", "qfmt": kind.anki.front, "afmt": kind.anki.back}],
             css=CSS,
+            model_type=genanki.Model.CLOZE if kind.anki.cloze else genanki.Model.FRONT_BACK,
         )
-    models["cloze"] = genanki.Model(
-        MODEL_IDS["cloze"],
-        "posenc cloze",
-        fields=[
-            {"name": name} for name in ("Text", "Answer", "Explanation", "Sources", "QuestionId", "Topic")
-        ],
-        templates=[
-            {
-                "name": "cloze card",
-                "qfmt": _META + '<div class="prompt">{{cloze:Text}}</div>',
-                "afmt": _META + '<div class="prompt">{{cloze:Text}}</div>' + _BACK_TAIL,
-            }
-        ],
-        css=CSS,
-        model_type=genanki.Model.CLOZE,
-    )
-    return models
+        for kind in QUESTION_TYPES
+    }
 
 
 def _deck_id(topic_id: str) -> int:
@@ -144,12 +97,9 @@ def _sources_html(sources: list[str], lang: str) -> str:
     return f"{label('sources', lang)}: " + "; ".join(items) if items else ""
 
 
-def _format_number(value: float) -> str:
-    return f"{value:g}"
-
-
 def _choices_html(question: Any, lang: str) -> tuple[str, str]:
     """(front list, answer) of a choice question, choices in `choice_order` (lettered as shown)."""
+    right = {part.choice for part in right_answer(question, "en")}
     front_items = []
     correct_items = []
     whys = []
@@ -157,7 +107,7 @@ def _choices_html(question: Any, lang: str) -> tuple[str, str]:
         choice = question.choices[index]
         choice_html = _block(choice.text, lang, inline=True)
         front_items.append(f"<li>{choice_html}</li>")
-        if choice.correct:
+        if index in right:
             correct_items.append(f"<b>{_letter(shown)}</b>. {choice_html}")
         if choice.why is not None:
             whys.append(
@@ -168,18 +118,20 @@ def _choices_html(question: Any, lang: str) -> tuple[str, str]:
 
 
 def _fields(question: Any, topic_title: str, lang: str) -> tuple[str, list[str]]:
-    """(model key, field values) for one question."""
-    qtype = question.type
+    """(model key, field values) for one question: the right answer is `right_answer`'s (choices lettered
+    as shown, blanks as cloze deletions), key points and choices go in Details."""
     prompt = _block(question.prompt, lang)
     explanation = _block(question.explanation, lang)
     sources = _sources_html(list(question.sources), lang)
     meta = [html.escape(question.id), html.escape(topic_title)]
     extra_answer = _block(question.answer, lang) if question.answer is not None else ""
 
-    if qtype == "cloze":
+    if question_type(question.type).anki.cloze:
         keep: dict[str, str] = {}
-        for n, blank in enumerate(question.blanks, start=1):
-            keep["{{" + str(n) + "}}"] = "{{c" + str(n) + "::" + html.escape(blank.accept[0]) + "}}"
+        for part in right_answer(question, "en"):  # a blank's answers are the same in every language
+            keep["{{" + str(part.blank) + "}}"] = (
+                "{{c" + str(part.blank) + "::" + html.escape(part.text) + "}}"
+            )
         text = _block(question.prompt, lang, keep=keep)
         accepted = "<br>".join(
             f"{n}. " + " / ".join(html.escape(a) for a in blank.accept)
@@ -190,28 +142,25 @@ def _fields(question: Any, topic_title: str, lang: str) -> tuple[str, list[str]]
             + accepted
             + (f"<br>{extra_answer}" if extra_answer else "")
         )
-        return "cloze", [text, answer, explanation, sources, *meta]
+        return question.type, [text, answer, explanation, sources, *meta]
 
     details = ""
-    if qtype in ("mcq", "multi"):
+    key_points = getattr(question, "key_points", None) or []
+    if getattr(question, "choices", None):
         details, answer = _choices_html(question, lang)
-    elif qtype == "truefalse":
-        answer = label("true" if question.correct else "false", lang)
-    elif qtype == "numeric":
-        unit_text = " / ".join(localized(question.unit, lang)) if question.unit else ""
-        unit = f" {html.escape(unit_text)}" if unit_text else ""
-        answer = f"{_format_number(question.value)}{unit}"
-        if question.tolerance:
-            answer += f" (± {_format_number(question.tolerance)})"
-        details = html.escape(label("answer_in", lang, unit=unit_text)) if question.unit else ""
-    else:  # open
+    elif key_points:  # an open question: its model answer, and its key points
         answer = extra_answer
-        points = "".join(f"<li>{_block(p, lang, inline=True)}</li>" for p in question.key_points)
+        points = "".join(f"<li>{_block(p, lang, inline=True)}</li>" for p in key_points)
         details = f'<div class="keypoints">{html.escape(label("key_points", lang))}:<ul>{points}</ul></div>'
         extra_answer = ""
+    else:
+        answer = markdown_to_html(right_answer_in(question, lang), inline=True)
+        unit = getattr(question, "unit", None)
+        if unit:
+            details = html.escape(label("answer_in", lang, unit=" / ".join(localized(unit, lang))))
     if extra_answer:
         answer += f"<div>{extra_answer}</div>"
-    return qtype, [prompt, details, answer, explanation, sources, *meta]
+    return question.type, [prompt, details, answer, explanation, sources, *meta]
 
 
 @dataclass(frozen=True)

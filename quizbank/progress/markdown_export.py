@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from quizbank.atomicio import write_text_atomic
-from quizbank.progress.render import label, localized
+from quizbank.progress.render import label, localized, right_answer_in
+from quizbank.question_types import right_answer
 from quizbank.safetext import escape_unsafe
 from quizbank.schema import BLANK_RE
 
@@ -41,43 +42,41 @@ def _title(value: Any, lang: str, fallback: str) -> str:
     return " / ".join(parts) if parts else fallback
 
 
-def _number(value: float) -> str:
-    return f"{value:g}"
-
-
 def _answer_lines(question: Any, lang: str) -> list[str]:
-    qtype = question.type
+    """The answer section: the choices as a checklist, then the right answer (`right_answer_in`: a cloze
+    prompt with its blanks filled in), then the model answer and key points, or the bank's `answer` text."""
     lines: list[str] = []
-    if qtype in ("mcq", "multi"):
-        for i, choice in enumerate(question.choices):
-            mark = "x" if choice.correct else " "
-            line = f"- [{mark}] **{chr(ord('A') + i)}.** {_inline(choice.text, lang)}"
-            if choice.why is not None:
-                line += f" — {_inline(choice.why, lang)}"
-            lines.append(line)
-        correct = ", ".join(chr(ord("A") + i) for i in question.correct_indices())
-        lines += ["", f"**{label('answer', lang)}:** {correct}"]
-    elif qtype == "truefalse":
-        lines.append(f"**{label('answer', lang)}:** {label('true' if question.correct else 'false', lang)}")
-    elif qtype == "numeric":
-        unit = f" {_inline(question.unit, lang)}" if question.unit else ""
-        tolerance = f" (± {_number(question.tolerance)})" if question.tolerance else ""
-        lines.append(f"**{label('answer', lang)}:** {_number(question.value)}{unit}{tolerance}")
-    elif qtype == "cloze":
-        for lang_text in localized(question.prompt, lang):
-            filled = BLANK_RE.sub(
-                lambda m: f"**{question.blanks[int(m.group(1)) - 1].accept[0]}**", lang_text
-            )
+    parts = right_answer(question, "en")  # which choices and blank answers: the same in every language
+    right = {p.choice for p in parts if p.choice is not None}
+    choices = getattr(question, "choices", None) or []
+    for i, choice in enumerate(choices):
+        mark = "x" if i in right else " "
+        line = f"- [{mark}] **{chr(ord('A') + i)}.** {_inline(choice.text, lang)}"
+        if choice.why is not None:
+            line += f" — {_inline(choice.why, lang)}"
+        lines.append(line)
+    if choices:
+        lines.append("")
+    blanks = {p.blank: p.text for p in parts if p.blank is not None}
+    if blanks:  # the prompt with its blanks filled in, then what else each blank accepts
+        for text in localized(question.prompt, lang):
+            filled = BLANK_RE.sub(lambda m: f"**{blanks[int(m.group(1))]}**", text)
             lines += [f"**{label('answer', lang)}:** {filled}", ""]
         for n, blank in enumerate(question.blanks, start=1):
-            if len(blank.accept) > 1:
-                alternatives = ", ".join(f"`{a}`" for a in blank.accept[1:])
-                lines.append(f"- {label('also_accepts', lang, n=n)}: {alternatives}")
-    elif qtype == "open":
+            others = [a for a in blank.accept if a != blanks[n]]
+            if others:
+                lines.append(f"- {label('also_accepts', lang, n=n)}: {', '.join(f'`{a}`' for a in others)}")
+    elif choices:  # the right choices by their letters in the checklist above
+        letters = ", ".join(chr(ord("A") + i) for i in sorted(right))
+        lines.append(f"**{label('answer', lang)}:** {letters}")
+    elif parts:
+        lines.append(f"**{label('answer', lang)}:** {right_answer_in(question, lang)}")
+    key_points = getattr(question, "key_points", None) or []
+    if key_points:
         lines += [f"**{label('model_answer', lang)}:**", "", _join(question.answer, lang), ""]
         lines += [f"**{label('key_points', lang)}:**", ""]
-        lines += [f"- {_inline(point, lang)}" for point in question.key_points]
-    if qtype != "open" and question.answer is not None:
+        lines += [f"- {_inline(point, lang)}" for point in key_points]
+    elif question.answer is not None:
         lines += ["", _join(question.answer, lang)]
     return lines
 

@@ -13,6 +13,8 @@ import random
 import re
 from typing import Any
 
+from quizbank.question_types import answer_line
+
 __all__ = [
     "LANG_CHOICES",
     "MATH_RE",
@@ -21,6 +23,7 @@ __all__ = [
     "localized",
     "markdown_to_html",
     "math_to_mathjax",
+    "right_answer_in",
     "text_in",
 ]
 
@@ -51,8 +54,6 @@ LABELS: dict[str, tuple[str, str]] = {
     "in_demo_lab": ("in posenc's Demo lab", "可在 posenc 的演示实验室运行"),
     "follow_ups": ("Follow-ups", "延伸问题"),
     "tags": ("Tags", "标签"),
-    "true": ("True", "正确"),
-    "false": ("False", "错误"),
     "accepted": ("Accepted", "可接受的答案"),
     "also_accepts": ("blank {n} also accepts", "第 {n} 空也接受"),
     "answer_in": ("Answer in {unit}", "答案单位：{unit}"),
@@ -104,6 +105,13 @@ def localized(value: Any, lang: str) -> list[str]:
     if second and second != first:
         out.append(second)
     return out
+
+
+def right_answer_in(question: Any, lang: str) -> str:
+    """A question's right answer on one line (`quizbank.question_types.answer_line`) for `lang` in ('en', 'zh',
+    'both'); 'both' gives English / Chinese when they differ."""
+    texts = [answer_line(question, one) for one in (("en", "zh") if lang == "both" else (lang,))]
+    return " / ".join(dict.fromkeys(text for text in texts if text))
 
 
 def _mathjax(tex: str, display: bool) -> str:

@@ -85,12 +85,11 @@ class OpenItem(Vertical):
         return [box.value for box in self.query(".mock-point").results(Checkbox)]
 
     def marks(self) -> list[str]:
-        """Per key point: covered (ticked), contradicted (judged so, not ticked since) or not_found."""
-        out = []
-        for n, ticked in enumerate(self.ticks()):
-            judged = self.verdicts[n].verdict if n < len(self.verdicts) else "not_found"
-            out.append("covered" if ticked else ("contradicted" if judged == "contradicted" else "not_found"))
-        return out
+        """Per key point: covered (ticked), contradicted (judged so, not ticked since) or not_found
+        (`quizbank.judge.effective_marks`)."""
+        from quizbank.judge import effective_marks
+
+        return effective_marks(self.ticks(), self.verdicts)
 
     def detail(self) -> dict[str, Any]:
         """What the report keeps: the ticks, the marks, and each misconception stated with its correction."""

@@ -29,6 +29,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
 from quizbank.grading import Grade
+from quizbank.question_types import NAMES_BY_ANSWER_MODE
 from quizbank.quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
 
 from ..cells import fit_cells
@@ -109,7 +110,7 @@ def topic_result(good: int, answered: int, count: int, reached: int, lang: str) 
 
 # ---------------------------------------------------------------------------------------------------- setup
 
-QUESTION_TYPES = ("mcq", "multi", "truefalse", "numeric", "cloze", "open")
+QUESTION_TYPES = NAMES_BY_ANSWER_MODE  # quizbank.question_types: choice, then typed, then self-graded
 FILTER_KEYS = {"flagged": "setup.only_flagged", "wrong": "setup.only_wrong", "unseen": "setup.only_unseen"}
 SETUP_MEMORY = "quiz_setup_toggles"  # the app's attribute keeping the setup's toggles for the session
 

@@ -38,6 +38,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, Markdown, Static
 
 from quizbank.grading import Grade
+from quizbank.question_types import CHOICE, SELF_GRADED, TYPED, QuestionType, question_type
 from quizbank.safetext import escape_unsafe
 
 from ..i18n import tr
@@ -182,6 +183,15 @@ class QuestionView(Vertical, can_focus=True):
     @property
     def qtype(self) -> str:
         return self.question.type
+
+    @property
+    def kind(self) -> QuestionType:
+        """The question's type (`quizbank.question_types`): how it is answered, its answer box."""
+        return question_type(self.question.type)
+
+    @property
+    def self_graded(self) -> bool:
+        return self.kind.answered == SELF_GRADED
 
     @property
     def lang(self) -> str:
@@ -375,7 +385,7 @@ class QuestionView(Vertical, can_focus=True):
         if grade is None or grade.correct is None:
             feedback.update(Content.styled(tr("quiz.revealed", lang), "bold"))
             return
-        if self.qtype == "open":
+        if self.self_graded:
             key = "quiz.self_graded_right" if grade.correct else "quiz.self_graded_wrong"
             feedback.update(Content.styled(("✓ " if grade.correct else "✗ ") + tr(key, lang), "bold"))
             return
@@ -387,11 +397,11 @@ class QuestionView(Vertical, can_focus=True):
         lang = self.lang
         q = self.question
         box = self.query_one(".qv-answer", Vertical)
-        show = self.revealed and (q.answer is not None or q.type in ("open", "cloze", "numeric"))
+        show = self.revealed and (q.answer is not None or self.kind.answer_box)
         box.display = show
         if not show:
             return
-        title = "quiz.model_answer" if q.type == "open" else "quiz.answer"
+        title = "quiz.model_answer" if self.self_graded else "quiz.answer"
         self.query_one(".qv-answer-title", Static).update(tr(title, lang))
         text = render_text(q.answer.get(lang)) if q.answer is not None else None
         parts = self.answer.answer_parts(text)
@@ -444,7 +454,7 @@ class QuestionView(Vertical, can_focus=True):
         """
         if self.revealed:
             return self.grade
-        if self.qtype == "open":
+        if self.self_graded:
             self._reveal(None)
             return None
         if not self._has_input():
@@ -452,7 +462,7 @@ class QuestionView(Vertical, can_focus=True):
                 self._reveal(None)
                 return None
             self._asked_for_input = True
-            hint = "quiz.type_first" if self.qtype in ("numeric", "cloze") else "quiz.choose_first"
+            hint = "quiz.type_first" if self.kind.answered == TYPED else "quiz.choose_first"
             self.app.notify(tr(hint, self.lang), timeout=3)
             return None
         grade = self._grade_input()
@@ -465,13 +475,13 @@ class QuestionView(Vertical, can_focus=True):
         """Show the answer. Grades the input if there is any (Study: answer or just recall)."""
         if self.revealed:
             return self.grade
-        grade = self._grade_input() if (self.qtype != "open" and self._has_input()) else None
+        grade = self._grade_input() if (not self.self_graded and self._has_input()) else None
         self._reveal(grade)
         return grade
 
     def _reveal(self, grade: Grade | None) -> None:
         self.grade = grade
-        self.awaiting_self_grade = self.qtype == "open" and self.mode == "quiz"
+        self.awaiting_self_grade = self.self_graded and self.mode == "quiz"
         self.revealed = True
         if self.is_attached:
             self.screen.set_focus(self)  # at once: keys already queued on an input follow it
@@ -515,7 +525,7 @@ class QuestionView(Vertical, can_focus=True):
     # ------------------------------------------------------------------ keys
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        choice_type = self.qtype in ("mcq", "multi", "truefalse")
+        choice_type = self.kind.answered == CHOICE
         if action == "number":
             if self.awaiting_self_grade:
                 return int(parameters[0]) <= 4  # type: ignore[call-overload]
@@ -523,7 +533,7 @@ class QuestionView(Vertical, can_focus=True):
                 return False  # Study's number keys only rate (its screen binds 1-4)
             return choice_type and not self.revealed and int(parameters[0]) <= self._choice_count()  # type: ignore[call-overload]
         if action == "true_false":
-            return self.qtype == "truefalse" and not self.revealed and self.mode != "reference"
+            return self.answer.TRUE_FALSE_KEYS and not self.revealed and self.mode != "reference"
         if action == "move":
             return choice_type and not self.revealed and self.mode != "reference"
         if action == "pick":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from quizbank.judge import judge_answer
+from quizbank.judge import PointVerdict, effective_marks, judge_answer
 from quizbank.schema import KeyPoint, Misconception, Text
 
 ONLY_QK = KeyPoint(
@@ -116,3 +116,17 @@ def test_a_supposition_hedges_its_own_clause_only() -> None:
 def test_one_negated_word_is_no_denial() -> None:
     once = KeyPoint(en="training is needed", zh="需要训练", accept=["train*"])
     assert [v.verdict for v in judge_answer([once], "No training needed.")] == ["not_found"]
+
+
+def test_the_candidates_ticks_override_the_judge() -> None:
+    """A tick covers a point; unticking a point the judge found contradicted makes it contradicted again;
+    a point past the verdicts (never judged) is not found. Quiz, Study and the mock use these marks."""
+    verdicts = [PointVerdict("covered"), PointVerdict("contradicted"), PointVerdict("not_found")]
+    assert effective_marks([True, False, False], verdicts) == ["covered", "contradicted", "not_found"]
+    assert effective_marks([False, True, True, False], verdicts) == [
+        "not_found",
+        "covered",
+        "covered",
+        "not_found",
+    ]
+    assert effective_marks([], verdicts) == []

@@ -179,7 +179,7 @@ def test_markdown_topic_file(bankset, tmp_path):
     assert "- [x] **A.** Pairs $(2i, 2i+1)$ — Each pair is a plane." in rope
     assert "- [ ] **B.** The [bold]whole[/bold] vector" in rope
     assert "**Answer:** A, B" in rope  # multi
-    assert "**Answer:** 0.00390625 (± 1e-06)" in rope
+    assert "**Answer:** 0.00390625 ± 1e-06" in rope  # as every view shows it (question_types)
     assert "RoPE rotates \\_\\_\\_\\_ (1) and \\_\\_\\_\\_ (2), never V." in rope
     assert "**Answer:** RoPE rotates **Q** and **K**, never V." in rope
     assert "- blank 1 also accepts: `query`" in rope

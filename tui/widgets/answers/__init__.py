@@ -1,21 +1,24 @@
 """One answer widget per question type, behind the `AnswerWidget` protocol (`base.py`).
 
 `answer_widget_for(question, mode=..., seed=...)` builds the one a `QuestionView` composes.
-Adding a question type: a module here with an `AnswerWidget` subclass, and a line in `WIDGETS`.
+Adding a question type: a module here with an `AnswerWidget` subclass decorated `@answer_widget("<type>")`;
+every module of this package is imported below, so the decorator is all it takes to register it
+(`tests/tui/test_question_type_widgets.py` checks that every type of `quizbank.question_types` has one).
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from pathlib import Path
 from typing import Any
 
-from .base import AnswerInput, AnswerWidget, fmt_number
+from .base import WIDGETS, AnswerInput, AnswerWidget, answer_widget, fmt_number
 from .choices import ChoiceAnswer, ChoiceItem, choice_tag
-from .cloze import ClozeAnswer
-from .mcq import McqAnswer
-from .multi import MultiAnswer
-from .numeric import NumericAnswer
 from .open import OpenAnswer
-from .truefalse import TrueFalseAnswer
+
+for _module in pkgutil.iter_modules([str(Path(__file__).parent)]):
+    importlib.import_module(f"{__package__}.{_module.name}")  # each widget registers itself
 
 __all__ = [
     "WIDGETS",
@@ -23,25 +26,11 @@ __all__ = [
     "AnswerWidget",
     "ChoiceAnswer",
     "ChoiceItem",
-    "ClozeAnswer",
-    "McqAnswer",
-    "MultiAnswer",
-    "NumericAnswer",
-    "OpenAnswer",
-    "TrueFalseAnswer",
+    "answer_widget",
     "answer_widget_for",
     "choice_tag",
     "fmt_number",
 ]
-
-WIDGETS: dict[str, type[AnswerWidget]] = {
-    "mcq": McqAnswer,
-    "multi": MultiAnswer,
-    "truefalse": TrueFalseAnswer,
-    "numeric": NumericAnswer,
-    "cloze": ClozeAnswer,
-    "open": OpenAnswer,
-}
 
 
 def answer_widget_for(question: Any, *, mode: str, seed: int | None = None) -> AnswerWidget:

@@ -18,12 +18,27 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from quizbank.grading import Grade
+from quizbank.question_types import QuestionType, format_number, question_type
 
-__all__ = ["AnswerInput", "AnswerWidget", "fmt_number"]
+__all__ = ["WIDGETS", "AnswerInput", "AnswerWidget", "answer_widget", "fmt_number"]
+
+fmt_number = format_number  # six significant digits, as the right answer shows its numbers
+
+# question type name -> its answer widget, filled by `@answer_widget(name)` as the modules here are imported
+WIDGETS: dict[str, type[AnswerWidget]] = {}
 
 
-def fmt_number(value: float) -> str:
-    return f"{value:.6g}"
+def answer_widget(name: str) -> Any:
+    """Class decorator: the answer widget of question type `name` (a name `quizbank.question_types` lists)."""
+    question_type(name)  # KeyError for a type the registry does not know
+
+    def register(cls: type[AnswerWidget]) -> type[AnswerWidget]:
+        if name in WIDGETS:
+            raise ValueError(f"{name!r} already has its answer widget, {WIDGETS[name].__name__}")
+        WIDGETS[name] = cls
+        return cls
+
+    return register
 
 
 class AnswerWidget(Vertical):
@@ -32,6 +47,7 @@ class AnswerWidget(Vertical):
     DEFAULT_CSS = "AnswerWidget { height: auto; }"
 
     HINT_KEY = "quiz.open_hint"  # the i18n key of the line under the controls before reveal
+    TRUE_FALSE_KEYS = False  # t and f answer (true/false)
 
     def __init__(self, question: Any, *, mode: str, seed: int | None = None, classes: str | None = None):
         self.question = question
@@ -48,6 +64,18 @@ class AnswerWidget(Vertical):
     def build(self) -> list[Widget]:
         """The type's controls, as child widgets."""
         return []
+
+    @property
+    def kind(self) -> QuestionType:
+        """The question's type (`quizbank.question_types`)."""
+        return question_type(self.question.type)
+
+    def grade_entered(self, entered: Any) -> Grade:
+        """Grade what was entered with the type's grader (`QuestionType.grader`)."""
+        grader = self.kind.grader
+        if grader is None:
+            raise TypeError(f"a {self.question.type} question is graded by the candidate")
+        return grader(self.question, entered)
 
     @property
     def view(self) -> Any:

@@ -85,6 +85,7 @@ class ChoiceAnswer(AnswerWidget):
 
     HINT_KEY = "quiz.choice_hint"
     INSTANT = True  # a pick answers at once when the view is "instant" (single-answer types)
+    MULTIPLE = False  # several choices may be right: picks toggle, marked [x]
 
     def __init__(self, question: Any, *, mode: str, seed: int | None = None) -> None:
         super().__init__(question, mode=mode, seed=seed, classes="qv-choices")
@@ -166,7 +167,7 @@ class ChoiceAnswer(AnswerWidget):
     def render_state(self) -> None:
         view = self.view
         lang = view.lang
-        multi = self.question.type == "multi"
+        multi = self.MULTIPLE
         revealed = view.revealed
         reference = self.mode == "reference"
         answered = revealed and view.grade is not None and not reference

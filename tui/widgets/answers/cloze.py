@@ -9,14 +9,16 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
-from quizbank.grading import Grade, grade_cloze
+from quizbank.grading import Grade
+from quizbank.question_types import blank_answer, right_answer
 
 from ...i18n import tr
-from .base import AnswerInput, AnswerWidget
+from .base import AnswerInput, AnswerWidget, answer_widget
 
 __all__ = ["ClozeAnswer"]
 
 
+@answer_widget("cloze")
 class ClozeAnswer(AnswerWidget):
     HINT_KEY = "quiz.cloze_hint"
 
@@ -36,7 +38,7 @@ class ClozeAnswer(AnswerWidget):
         return any(field.value.strip() for field in self._fields())
 
     def grade_input(self) -> Grade | None:
-        return grade_cloze(self.question, [field.value for field in self._fields()])
+        return self.grade_entered([field.value for field in self._fields()])
 
     def compatible_with(self, question: Any) -> bool:
         return question.type == self.question.type and len(question.blanks) == len(self.question.blanks)
@@ -59,9 +61,7 @@ class ClozeAnswer(AnswerWidget):
             self.view.render_prompt()
 
     def _blank_answer(self, n: int) -> str:
-        accept = self.question.blanks[n - 1].accept
-        readable = [a for a in accept if "\\" not in a] or [a.replace("\\", "") for a in accept]
-        return readable[0]
+        return blank_answer(self.question.blanks[n - 1])
 
     def _blank_content(self, n: int) -> Content:
         view = self.view
@@ -84,18 +84,14 @@ class ClozeAnswer(AnswerWidget):
     def answer_parts(self, text: Content | None) -> list[Content]:
         lang = self.view.lang
         parts = [text] if text is not None else []
-        for n, blank in enumerate(self.question.blanks, start=1):
-            readable = [a for a in blank.accept if "\\" not in a]
+        for part in right_answer(self.question, lang):  # each blank's answer, and what else it accepts
+            blank = self.question.blanks[part.blank - 1]
+            others = [a for a in blank.accept if "\\" not in a and a != part.text]
             parts.append(
                 Content.assemble(
-                    (f"[{n}] ", "bold"),
-                    (readable[0] if readable else self._blank_answer(n), "bold $text-success"),
-                    (
-                        "   " + tr("quiz.accepts", lang, values=", ".join(readable[1:]))
-                        if len(readable) > 1
-                        else "",
-                        "dim",
-                    ),
+                    (f"[{part.blank}] ", "bold"),
+                    (part.text, "bold $text-success"),
+                    ("   " + tr("quiz.accepts", lang, values=", ".join(others)) if others else "", "dim"),
                 )
             )
         return parts

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from quizbank.grading import Grade, grade_choices
+from quizbank.grading import Grade
 
+from .base import answer_widget
 from .choices import ChoiceAnswer
 
 __all__ = ["McqAnswer"]
 
 
+@answer_widget("mcq")
 class McqAnswer(ChoiceAnswer):
     def prepare(self) -> None:
         super().prepare()
@@ -20,7 +22,7 @@ class McqAnswer(ChoiceAnswer):
         return bool(self.selected)
 
     def grade_input(self) -> Grade | None:
-        return grade_choices(self.question, self.selected)
+        return self.grade_entered(self.selected)
 
     def choose(self, position: int) -> bool:
         self.highlight = position

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from quizbank.grading import Grade, grade_choices
+from quizbank.grading import Grade
 
+from .base import answer_widget
 from .choices import ChoiceAnswer
 
 __all__ = ["MultiAnswer"]
 
 
+@answer_widget("multi")
 class MultiAnswer(ChoiceAnswer):
     HINT_KEY = "quiz.multi_hint"
     INSTANT = False
+    MULTIPLE = True
 
     def prepare(self) -> None:
         super().prepare()
@@ -23,7 +26,7 @@ class MultiAnswer(ChoiceAnswer):
         return bool(self.selected)
 
     def grade_input(self) -> Grade | None:
-        return grade_choices(self.question, self.selected)
+        return self.grade_entered(self.selected)
 
     def choose(self, position: int) -> bool:
         self.highlight = position

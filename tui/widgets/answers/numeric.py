@@ -9,14 +9,16 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
-from quizbank.grading import Grade, grade_numeric
+from quizbank.grading import Grade
+from quizbank.question_types import right_answer
 
 from ...i18n import tr
-from .base import AnswerInput, AnswerWidget, fmt_number
+from .base import AnswerInput, AnswerWidget, answer_widget, fmt_number
 
 __all__ = ["NumericAnswer"]
 
 
+@answer_widget("numeric")
 class NumericAnswer(AnswerWidget):
     HINT_KEY = "quiz.numeric_hint"
 
@@ -41,7 +43,7 @@ class NumericAnswer(AnswerWidget):
 
     def grade_input(self) -> Grade | None:
         try:
-            return grade_numeric(self.question, self._raw())
+            return self.grade_entered(self._raw())
         except ValueError as exc:
             error = self.query_one(".qv-input-error", Static)
             error.update(tr("quiz.not_number", self.view.lang, error=str(exc)))
@@ -58,17 +60,11 @@ class NumericAnswer(AnswerWidget):
             error.display = False
 
     def answer_parts(self, text: Content | None) -> list[Content]:
-        q = self.question
-        lang = self.view.lang
-        parts: list[Content] = []
-        if q.value is not None:  # a generated template (Browse) has no value
-            value = fmt_number(q.value)
-            if q.tolerance:
-                value = tr("quiz.within", lang, value=value, tol=fmt_number(q.tolerance))
-            parts.append(
-                Content.styled(value + (f" {q.unit_in(lang)}" if q.unit else ""), "bold $text-success")
-            )
-        return parts + ([text] if text is not None else [])
+        # the value ± tolerance and unit (none for a generated template in Browse), then the bank's text
+        right = [
+            Content.styled(p.text, "bold $text-success") for p in right_answer(self.question, self.view.lang)
+        ]
+        return right + ([text] if text is not None else [])
 
     def feedback_parts(self, grade: Grade) -> list[Any]:
         # the expected value is in the Answer box below; here, what was read from the input

@@ -40,7 +40,7 @@ from ...keys import bind, localize_bindings
 from ...richtext import inline
 from ..text_area import SafeTextArea
 from ..toggles import GlyphCheckbox
-from .base import AnswerWidget
+from .base import AnswerWidget, answer_widget
 
 __all__ = ["RATING_SHARES", "OpenAnswer", "OpenAnswerArea", "suggested_rating"]
 
@@ -157,6 +157,7 @@ class OpenAnswerArea(SafeTextArea):
             self._submit()
 
 
+@answer_widget("open")
 class OpenAnswer(AnswerWidget):
     HINT_KEY = "quiz.open_hint"
 
@@ -255,12 +256,10 @@ class OpenAnswer(AnswerWidget):
 
     def marks(self) -> list[str]:
         """Per key point: "covered" (ticked), "contradicted" (the judge said so and it is not ticked) or
-        "not_found"."""
-        out = []
-        for n, ticked in enumerate(self.ticks()):
-            judged = self.verdicts[n].verdict if n < len(self.verdicts) else "not_found"
-            out.append("covered" if ticked else ("contradicted" if judged == "contradicted" else "not_found"))
-        return out
+        "not_found" (`quizbank.judge.effective_marks`)."""
+        from quizbank.judge import effective_marks
+
+        return effective_marks(self.ticks(), self.verdicts)
 
     def coverage(self) -> tuple[int, int] | None:
         """(covered, total) key points once judged, else None."""

@@ -6,16 +6,19 @@ from typing import Any
 
 from textual.content import Content
 
-from quizbank.grading import Grade, grade_truefalse
+from quizbank.grading import Grade
 
 from ...i18n import tr
+from .base import answer_widget
 from .choices import ChoiceAnswer
 
 __all__ = ["TrueFalseAnswer"]
 
 
+@answer_widget("truefalse")
 class TrueFalseAnswer(ChoiceAnswer):
     HINT_KEY = "quiz.tf_hint"
+    TRUE_FALSE_KEYS = True
 
     def prepare(self) -> None:
         super().prepare()
@@ -34,7 +37,7 @@ class TrueFalseAnswer(ChoiceAnswer):
         return self.value is not None
 
     def grade_input(self) -> Grade | None:
-        return grade_truefalse(self.question, bool(self.value))
+        return self.grade_entered(bool(self.value))
 
     def choose(self, position: int) -> bool:
         self.highlight = position
