@@ -268,6 +268,55 @@ def test_listing_demos_does_not_import_torch():
     assert proc.returncode == 0, proc.stderr
 
 
+def test_every_module_of_the_demos_package_is_discovered_without_torch():
+    """No catalogue: listing imports each module in posenc_ref/demos (helpers named `_*` aside)."""
+    from pathlib import Path
+
+    import posenc_ref.demos
+
+    folder = Path(posenc_ref.demos.__file__).parent
+    modules = sorted(f"posenc_ref.demos.{p.stem}" for p in folder.glob("*.py") if not p.stem.startswith("_"))
+    assert "posenc_ref.demos.scaling_demos" in modules
+    code = (
+        "import sys, json\n"
+        "from posenc_ref.demos import list_demos\n"
+        "list_demos()\n"
+        f"missing = [m for m in {modules!r} if m not in sys.modules]\n"
+        "assert not missing, missing\n"
+        "assert 'torch' not in sys.modules, 'torch imported'\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_demo_in_a_new_module_or_subpackage_is_registered(tmp_path, monkeypatch):
+    from posenc_ref.demos.registry import _REGISTRY, import_modules
+
+    package = tmp_path / "extra_pkg"
+    (package / "deeper").mkdir(parents=True)
+    for init in (package / "__init__.py", package / "deeper" / "__init__.py"):
+        init.write_text("")
+    spec = (
+        "from posenc_ref.demos import register_demo\n"
+        "@register_demo(name={name!r}, title='t', claim='c', topic='rope', params=(), values=())\n"
+        "def _run(ctx):\n"
+        "    ctx.value('x', 1.0)\n"
+    )
+    (package / "more_demos.py").write_text(spec.format(name="zz-discovered"))
+    (package / "deeper" / "deep_demos.py").write_text(spec.format(name="zz-deep"))
+    (package / "_helpers.py").write_text("raise RuntimeError('helpers are not imported')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        names = import_modules([str(package)], "extra_pkg.")
+        assert names == ["extra_pkg.deeper", "extra_pkg.deeper.deep_demos", "extra_pkg.more_demos"]
+        assert get_demo("zz-discovered").title == "t" and get_demo("zz-deep").claim == "c"
+    finally:
+        for name in ("zz-discovered", "zz-deep"):
+            _REGISTRY.pop(name, None)
+        for module in [m for m in sys.modules if m.startswith("extra_pkg")]:
+            monkeypatch.delitem(sys.modules, module)
+
+
 def test_numpy_only_demo_runs_without_torch():
     code = (
         "import sys\n"
