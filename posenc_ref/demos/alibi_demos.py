@@ -22,7 +22,9 @@ from .registry import register_demo
     title_zh="ALiBi 各注意力头的斜率（含头数不是 2 的幂的情况）",
     claim_zh="n 为 2 的幂时，斜率为 2^(−8h/n)，h = 1..n；否则先取 2^⌊log2 n⌋ 个头的那组斜率，再从下一个 2 的幂的斜率中隔一个取一个补足。",
     topic="alibi",
-    params=(Param("n_heads", "int", 12, min=1, max=1024, help="number of attention heads"),),
+    params=(
+        Param("n_heads", "int", 12, min=1, max=1024, help="number of attention heads", help_zh="注意力头数"),
+    ),
     values=("first_slope", "last_slope", "min_slope", "max_error", "n8_last_slope", "n12_ninth_slope"),
     memory_bytes=lambda n_heads, **_: 8 * n_heads * 8,
 )
@@ -147,9 +149,15 @@ def _run_alibi_slopes(ctx: DemoContext, n_heads: int) -> None:
     claim_zh="第 h 个头在查询 i 与键 j 的注意力分数上加 −slopeₕ·(i − j)；BLOOM 的 +slope·j 写法与之只差一个逐行常数，所以 softmax 结果完全相同。",
     topic="alibi",
     params=(
-        Param("n_heads", "int", 4, min=1, max=1024, help="number of attention heads"),
-        Param("seq_len", "int", 8, min=1, max=16384, help="sequence length"),
-        Param("causal", "bool", True, help="mask keys after the query with -inf"),
+        Param("n_heads", "int", 4, min=1, max=1024, help="number of attention heads", help_zh="注意力头数"),
+        Param("seq_len", "int", 8, min=1, max=16384, help="sequence length", help_zh="序列长度"),
+        Param(
+            "causal",
+            "bool",
+            True,
+            help="mask keys after the query with -inf",
+            help_zh="用 -inf 屏蔽查询之后的键",
+        ),
     ),
     values=("max_error", "softmax_offset_error", "bias_last_row_first"),
     # ~16 float32 [heads, L, L] tensors (paper, BLOOM, random scores, masks, two softmaxes) and the

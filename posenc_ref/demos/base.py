@@ -20,7 +20,8 @@ class ParamError(DemoError):
 
 @dataclass(frozen=True)
 class Param:
-    """A typed, bounded demo parameter."""
+    """A typed, bounded demo parameter. `help` says what it is in English, `help_zh` in Chinese (the demo
+    lab shows it in the app language; every parameter has both, `test_demos.py` checks)."""
 
     name: str
     type: str  # "int" | "float" | "str" | "bool"
@@ -30,6 +31,11 @@ class Param:
     help: str = ""
     choices: tuple[str, ...] | None = None
     even: bool = False  # ints that must be even (RoPE dims)
+    help_zh: str = ""
+
+    def help_in(self, lang: str) -> str:
+        """The help text in `lang` ("zh" or English), English where there is no Chinese."""
+        return (self.help_zh or self.help) if lang == "zh" else self.help
 
     def describe_bounds(self) -> str:
         if self.choices:
@@ -120,7 +126,7 @@ _RELATIONS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": lambda a, b: a >= b,
 }
 # The seed parameter of every demo that draws random tensors (one definition, one help text).
-SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed")
+SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed", help_zh="随机种子")
 
 _RELATION_SIGNS = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
 

@@ -23,9 +23,17 @@ from .registry import register_demo
     claim_zh="可学习的位置表里没有位置 ≥ max_len 的行；超出训练长度的行从未收到梯度，因此一直停留在随机初始化的值。",
     topic="absolute",
     params=(
-        Param("max_len", "int", 16, min=2, max=100_000, help="rows in the table"),
-        Param("train_len", "int", 8, min=1, max=100_000, help="longest sequence seen in training"),
-        Param("dim", "int", 8, min=1, max=4096, help="embedding dimension"),
+        Param("max_len", "int", 16, min=2, max=100_000, help="rows in the table", help_zh="表的行数"),
+        Param(
+            "train_len",
+            "int",
+            8,
+            min=1,
+            max=100_000,
+            help="longest sequence seen in training",
+            help_zh="训练中见过的最长序列",
+        ),
+        Param("dim", "int", 8, min=1, max=4096, help="embedding dimension", help_zh="嵌入维度"),
         SEED,
     ),
     values=("refused", "untrained_grad_norm", "trained_grad_norm"),
@@ -143,7 +151,9 @@ def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, d
     title_zh="为什么不直接用整数或二进制编码位置？",
     claim_zh="整数编码没有上界（位置 L−1 的数值远远盖过词嵌入）；二进制编码有界，但需要 ceil(log2 L) 位，而且相邻位置之间是离散跳变。",
     topic="why-pe",
-    params=(Param("seq_len", "int", 16, min=2, max=1_000_000, help="sequence length L"),),
+    params=(
+        Param("seq_len", "int", 16, min=2, max=1_000_000, help="sequence length L", help_zh="序列长度 L"),
+    ),
     values=("integer_max", "binary_bits", "max_neighbour_jump"),
     # float64 integer, normalised and binary codes and the bit-flip counts: ~80 numbers a position
     memory_bytes=lambda seq_len, **_: 8 * seq_len * 80,

@@ -53,9 +53,25 @@ def _scan(seq_len: int, dtype_name: str, device: str) -> tuple[int, int]:
     "1/out − 1 读出绝对位置，直到输出的精度不够为止。",
     topic="why-pe",
     params=(
-        Param("seq_len", "int", 2048, min=2, max=MAX_SEQ_LEN, help="number of positions to read back"),
-        Param("d_model", "int", 16, min=2, max=1024, help="width of the toy head's input"),
-        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+        Param(
+            "seq_len",
+            "int",
+            2048,
+            min=2,
+            max=MAX_SEQ_LEN,
+            help="number of positions to read back",
+            help_zh="要读回的位置数",
+        ),
+        Param(
+            "d_model",
+            "int",
+            16,
+            min=2,
+            max=1024,
+            help="width of the toy head's input",
+            help_zh="玩具注意力头的输入宽度",
+        ),
+        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed", help_zh="随机种子"),
     ),
     values=(
         "textbook_error",

@@ -40,9 +40,25 @@ T5_WORKED_CAUSAL = (31, 26, 17, 8, 1, 0, 0, 0, 0, 0, 0)
     claim_zh="T5 把 key − query 映射到一个桶：小距离精确对应，较大距离按对数间隔分桶直到 max_distance，再往外则饱和；双向分桶时按方向分成两半。",
     topic="relative",
     params=(
-        Param("bidirectional", "bool", True, help="encoder (true) or causal decoder (false)"),
-        Param("num_buckets", "int", 32, min=2, max=1024, even=True, help="number of buckets"),
-        Param("max_distance", "int", 128, min=2, max=1_000_000, help="distance where buckets saturate"),
+        Param(
+            "bidirectional",
+            "bool",
+            True,
+            help="encoder (true) or causal decoder (false)",
+            help_zh="编码器（true）或因果解码器（false）",
+        ),
+        Param(
+            "num_buckets", "int", 32, min=2, max=1024, even=True, help="number of buckets", help_zh="桶的个数"
+        ),
+        Param(
+            "max_distance",
+            "int",
+            128,
+            min=2,
+            max=1_000_000,
+            help="distance where buckets saturate",
+            help_zh="桶开始饱和的距离",
+        ),
         Param(
             "relative_position",
             "int",
@@ -50,6 +66,7 @@ T5_WORKED_CAUSAL = (31, 26, 17, 8, 1, 0, 0, 0, 0, 0, 0)
             min=-10_000_000,
             max=10_000_000,
             help="key − query whose bucket is the value `bucket`",
+            help_zh="key − query 的相对位置，其桶号即值 `bucket`",
         ),
     ),
     values=("max_error", "first_max_bucket_distance", "exact_buckets", "bucket"),
@@ -222,9 +239,9 @@ def _shaw_gap(first: int, last: int, clipped: int, clip: int) -> str:
     claim_zh="Shaw 的方案为截断到 [−k, k] 的相对距离学习 2k + 1 个向量，并在注意力内部把它们加到键（以及值）上。",
     topic="relative",
     params=(
-        Param("seq_len", "int", 8, min=1, max=4096, help="tokens"),
-        Param("clip", "int", 2, min=0, max=4096, help="clipping distance k"),
-        Param("dim", "int", 8, min=1, max=1024, help="head dimension"),
+        Param("seq_len", "int", 8, min=1, max=4096, help="tokens", help_zh="token 数"),
+        Param("clip", "int", 2, min=0, max=4096, help="clipping distance k", help_zh="截断距离 k"),
+        Param("dim", "int", 8, min=1, max=1024, help="head dimension", help_zh="头维度"),
         SEED,
         Param(
             "distance",
@@ -233,6 +250,7 @@ def _shaw_gap(first: int, last: int, clipped: int, clip: int) -> str:
             min=-100_000,
             max=100_000,
             help="relative distance j − i whose table row is the value `row_for_distance`",
+            help_zh="相对距离 j − i，其表中行号即值 `row_for_distance`",
         ),
     ),
     values=("n_embeddings", "max_error", "row_for_distance"),
@@ -351,8 +369,17 @@ def _run_shaw_relative(
     claim_zh="Transformer-XL 用 i − j 的正弦编码替换 p_j，用可学习的 u 和 v 替换查询一侧的位置项；四项相加仍等于完整的注意力分数。",
     topic="relative",
     params=(
-        Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
-        Param("dim", "int", 8, min=2, max=1024, even=True, help="head dimension (even)"),
+        Param("seq_len", "int", 6, min=1, max=2048, help="tokens", help_zh="token 数"),
+        Param(
+            "dim",
+            "int",
+            8,
+            min=2,
+            max=1024,
+            even=True,
+            help="head dimension (even)",
+            help_zh="头维度（偶数）",
+        ),
         SEED,
     ),
     values=("max_error", "position_only_rank"),
@@ -487,9 +514,11 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
     claim_zh="DeBERTa 保留内容到内容、内容到位置、位置到内容三项，去掉位置到位置项，并用截断后的 δ(i, j) 索引相对位置嵌入。",
     topic="relative",
     params=(
-        Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
-        Param("dim", "int", 8, min=1, max=1024, help="head dimension"),
-        Param("span", "int", 4, min=1, max=4096, help="maximum relative distance k"),
+        Param("seq_len", "int", 6, min=1, max=2048, help="tokens", help_zh="token 数"),
+        Param("dim", "int", 8, min=1, max=1024, help="head dimension", help_zh="头维度"),
+        Param(
+            "span", "int", 4, min=1, max=4096, help="maximum relative distance k", help_zh="最大相对距离 k"
+        ),
         SEED,
     ),
     values=("max_error", "n_terms", "scale"),

@@ -15,9 +15,21 @@ from ._common import (
 from .base import DemoContext, Param, ParamError
 from .registry import register_demo
 
-DIM = Param("dim", "int", 8, min=2, max=8192, even=True, help="head dimension d (even)")
-BASE = Param("base", "float", 10000.0, min=2.0, max=1e9, help="RoPE base (θ_i = base^(-2i/d))")
-SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed for q and k")
+DIM = Param(
+    "dim", "int", 8, min=2, max=8192, even=True, help="head dimension d (even)", help_zh="头维度 d（偶数）"
+)
+BASE = Param(
+    "base",
+    "float",
+    10000.0,
+    min=2.0,
+    max=1e9,
+    help="RoPE base (θ_i = base^(-2i/d))",
+    help_zh="RoPE 的 base（θ_i = base^(-2i/d)）",
+)
+SEED = Param(
+    "seed", "int", 0, min=0, max=2**31 - 1, help="random seed for q and k", help_zh="q 和 k 的随机种子"
+)
 
 # rope-decay works through the distances in blocks of about this many (distance, pair) entries
 _DECAY_BLOCK = 1 << 19
@@ -61,11 +73,19 @@ def _pair_values(ctx: DemoContext, dim: int, m: int, n: int, base: float, pair: 
     topic="rope",
     params=(
         DIM,
-        Param("m", "int", 5, min=0, max=1_000_000, help="query position m"),
-        Param("n", "int", 2, min=0, max=1_000_000, help="key position n"),
+        Param("m", "int", 5, min=0, max=1_000_000, help="query position m", help_zh="查询位置 m"),
+        Param("n", "int", 2, min=0, max=1_000_000, help="key position n", help_zh="键位置 n"),
         BASE,
         SEED,
-        Param("pair", "int", 0, min=0, max=4095, help="frequency pair i for pair_angle (below dim/2)"),
+        Param(
+            "pair",
+            "int",
+            0,
+            min=0,
+            max=4095,
+            help="frequency pair i for pair_angle (below dim/2)",
+            help_zh="pair_angle 所用的频率对 i（小于 dim/2）",
+        ),
     ),
     values=("score", "relative_score", "max_error", "wrong_sign_score", "pair_angle", "pair_unit_score"),
     # the numpy textbook check builds a dense [d, d] float64 rotation matrix (one at a time)
@@ -200,8 +220,17 @@ def _run_rope_relativity(
     claim_zh="每个二维分量对只被旋转、不被拉伸，所以在任何位置都有 ‖R(x, m)‖ = ‖x‖。",
     topic="rope",
     params=(
-        Param("dim", "int", 64, min=2, max=8192, even=True, help="head dimension d (even)"),
-        Param("seq_len", "int", 128, min=1, max=1_000_000, help="number of positions"),
+        Param(
+            "dim",
+            "int",
+            64,
+            min=2,
+            max=8192,
+            even=True,
+            help="head dimension d (even)",
+            help_zh="头维度 d（偶数）",
+        ),
+        Param("seq_len", "int", 128, min=1, max=1_000_000, help="number of positions", help_zh="位置数"),
         BASE,
         SEED,
     ),
@@ -278,9 +307,26 @@ def _run_rope_norm(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: 
     claim_zh="RoFormer 的上界（|S_j| 对 j 的平均）在距离 0 处等于 (d/2 + 1)/2，随距离增大呈振荡下降的趋势。",
     topic="rope",
     params=(
-        Param("dim", "int", 128, min=4, max=8192, even=True, help="head dimension d (even)"),
+        Param(
+            "dim",
+            "int",
+            128,
+            min=4,
+            max=8192,
+            even=True,
+            help="head dimension d (even)",
+            help_zh="头维度 d（偶数）",
+        ),
         BASE,
-        Param("max_distance", "int", 250, min=1, max=20_000, help="largest relative distance plotted"),
+        Param(
+            "max_distance",
+            "int",
+            250,
+            min=1,
+            max=20_000,
+            help="largest relative distance plotted",
+            help_zh="绘制的最大相对距离",
+        ),
     ),
     values=("bound_at_0", "bound_at_max", "min_bound", "is_monotone", "first_rise_distance"),
     # one block of float64 phases and ones and complex128 rotations and partial sums (48 bytes
@@ -416,7 +462,12 @@ def _run_rope_decay(ctx: DemoContext, dim: int, base: float, max_distance: int) 
     title_zh="半拆分与交错排布的 RoPE 只差一个通道置换",
     claim_zh="按 hf[r·d/2 + i] = meta[2i + r] 置换通道，就能把交错排布（GPT-J/Meta）的 RoPE 变成半拆分（NeoX/HF）的 RoPE，因此转换后的 LLaMA 权重给出完全相同的注意力分数。",
     topic="rope",
-    params=(DIM, Param("seq_len", "int", 16, min=1, max=100_000, help="number of positions"), BASE, SEED),
+    params=(
+        DIM,
+        Param("seq_len", "int", 16, min=1, max=100_000, help="number of positions", help_zh="位置数"),
+        BASE,
+        SEED,
+    ),
     values=("max_error", "score_max_error", "unpermuted_score_error", "mixed_norm_change"),
     # float64: q, k, their permuted copies, four rotated tensors, the trap's two, the cached
     # tables (complex and full-width) and temporaries: about 14 float64 copies of q
@@ -505,7 +556,12 @@ def _run_rope_layouts(ctx: DemoContext, dim: int, seq_len: int, base: float, see
     title_zh="RoPE 的矩阵、复数与 rotate_half 三种写法结果一致",
     claim_zh="分块对角旋转矩阵、复数乘法 q·eⁱᵐᶿ 以及 cos/sin 加 rotate_half 的写法，算出的是同一个旋转。",
     topic="rope",
-    params=(DIM, Param("seq_len", "int", 16, min=1, max=4096, help="number of positions"), BASE, SEED),
+    params=(
+        DIM,
+        Param("seq_len", "int", 16, min=1, max=4096, help="number of positions", help_zh="位置数"),
+        BASE,
+        SEED,
+    ),
     values=("max_error", "matrix_vs_complex", "matrix_vs_rotate_half"),
     # the [seq, d, d] float64 rotation matrices dominate; the three forms add ~16 float64 copies of x
     memory_bytes=lambda dim, seq_len, **_: f64_bytes(seq_len, dim, dim) + f64_bytes(seq_len, dim, 16),

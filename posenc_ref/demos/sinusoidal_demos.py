@@ -14,7 +14,15 @@ from ._common import (
 from .base import DemoContext, Param, ParamError
 from .registry import register_demo
 
-BASE = Param("base", "float", 10000.0, min=2.0, max=1e9, help="sinusoid base (10000 in the paper)")
+BASE = Param(
+    "base",
+    "float",
+    10000.0,
+    min=2.0,
+    max=1e9,
+    help="sinusoid base (10000 in the paper)",
+    help_zh="正弦编码的 base（论文中为 10000）",
+)
 
 
 @register_demo(
@@ -25,9 +33,26 @@ BASE = Param("base", "float", 10000.0, min=2.0, max=1e9, help="sinusoid base (10
     claim_zh="对任意 p 都有 PE[p + k] = M_k · PE[p]，其中 M_k 是由 2×2 旋转块组成的分块对角矩阵，只依赖 k，与 p 无关。",
     topic="absolute",
     params=(
-        Param("dim", "int", 16, min=2, max=4096, even=True, help="model dimension d (even)"),
-        Param("k", "int", 3, min=-100_000, max=100_000, help="shift k"),
-        Param("seq_len", "int", 64, min=1, max=100_000, help="positions p checked"),
+        Param(
+            "dim",
+            "int",
+            16,
+            min=2,
+            max=4096,
+            even=True,
+            help="model dimension d (even)",
+            help_zh="模型维度 d（偶数）",
+        ),
+        Param("k", "int", 3, min=-100_000, max=100_000, help="shift k", help_zh="平移量 k"),
+        Param(
+            "seq_len",
+            "int",
+            64,
+            min=1,
+            max=100_000,
+            help="positions p checked",
+            help_zh="检查的位置 p 的个数",
+        ),
         BASE,
     ),
     values=("max_error",),
@@ -144,9 +169,26 @@ def _run_sinusoidal_linearity(ctx: DemoContext, dim: int, k: int, seq_len: int, 
     claim_zh="第 i 对的波长为 2π·base^(2i/d)：从第一对的 2π 一直增长到最后一对的接近 2π·base。",
     topic="absolute",
     params=(
-        Param("dim", "int", 512, min=2, max=65536, even=True, help="model dimension d (even)"),
+        Param(
+            "dim",
+            "int",
+            512,
+            min=2,
+            max=65536,
+            even=True,
+            help="model dimension d (even)",
+            help_zh="模型维度 d（偶数）",
+        ),
         BASE,
-        Param("pair", "int", 0, min=0, max=32767, help="sin/cos pair i for pair_wavelength (below dim/2)"),
+        Param(
+            "pair",
+            "int",
+            0,
+            min=0,
+            max=32767,
+            help="sin/cos pair i for pair_wavelength (below dim/2)",
+            help_zh="pair_wavelength 所用的 sin/cos 对 i（小于 dim/2）",
+        ),
     ),
     values=("min_wavelength", "max_wavelength", "ratio", "t2t_max_wavelength", "pair_wavelength"),
     # float64 [64, dim] PE table and its sin(2πp/λ) reference, with temporaries
@@ -265,8 +307,17 @@ _DOT_BLOCK_ROWS = 256
     claim_zh="PE[p]·PE[p + k] = Σ_i cos(ω_i k)：对每个 p 都相同，关于 k 对称，且在 k = 0 时等于 d/2。",
     topic="absolute",
     params=(
-        Param("dim", "int", 128, min=2, max=65536, even=True, help="model dimension d (even)"),
-        Param("seq_len", "int", 64, min=2, max=100_000, help="positions"),
+        Param(
+            "dim",
+            "int",
+            128,
+            min=2,
+            max=65536,
+            even=True,
+            help="model dimension d (even)",
+            help_zh="模型维度 d（偶数）",
+        ),
+        Param("seq_len", "int", 64, min=2, max=100_000, help="positions", help_zh="位置数"),
         BASE,
     ),
     values=("max_error", "dot_at_0", "symmetry_error", "rise_count", "is_monotone"),

@@ -61,6 +61,7 @@ def test_list_json(capsys):
         "help": "number of attention heads",
         "choices": None,
         "even": False,
+        "help_zh": "注意力头数",
     }
 
 

@@ -68,6 +68,15 @@ def test_every_demo_has_a_chinese_title_and_claim(name):
     assert spec["title"] == demo.title and spec["claim"] == demo.claim
 
 
+def test_every_parameter_has_chinese_help_beside_its_english():
+    missing = [(d.name, p.name) for d in list_demos() for p in d.params if not CJK.search(p.help_zh)]
+    assert not missing, f"give these Param(...) a help_zh: {missing}"
+    assert all(p.help.strip() for d in list_demos() for p in d.params)
+    seed = get_demo("attention-expansion").param("seed")
+    assert seed is not None and seed.help_in("zh") == "随机种子" and seed.help_in("en") == "random seed"
+    assert seed.to_dict()["help_zh"] == "随机种子"
+
+
 def test_chinese_title_and_claim_travel_with_the_result():
     result = run_demo("alibi-slopes", {"n_heads": 4}, device="cpu")
     demo = get_demo("alibi-slopes")
