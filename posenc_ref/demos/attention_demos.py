@@ -14,7 +14,7 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import SEED, DemoContext, Param
+from .base import SEED, DemoContext, Param, Value
 from .registry import register_demo
 
 
@@ -47,7 +47,26 @@ def _attention(x, w_q, w_k, w_v):
         ),
         SEED,
     ),
-    values=("no_pe_error", "with_pe_difference"),
+    values=(
+        Value(
+            "no_pe_error",
+            "largest |attention(shuffled x) − shuffled attention(x)| without PE",
+            "abs error",
+            meaning_zh="无位置编码时 attention(打乱的 x) 与打乱的 attention(x) 之差的最大绝对值",
+        ),
+        Value(
+            "with_pe_difference",
+            "the same difference with sinusoidal PE added (large: order now matters)",
+            "abs difference",
+            meaning_zh="加上正弦位置编码后同样的差（很大：顺序起作用了）",
+        ),
+        Value(
+            "duplicate_token_difference_with_pe",
+            "largest |output at the first − at the last position| of one token placed at both, with PE",
+            "abs difference",
+            meaning_zh="同一个 token 放在首尾两个位置、加位置编码时两处输出之差的最大绝对值",
+        ),
+    ),
     # float32: five attention passes keep ~28 [seq, dim] tensors alive, plus weights and scores
     memory_bytes=lambda seq_len, dim, **_: 4 * (30 * seq_len * dim + 3 * dim * dim + 3 * seq_len * seq_len),
 )
@@ -153,7 +172,20 @@ def _run_permutation_equivariance(ctx: DemoContext, seq_len: int, dim: int, seed
         ),
         SEED,
     ),
-    values=("max_error", "p2p_relative_error"),
+    values=(
+        Value(
+            "max_error",
+            "|sum of the four terms − qᵢ·kⱼ computed directly|, largest entry",
+            "abs error",
+            meaning_zh="四项之和与直接计算的 qᵢ·kⱼ 之差的最大绝对值",
+        ),
+        Value(
+            "p2p_relative_error",
+            "how far position·position is from a function of i − j: largest spread along a diagonal over its largest entry",
+            "ratio",
+            meaning_zh="位置·位置项偏离 i − j 的函数的程度：对角线上最大偏差除以该项最大绝对值",
+        ),
+    ),
     # float32 weights plus their float64 copies for the textbook loops, six [seq, dim] projections,
     # and the four [seq, seq] terms with their sum, diagonal checks and float64 copies
     memory_bytes=lambda seq_len, dim, **_: 24 * dim * dim + 48 * seq_len * dim + 72 * seq_len * seq_len,

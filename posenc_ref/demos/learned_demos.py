@@ -11,7 +11,7 @@ from ._common import (
     sample_indices,
     torch_dtype,
 )
-from .base import SEED, DemoContext, Param, ParamError
+from .base import SEED, DemoContext, Param, ParamError, Value
 from .registry import register_demo
 
 
@@ -36,7 +36,26 @@ from .registry import register_demo
         Param("dim", "int", 8, min=1, max=4096, help="embedding dimension", help_zh="嵌入维度"),
         SEED,
     ),
-    values=("refused", "untrained_grad_norm", "trained_grad_norm"),
+    values=(
+        Value(
+            "refused",
+            "1 when looking up position max_len raises PositionOutOfRangeError, else 0",
+            "0/1",
+            meaning_zh="查找位置 max_len 抛出 PositionOutOfRangeError 时为 1，否则为 0",
+        ),
+        Value(
+            "untrained_grad_norm",
+            "gradient norm of the table rows train_len..max_len − 1 (never seen in training; 0)",
+            "norm",
+            meaning_zh="表中第 train_len..max_len − 1 行（训练中从未出现）的梯度范数（为 0）",
+        ),
+        Value(
+            "trained_grad_norm",
+            "gradient norm of rows 0..train_len − 1 after the first step",
+            "norm",
+            meaning_zh="第一步后第 0..train_len − 1 行的梯度范数",
+        ),
+    ),
     # float32: a batch of 4 sequences (tokens, targets, the loss's temporaries and their
     # gradients: up to ~56 copies of [train_len, dim]) and the table with its init copy, gradient, drift
     memory_bytes=lambda max_len, train_len, dim, **_: 4 * dim * (56 * train_len + 6 * max_len),
@@ -154,7 +173,26 @@ def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, d
     params=(
         Param("seq_len", "int", 16, min=2, max=1_000_000, help="sequence length L", help_zh="序列长度 L"),
     ),
-    values=("integer_max", "binary_bits", "max_neighbour_jump"),
+    values=(
+        Value(
+            "integer_max",
+            "integer code of the last position, L − 1",
+            "position",
+            meaning_zh="最后一个位置的整数编码 L − 1",
+        ),
+        Value(
+            "binary_bits",
+            "bits a binary code needs for L positions, ceil(log2 L)",
+            "bits",
+            meaning_zh="二进制编码 L 个位置所需的位数 ceil(log2 L)",
+        ),
+        Value(
+            "max_neighbour_jump",
+            "most bits that flip between neighbouring positions",
+            "bits",
+            meaning_zh="相邻位置之间最多翻转的位数",
+        ),
+    ),
     # float64 integer, normalised and binary codes and the bit-flip counts: ~80 numbers a position
     memory_bytes=lambda seq_len, **_: 8 * seq_len * 80,
     uses_torch=False,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._common import randn
-from .base import Constraint, DemoContext, Param, ParamError
+from .base import Constraint, DemoContext, Param, ParamError, Value
 from .registry import register_demo
 
 GIB = 2**30
@@ -65,15 +65,55 @@ def _slack(ctx: DemoContext) -> float:
         Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed", help_zh="随机种子"),
     ),
     values=(
-        "bytes_per_token",
-        "kib_per_token",
-        "cache_gib",
-        "mha_cache_gib",
-        "gqa_saving",
-        "score_matrix_gib",
-        "prefill_score_tflops",
-        "flops_ratio_vs_half_length",
-        "gqa_error",
+        Value(
+            "bytes_per_token",
+            "KV-cache bytes per token of one sequence: 2 · layers · kv_heads · head_dim · bytes per element",
+            "bytes",
+            meaning_zh="一个序列每个 token 的 KV 缓存字节数：2 · 层数 · kv_heads · head_dim · 每元素字节数",
+        ),
+        Value("kib_per_token", "bytes_per_token in KiB", "KiB", meaning_zh="以 KiB 计的 bytes_per_token"),
+        Value(
+            "cache_gib",
+            "whole KV cache for batch × seq_len tokens",
+            "GiB",
+            meaning_zh="batch × seq_len 个 token 的整个 KV 缓存",
+        ),
+        Value(
+            "mha_cache_gib",
+            "the same cache if every query head had its own K and V (MHA)",
+            "GiB",
+            meaning_zh="若每个查询头都有自己的 K 和 V（MHA）时的同样缓存",
+        ),
+        Value(
+            "gqa_saving",
+            "how many times smaller the cache is than MHA's, n_heads / n_kv_heads",
+            "ratio",
+            meaning_zh="缓存比 MHA 小的倍数 n_heads / n_kv_heads",
+        ),
+        Value(
+            "score_matrix_gib",
+            "one layer's seq_len × seq_len score matrix over batch and heads, if materialised",
+            "GiB",
+            meaning_zh="若显式存储，一层在 batch 和所有头上的 seq_len × seq_len 分数矩阵",
+        ),
+        Value(
+            "prefill_score_tflops",
+            "FLOPs of q·kᵀ and weights·v in a causal prefill, all layers and heads",
+            "TFLOP",
+            meaning_zh="因果预填充中 q·kᵀ 与 weights·v 的浮点运算量（所有层和头）",
+        ),
+        Value(
+            "flops_ratio_vs_half_length",
+            "prefill_score FLOPs over those at half the length (about 4: quadratic)",
+            "ratio",
+            meaning_zh="预填充分数运算量与一半长度时之比（约为 4：平方增长）",
+        ),
+        Value(
+            "gqa_error",
+            "|GQA attention − each query head attending with its KV head|, largest entry",
+            "abs error",
+            meaning_zh="GQA 注意力与每个查询头用对应 KV 头单独计算之差的最大绝对值",
+        ),
     ),
     constraints=(Constraint("n_kv_heads", "<=", "n_heads"),),
     # one layer's 4-token cache and a few small float64 heads (≤ 8 heads × 12 × 64)
@@ -248,12 +288,42 @@ def _run_kv_cache_memory(
         Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed", help_zh="随机种子"),
     ),
     values=(
-        "cache_len",
-        "query_position",
-        "max_cache_distance",
-        "max_original_distance",
-        "evicted",
-        "score_match_error",
+        Value(
+            "cache_len",
+            "tokens in the cache: sinks + recent window (fewer early on)",
+            "tokens",
+            meaning_zh="缓存中的 token 数：汇聚 token + 最近窗口（开头时更少）",
+        ),
+        Value(
+            "query_position",
+            "RoPE position of the new query: its slot after the cache, cache_len",
+            "position",
+            meaning_zh="新查询的 RoPE 位置：缓存之后的槽位，即 cache_len",
+        ),
+        Value(
+            "max_cache_distance",
+            "largest query − key distance the model sees (cache slots)",
+            "positions",
+            meaning_zh="模型见到的最大查询 − 键距离（按缓存槽位）",
+        ),
+        Value(
+            "max_original_distance",
+            "the same distance in original positions (what it would be without renumbering)",
+            "positions",
+            meaning_zh="按原始位置计算的同一距离（不重新编号时的值）",
+        ),
+        Value(
+            "evicted",
+            "tokens dropped from the cache so far, decode_position − cache_len",
+            "tokens",
+            meaning_zh="到目前为止被逐出缓存的 token 数 decode_position − cache_len",
+        ),
+        Value(
+            "score_match_error",
+            "|scores at cache slots − scores from the in-cache distances alone|, largest",
+            "abs error",
+            meaning_zh="按缓存槽位的分数与只用缓存内距离算出的分数之差的最大绝对值",
+        ),
     ),
     memory_bytes=lambda n_sink, window, dim, **_: 8 * 8 * (n_sink + window + 1) * dim,
 )
@@ -330,14 +400,49 @@ def _packed_total(lengths: str) -> int:
         Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed", help_zh="随机种子"),
     ),
     values=(
-        "total_len",
-        "n_docs",
-        "max_seqlen",
-        "cu_seqlens_last",
-        "last_position_id",
-        "packed_error",
-        "no_reset_error",
-        "leak_error",
+        Value(
+            "total_len",
+            "tokens in the packed sequence, the sum of the lengths",
+            "tokens",
+            meaning_zh="打包序列的 token 数，即各长度之和",
+        ),
+        Value("n_docs", "documents packed", "count", meaning_zh="打包的文档数"),
+        Value(
+            "max_seqlen",
+            "longest document (the varlen kernel's max_seqlen)",
+            "tokens",
+            meaning_zh="最长文档的长度（varlen 内核的 max_seqlen）",
+        ),
+        Value(
+            "cu_seqlens_last",
+            "last entry of cu_seqlens, equal to total_len",
+            "tokens",
+            meaning_zh="cu_seqlens 的最后一项，等于 total_len",
+        ),
+        Value(
+            "last_position_id",
+            "position id of the last token: last document's length − 1",
+            "position",
+            meaning_zh="最后一个 token 的位置编号：最后一篇文档的长度 − 1",
+        ),
+        Value(
+            "packed_error",
+            "|packed attention (reset ids, per-document mask) − each document alone|, largest entry",
+            "abs error",
+            meaning_zh="打包注意力（重置编号、按文档掩码）与各文档单独计算之差的最大绝对值",
+        ),
+        Value(
+            "no_reset_error",
+            "the same with positions not reset (RoPE: still 0, only the mask matters)",
+            "abs error",
+            meaning_zh="位置编号不重置时的同样差值（对 RoPE 仍为 0，只有掩码起作用）",
+        ),
+        Value(
+            "leak_error",
+            "the same with reset ids but a plain causal mask (large: documents see each other)",
+            "abs difference",
+            meaning_zh="编号重置但只用普通因果掩码时的同样差值（很大：文档互相可见）",
+        ),
     ),
     # float64: inputs, rotated copies and about four total × total matrices (scores, masks, weights)
     memory_bytes=lambda lengths, dim, **_: (

@@ -8,7 +8,7 @@ from ._common import (
     randn,
     round6,
 )
-from .base import DemoContext, Param
+from .base import DemoContext, Param, Value
 from .registry import register_demo
 
 TEMPORAL_PATCH_SIZE = 2  # frames per temporal patch (Qwen2-VL / Qwen2.5-VL vision config)
@@ -78,16 +78,66 @@ TEMPORAL_PATCH_SIZE = 2  # frames per temporal patch (Qwen2-VL / Qwen2.5-VL visi
         ),
     ),
     values=(
-        "n_tokens",
-        "vision_tokens",
-        "last_vision_t",
-        "last_vision_h",
-        "last_vision_w",
-        "next_text_position",
-        "temporal_pairs",
-        "height_pairs",
-        "width_pairs",
-        "temporal_id_step",
+        Value(
+            "n_tokens",
+            "tokens in the sequence: text_before + grid_t·grid_h·grid_w + text after",
+            "tokens",
+            meaning_zh="序列中的 token 数：text_before + grid_t·grid_h·grid_w + 之后的文本",
+        ),
+        Value(
+            "vision_tokens",
+            "vision tokens, grid_t·grid_h·grid_w",
+            "tokens",
+            meaning_zh="视觉 token 数 grid_t·grid_h·grid_w",
+        ),
+        Value(
+            "last_vision_t",
+            "temporal id of the last vision token",
+            "position id",
+            meaning_zh="最后一个视觉 token 的时间 id",
+        ),
+        Value(
+            "last_vision_h",
+            "height id of the last vision token",
+            "position id",
+            meaning_zh="最后一个视觉 token 的高度 id",
+        ),
+        Value(
+            "last_vision_w",
+            "width id of the last vision token",
+            "position id",
+            meaning_zh="最后一个视觉 token 的宽度 id",
+        ),
+        Value(
+            "next_text_position",
+            "id of the first text token after the image: largest vision id + 1",
+            "position id",
+            meaning_zh="图像之后第一个文本 token 的 id：最大视觉 id + 1",
+        ),
+        Value(
+            "temporal_pairs",
+            "frequency pairs rotated by the temporal id (mrope_section[0])",
+            "pairs",
+            meaning_zh="按时间 id 旋转的频率对数（mrope_section[0]）",
+        ),
+        Value(
+            "height_pairs",
+            "frequency pairs rotated by the height id (mrope_section[1])",
+            "pairs",
+            meaning_zh="按高度 id 旋转的频率对数（mrope_section[1]）",
+        ),
+        Value(
+            "width_pairs",
+            "frequency pairs rotated by the width id (mrope_section[2])",
+            "pairs",
+            meaning_zh="按宽度 id 旋转的频率对数（mrope_section[2]）",
+        ),
+        Value(
+            "temporal_id_step",
+            "temporal id interval between frame groups (1 for Qwen2-VL)",
+            "position ids",
+            meaning_zh="相邻帧组之间的时间 id 间隔（Qwen2-VL 为 1）",
+        ),
     ),
     # [3, n] int64 ids built from several [n] index arrays, masks and copies: ~128 bytes a token
     memory_bytes=lambda text_before, grid_t, grid_h, grid_w, **_: (

@@ -1,14 +1,4 @@
-"""Relative-family demos: T5 buckets, Shaw clipping, Transformer-XL/XLNet and DeBERTa terms.
-
-Value meanings that are not obvious from their names:
-
-* t5-buckets ``first_max_bucket_distance``: the smallest |key − query| (key before the query) that
-  lands in the last bucket of its direction (91 for 32 buckets / 128 bidirectional);
-  ``exact_buckets``: distances with a bucket of their own per direction (8 bidirectional, 16 causal).
-* xlnet-terms ``position_only_rank``: the numerical rank of the position-only term (d) = v·R_(i−j)W_k,R
-  over a min(2d + 8, 1024)-position grid. Each sin/cos pair contributes rank ≤ 2, so it is ≤ d however
-  long the grid (ALiBi's −m·|i − j| is full rank).
-"""
+"""Relative-family demos: T5 buckets, Shaw clipping, Transformer-XL/XLNet and DeBERTa terms."""
 
 from __future__ import annotations
 
@@ -23,7 +13,7 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import SEED, DemoContext, Param, ParamError
+from .base import SEED, DemoContext, Param, ParamError, Value
 from .registry import register_demo
 
 # HF T5 bucket ids for these key − query offsets, 32 buckets, max_distance 128
@@ -69,7 +59,32 @@ T5_WORKED_CAUSAL = (31, 26, 17, 8, 1, 0, 0, 0, 0, 0, 0)
             help_zh="key − query 的相对位置，其桶号即值 `bucket`",
         ),
     ),
-    values=("max_error", "first_max_bucket_distance", "exact_buckets", "bucket"),
+    values=(
+        Value(
+            "max_error",
+            "largest |fast bucket − textbook bucket| over the probed distances",
+            "buckets",
+            meaning_zh="探测的各距离上快速实现与教科书实现的桶号之差的最大绝对值",
+        ),
+        Value(
+            "first_max_bucket_distance",
+            "smallest distance (key before the query) in the last bucket of its direction",
+            "positions",
+            meaning_zh="（键在查询之前时）落入该方向最后一个桶的最小距离",
+        ),
+        Value(
+            "exact_buckets",
+            "distances with a bucket of their own per direction (8 bidirectional, 16 causal)",
+            "count",
+            meaning_zh="每个方向上独占一个桶的距离个数（双向 8，因果 16）",
+        ),
+        Value(
+            "bucket",
+            "bucket of the relative position `relative_position` (key − query)",
+            "bucket index",
+            meaning_zh="相对位置 `relative_position`（key − query）的桶号",
+        ),
+    ),
     memory_bytes=lambda max_distance, **_: 8 * (4 * max_distance + 64) * 4,
 )
 def _run_t5_buckets(
@@ -253,7 +268,26 @@ def _shaw_gap(first: int, last: int, clipped: int, clip: int) -> str:
             help_zh="相对距离 j − i，其表中行号即值 `row_for_distance`",
         ),
     ),
-    values=("n_embeddings", "max_error", "row_for_distance"),
+    values=(
+        Value(
+            "n_embeddings",
+            "rows of the relative-embedding table, 2k + 1",
+            "count",
+            meaning_zh="相对位置嵌入表的行数 2k + 1",
+        ),
+        Value(
+            "max_error",
+            "|fast Shaw attention (keys and values) − the textbook loops|, largest entry",
+            "abs error",
+            meaning_zh="快速 Shaw 注意力（键和值）与教科书循环之差的最大绝对值",
+        ),
+        Value(
+            "row_for_distance",
+            "table row used for the distance j − i = `distance`: clip(j − i, −k, k) + k",
+            "row index",
+            meaning_zh="距离 j − i = `distance` 所用的表行号：clip(j − i, −k, k) + k",
+        ),
+    ),
     # [L, L] index grids, masks and logits (no [L, L, d] tensor is ever built), [L, d] q/k/v,
     # q·w^K for every table row, and the two tables in float32 and float64
     memory_bytes=lambda seq_len, clip, dim, **_: (
@@ -382,7 +416,20 @@ def _run_shaw_relative(
         ),
         SEED,
     ),
-    values=("max_error", "position_only_rank"),
+    values=(
+        Value(
+            "max_error",
+            "|(a) + (b) + (c) + (d) − the Transformer-XL score (qᵢ + u)·kⱼ + (qᵢ + v)·r₍ᵢ₋ⱼ₎|, largest entry",
+            "abs error",
+            meaning_zh="(a) + (b) + (c) + (d) 与 Transformer-XL 分数 (qᵢ + u)·kⱼ + (qᵢ + v)·r₍ᵢ₋ⱼ₎ 之差的最大绝对值",
+        ),
+        Value(
+            "position_only_rank",
+            "numerical rank of the position-only term (d) over a min(2d + 8, 1024)-position grid (≤ d)",
+            "rank",
+            meaning_zh="纯位置项 (d) 在 min(2d + 8, 1024) 个位置的网格上的数值秩（≤ d）",
+        ),
+    ),
     # the [L, L, d] gathered r_(i−j), the [L, L] terms, and the rank's grid (≤ 1024²) and its SVD
     memory_bytes=lambda seq_len, dim, **_: (
         8 * seq_len * seq_len * (dim + 12) + 32 * min(2 * dim + 8, 1024) ** 2
@@ -521,7 +568,21 @@ def _run_xlnet_terms(ctx: DemoContext, seq_len: int, dim: int, seed: int) -> Non
         ),
         SEED,
     ),
-    values=("max_error", "n_terms", "scale"),
+    values=(
+        Value(
+            "max_error",
+            "|fast c2c, c2p, p2c − the textbook loops|, largest entry",
+            "abs error",
+            meaning_zh="快速实现的 c2c、c2p、p2c 与教科书循环之差的最大绝对值",
+        ),
+        Value(
+            "n_terms",
+            "terms in DeBERTa's logit (c2c + c2p + p2c; no p2p)",
+            "count",
+            meaning_zh="DeBERTa 的 logit 中的项数（c2c + c2p + p2c，没有 p2p）",
+        ),
+        Value("scale", "the logit scale 1/√(3d)", "multiplier", meaning_zh="logit 的缩放系数 1/√(3d)"),
+    ),
     # [L, L] terms, the 2k-row table P with its projections Q_r, K_r (float32 and the textbook's
     # float64), and the [L, 2k] products gathered by δ
     memory_bytes=lambda seq_len, dim, span, **_: (

@@ -12,7 +12,7 @@ from ._common import (
     round6,
     sample_indices,
 )
-from .base import DemoContext, Param, ParamError
+from .base import DemoContext, Param, ParamError, Value
 from .registry import register_demo
 
 DIM = Param(
@@ -87,7 +87,44 @@ def _pair_values(ctx: DemoContext, dim: int, m: int, n: int, base: float, pair: 
             help_zh="pair_angle 所用的频率对 i（小于 dim/2）",
         ),
     ),
-    values=("score", "relative_score", "max_error", "wrong_sign_score", "pair_angle", "pair_unit_score"),
+    values=(
+        Value(
+            "score",
+            "⟨R(q, m), R(k, n)⟩ at the given m and n",
+            "score",
+            meaning_zh="给定 m、n 时的 ⟨R(q, m), R(k, n)⟩",
+        ),
+        Value(
+            "relative_score",
+            "⟨R(q, m − n), k⟩: the same score from the offset alone",
+            "score",
+            meaning_zh="⟨R(q, m − n), k⟩：只用偏移算出的同一分数",
+        ),
+        Value(
+            "max_error",
+            "largest |score − relative_score| over the rows with offset m − n",
+            "abs error",
+            meaning_zh="偏移为 m − n 的各行上 |score − relative_score| 的最大值",
+        ),
+        Value(
+            "wrong_sign_score",
+            "⟨q, R(k, m − n)⟩: the rotation moved to the key with the wrong sign",
+            "score",
+            meaning_zh="⟨q, R(k, m − n)⟩：把旋转移到键上却用错符号",
+        ),
+        Value(
+            "pair_angle",
+            "angle m·θᵢ of pair i at position m",
+            "rad",
+            meaning_zh="第 i 对在位置 m 处的角度 m·θᵢ",
+        ),
+        Value(
+            "pair_unit_score",
+            "score of a unit vector in pair i at m and n, cos((m − n)·θᵢ)",
+            "score",
+            meaning_zh="第 i 对中的单位向量在 m 和 n 处的分数 cos((m − n)·θᵢ)",
+        ),
+    ),
     # the numpy textbook check builds a dense [d, d] float64 rotation matrix (one at a time)
     memory_bytes=lambda dim, **_: 10 * dim * dim + f64_bytes(32, dim, 8),
 )
@@ -234,7 +271,14 @@ def _run_rope_relativity(
         BASE,
         SEED,
     ),
-    values=("max_norm_error",),
+    values=(
+        Value(
+            "max_norm_error",
+            "largest |‖R(x, m)‖ − ‖x‖| / ‖x‖ over positions and both layouts",
+            "rel error",
+            meaning_zh="所有位置和两种布局上 |‖R(x, m)‖ − ‖x‖| / ‖x‖ 的最大值",
+        ),
+    ),
     # x, two rotated copies, the cached half-width cos/sin, the complex table and the
     # full-width half-layout tables, and temporaries: about 9 float32 copies of x
     memory_bytes=lambda dim, seq_len, **_: f32_bytes(seq_len, dim, 9) + 256 * seq_len,
@@ -328,7 +372,33 @@ def _run_rope_norm(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: 
             help_zh="绘制的最大相对距离",
         ),
     ),
-    values=("bound_at_0", "bound_at_max", "min_bound", "is_monotone", "first_rise_distance"),
+    values=(
+        Value(
+            "bound_at_0",
+            "RoFormer's decay bound (mean |Sⱼ|) at distance 0, (d/2 + 1)/2",
+            "bound",
+            meaning_zh="RoFormer 衰减上界（|Sⱼ| 的平均）在距离 0 处的值 (d/2 + 1)/2",
+        ),
+        Value("bound_at_max", "the bound at max_distance", "bound", meaning_zh="max_distance 处的上界"),
+        Value(
+            "min_bound",
+            "smallest bound over distances 0..max_distance",
+            "bound",
+            meaning_zh="距离 0..max_distance 上上界的最小值",
+        ),
+        Value(
+            "is_monotone",
+            "1 when the bound never rises up to max_distance, else 0",
+            "0/1",
+            meaning_zh="上界到 max_distance 为止从不回升时为 1，否则为 0",
+        ),
+        Value(
+            "first_rise_distance",
+            "first distance r where bound(r + 1) > bound(r) (−1 when it never rises)",
+            "positions",
+            meaning_zh="第一个满足 bound(r + 1) > bound(r) 的距离 r（从不回升时为 −1）",
+        ),
+    ),
     # one block of float64 phases and ones and complex128 rotations and partial sums (48 bytes
     # per (distance, pair) entry), torch's temporaries for |S_j| and heap slack (112 counted),
     # plus a few float64 curves over all distances
@@ -468,7 +538,32 @@ def _run_rope_decay(ctx: DemoContext, dim: int, base: float, max_distance: int) 
         BASE,
         SEED,
     ),
-    values=("max_error", "score_max_error", "unpermuted_score_error", "mixed_norm_change"),
+    values=(
+        Value(
+            "max_error",
+            "|interleaved RoPE then permute − permute then half RoPE|, largest channel",
+            "abs error",
+            meaning_zh="先 interleaved RoPE 再置换与先置换再 half RoPE 之差的最大绝对值",
+        ),
+        Value(
+            "score_max_error",
+            "|attention scores, Meta layout − HF layout|, largest",
+            "abs error",
+            meaning_zh="Meta 布局与 HF 布局的注意力分数之差的最大绝对值",
+        ),
+        Value(
+            "unpermuted_score_error",
+            "the same without permuting the weights (the conversion trap: large)",
+            "abs difference",
+            meaning_zh="不置换权重时的同样差值（转换陷阱：很大）",
+        ),
+        Value(
+            "mixed_norm_change",
+            "largest norm change from rotate_half with an interleaved cos/sin table (not a rotation)",
+            "abs difference",
+            meaning_zh="rotate_half 配 interleaved cos/sin 表造成的最大模长变化（不是旋转）",
+        ),
+    ),
     # float64: q, k, their permuted copies, four rotated tensors, the trap's two, the cached
     # tables (complex and full-width) and temporaries: about 14 float64 copies of q
     memory_bytes=lambda dim, seq_len, **_: f64_bytes(seq_len, dim, 16),
@@ -562,7 +657,26 @@ def _run_rope_layouts(ctx: DemoContext, dim: int, seq_len: int, base: float, see
         BASE,
         SEED,
     ),
-    values=("max_error", "matrix_vs_complex", "matrix_vs_rotate_half"),
+    values=(
+        Value(
+            "max_error",
+            "largest |difference| of the complex, rotate_half and apply_rope forms from the matrix form",
+            "abs error",
+            meaning_zh="复数、rotate_half 与 apply_rope 三种形式相对矩阵形式的最大绝对差",
+        ),
+        Value(
+            "matrix_vs_complex",
+            "|matrix form − complex form|, largest entry",
+            "abs error",
+            meaning_zh="矩阵形式与复数形式之差的最大绝对值",
+        ),
+        Value(
+            "matrix_vs_rotate_half",
+            "|matrix form − cos/sin + rotate_half form| after the channel permutation, largest entry",
+            "abs error",
+            meaning_zh="通道置换后矩阵形式与 cos/sin 加 rotate_half 形式之差的最大绝对值",
+        ),
+    ),
     # the [seq, d, d] float64 rotation matrices dominate; the three forms add ~16 float64 copies of x
     memory_bytes=lambda dim, seq_len, **_: f64_bytes(seq_len, dim, dim) + f64_bytes(seq_len, dim, 16),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Constraint, DemoContext, Param, ParamError
+from .base import Constraint, DemoContext, Param, ParamError, Value
 from .registry import register_demo
 
 
@@ -99,26 +99,123 @@ from .registry import register_demo
         ),
     ),
     values=(
-        "llama3_kept",
-        "llama3_blended",
-        "llama3_scaled",
-        "yarn_low",
-        "yarn_high",
-        "yarn_attention_factor",
-        "yarn_logit_scale",
-        "llama3_attention_factor",
-        "dynamic_base",
-        "linear_ratio",
-        "ntk_first_ratio",
-        "ntk_last_ratio",
-        "max_error",
-        "pair_inv_freq_default",
-        "pair_inv_freq_linear",
-        "pair_inv_freq_ntk",
-        "pair_inv_freq_yarn",
-        "pair_inv_freq_llama3",
-        "ntk_base",
-        "first_pair_beyond_original",
+        Value(
+            "llama3_kept",
+            "pairs llama3 keeps (wavelength < L/high_freq_factor)",
+            "pairs",
+            meaning_zh="llama3 保留的频率对数（波长 < L/high_freq_factor）",
+        ),
+        Value(
+            "llama3_blended",
+            "pairs llama3 blends between θ and θ/factor",
+            "pairs",
+            meaning_zh="llama3 在 θ 与 θ/factor 之间过渡的频率对数",
+        ),
+        Value(
+            "llama3_scaled",
+            "pairs llama3 divides by the factor (wavelength > L/low_freq_factor)",
+            "pairs",
+            meaning_zh="llama3 除以缩放因子的频率对数（波长 > L/low_freq_factor）",
+        ),
+        Value(
+            "yarn_low",
+            "YaRN ramp start: pairs up to it keep θ",
+            "pair index",
+            meaning_zh="YaRN 过渡起点：到它为止的对保留 θ",
+        ),
+        Value(
+            "yarn_high",
+            "YaRN ramp end: pairs from it on use θ/factor",
+            "pair index",
+            meaning_zh="YaRN 过渡终点：从它起的对使用 θ/factor",
+        ),
+        Value(
+            "yarn_attention_factor",
+            "YaRN's factor on cos and sin, 0.1·ln(factor) + 1",
+            "multiplier",
+            meaning_zh="YaRN 乘在 cos 和 sin 上的因子 0.1·ln(factor) + 1",
+        ),
+        Value(
+            "yarn_logit_scale",
+            "its square: how much YaRN scales the attention logits",
+            "multiplier",
+            meaning_zh="它的平方：YaRN 对注意力 logit 的缩放倍数",
+        ),
+        Value(
+            "llama3_attention_factor",
+            "llama3's factor on cos and sin (1: it has none)",
+            "multiplier",
+            meaning_zh="llama3 乘在 cos 和 sin 上的因子（为 1：它没有这个因子）",
+        ),
+        Value(
+            "dynamic_base",
+            "dynamic NTK's base at seq_len, base·(factor·L/orig − (factor − 1))^(d/(d−2))",
+            "base",
+            meaning_zh="动态 NTK 在 seq_len 处的 base：base·(factor·L/orig − (factor − 1))^(d/(d−2))",
+        ),
+        Value(
+            "linear_ratio",
+            "PI's scaled over default frequency θ'ᵢ/θᵢ, the same for every pair (1/factor)",
+            "ratio",
+            meaning_zh="PI 缩放后与默认频率之比 θ'ᵢ/θᵢ，每一对都相同（1/factor）",
+        ),
+        Value(
+            "ntk_first_ratio",
+            "NTK-aware θ'₀/θ₀ for the first (fastest) pair (1: unchanged)",
+            "ratio",
+            meaning_zh="NTK-aware 第一对（最快）的 θ'₀/θ₀（为 1：不变）",
+        ),
+        Value(
+            "ntk_last_ratio",
+            "NTK-aware θ'/θ for the last (slowest) pair (1/factor)",
+            "ratio",
+            meaning_zh="NTK-aware 最后一对（最慢）的 θ'/θ（1/factor）",
+        ),
+        Value(
+            "max_error",
+            "largest relative |torch float32 − float64 textbook| over rules and pairs (and the attention factors)",
+            "rel error",
+            meaning_zh="各规则、各对上 torch float32 与 float64 教科书实现的最大相对误差（含注意力因子）",
+        ),
+        Value(
+            "pair_inv_freq_default",
+            "θᵢ of pair i without scaling",
+            "rad/token",
+            meaning_zh="不缩放时第 i 对的 θᵢ",
+        ),
+        Value(
+            "pair_inv_freq_linear",
+            "θ'ᵢ of pair i under PI (linear)",
+            "rad/token",
+            meaning_zh="PI（linear）下第 i 对的 θ'ᵢ",
+        ),
+        Value(
+            "pair_inv_freq_ntk",
+            "θ'ᵢ of pair i under NTK-aware scaling",
+            "rad/token",
+            meaning_zh="NTK-aware 缩放下第 i 对的 θ'ᵢ",
+        ),
+        Value(
+            "pair_inv_freq_yarn", "θ'ᵢ of pair i under YaRN", "rad/token", meaning_zh="YaRN 下第 i 对的 θ'ᵢ"
+        ),
+        Value(
+            "pair_inv_freq_llama3",
+            "θ'ᵢ of pair i under llama3",
+            "rad/token",
+            meaning_zh="llama3 下第 i 对的 θ'ᵢ",
+        ),
+        Value(
+            "ntk_base",
+            "NTK-aware base, base·factor^(d/(d−2))",
+            "base",
+            meaning_zh="NTK-aware 的 base：base·factor^(d/(d−2))",
+        ),
+        Value(
+            "first_pair_beyond_original",
+            "first pair whose wavelength 2π/θᵢ exceeds the pre-training length (−1 when none)",
+            "pair index",
+            meaning_zh="波长 2π/θᵢ 超过预训练长度的第一对（没有则为 −1）",
+        ),
     ),
     memory_bytes=lambda dim, **_: 8 * dim * 16,
     constraints=(

@@ -77,6 +77,49 @@ def test_every_parameter_has_chinese_help_beside_its_english():
     assert seed.to_dict()["help_zh"] == "随机种子"
 
 
+def test_every_named_value_has_a_meaning_and_unit_in_both_languages():
+    missing = [
+        (d.name, v.name)
+        for d in list_demos()
+        for v in d.value_specs
+        if not (v.meaning.strip() and v.unit.strip() and CJK.search(v.meaning_zh))
+    ]
+    assert not missing, f"give these values a Value(name, meaning, unit, meaning_zh=...): {missing}"
+    ratio = get_demo("rope-scaling").value_spec("linear_ratio")
+    assert ratio is not None and ratio.unit == "ratio" and "1/factor" in ratio.meaning
+    assert ratio.meaning_in("zh") == ratio.meaning_zh and ratio.meaning_in("en") == ratio.meaning
+
+
+def test_a_bare_value_name_is_listed_without_meaning():
+    """A name given without Value(...) still works (bank checks can read it) but carries no meaning,
+    which the test above refuses; a conditional value is not among the names every run records."""
+    from posenc_ref.demos.base import Value
+
+    demo = Demo(
+        name="zz-bare",
+        title="t",
+        claim="c",
+        topic="rope",
+        params=(),
+        values=("plain", Value("sometimes", "m", "count", meaning_zh="某", when="causal=false")),
+        run=lambda ctx: None,
+    )
+    assert demo.values == ("plain",)
+    assert [(v.name, v.meaning, v.when) for v in demo.value_specs] == [
+        ("plain", "", ""),
+        ("sometimes", "m", "causal=false"),
+    ]
+    assert demo.to_dict()["values"][1] == {
+        "name": "sometimes",
+        "meaning": "m",
+        "unit": "count",
+        "meaning_zh": "某",
+        "when": "causal=false",
+    }
+    with pytest.raises(ValueError, match="declares a value twice"):
+        Demo(name="zz", title="t", claim="c", topic="t", params=(), values=("a", "a"), run=lambda ctx: None)
+
+
 def test_chinese_title_and_claim_travel_with_the_result():
     result = run_demo("alibi-slopes", {"n_heads": 4}, device="cpu")
     demo = get_demo("alibi-slopes")
