@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizbank.atomicio import write_bytes_atomic
-from quizbank.progress.render import choice_order, label, localized, markdown_to_html
+from quizbank.progress.render import choice_order, localized, markdown_to_html
 from quizbank.safetext import escape_unsafe
+from quizbank.texts import label
 
 __all__ = ["DECK_ROOT", "MODEL_IDS", "AnkiExport", "build_anki_package", "write_anki"]
 

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from quizbank.atomicio import write_text_atomic
-from quizbank.progress.render import label, localized
+from quizbank.progress.render import localized
 from quizbank.safetext import escape_unsafe
 from quizbank.schema import BLANK_RE
+from quizbank.texts import label
 
 __all__ = ["MarkdownExport", "render_topic", "write_markdown"]
 
