@@ -100,8 +100,16 @@ def part_env(device: str) -> dict:
     return {"ok": True, "summary": " ".join(f"{k}={v}" for k, v in info.items()), "device": device}
 
 
+# Exported fast/textbook pairs (`f` and `f_np`) with no oracle case, and why. Every other pair must have one
+# (tests/test_gpu_check.py): a new encoding's `_np` form is checked on the GPU without editing this file's tests.
+NOT_ORACLES = {
+    "nope_causal_attention": "the numpy form returns the weights of equal scores, the torch form a head's output",
+}
+
+
 def _oracle_cases(torch, np, device: str):
-    """(name, fast result, textbook result) for every encoding with both forms."""
+    """(name, fast result, textbook result) for every encoding with both forms; a case's name starts with the
+    fast function's name. The RoPE scaling rules come from `ROPE_SCALING_RULES` (each on its example)."""
     import posenc_ref as pr
 
     rng = np.random.default_rng(0)
@@ -117,6 +125,12 @@ def _oracle_cases(torch, np, device: str):
                 pr.sinusoidal_pe(257, 64, layout=layout, frequencies=freqs, device=dev),
                 pr.sinusoidal_pe_np(257, 64, layout=layout, frequencies=freqs),
             )
+    for k in (1, 37, -5):
+        yield (
+            f"sinusoidal_shift[{k}]",
+            pr.sinusoidal_shift(k, 64, device=dev),
+            pr.sinusoidal_shift_np(k, 64),
+        )
     yield (
         "rope_inv_freq",
         pr.rope_inv_freq(128, base=500000.0, device=dev),
@@ -130,29 +144,12 @@ def _oracle_cases(torch, np, device: str):
             pr.apply_rope(t(x), positions=torch.as_tensor(positions, device=dev), layout=layout),
             pr.apply_rope_np(x, positions=positions, layout=layout),
         )
-    scaling = {
-        "default": {},
-        "linear": {"factor": 4.0},
-        "ntk": {"factor": 4.0},
-        "dynamic": {"factor": 4.0, "original_max_position_embeddings": 2048, "seq_len": 16384},
-        "yarn": {"factor": 8.0, "original_max_position_embeddings": 4096},
-        "llama3": {
-            "factor": 8.0,
-            "low_freq_factor": 1.0,
-            "high_freq_factor": 4.0,
-            "original_max_position_embeddings": 8192,
-        },
-        "longrope": {
-            "short_factor": [1.0 + i / 32 for i in range(32)],
-            "long_factor": [2.0 + i / 8 for i in range(32)],
-            "factor": 16.0,
-            "original_max_position_embeddings": 4096,
-            "seq_len": 65536,
-        },
-    }
-    for rope_type, params in scaling.items():
-        fast, fast_scale = pr.rope_scaled_inv_freq(64, rope_type=rope_type, device=dev, **params)
-        slow, slow_scale = pr.rope_scaled_inv_freq_np(64, rope_type=rope_type, **params)
+    from posenc_ref.rope_scaling import EXAMPLE_DIM, ROPE_SCALING_RULES
+
+    for rope_type, rule in ROPE_SCALING_RULES.items():  # every rule, on its own example config
+        params = dict(rule.example)
+        fast, fast_scale = pr.rope_scaled_inv_freq(EXAMPLE_DIM, rope_type=rope_type, device=dev, **params)
+        slow, slow_scale = pr.rope_scaled_inv_freq_np(EXAMPLE_DIM, rope_type=rope_type, **params)
         yield f"rope_scaled_inv_freq[{rope_type}]", fast, slow
         yield f"rope attention factor[{rope_type}]", torch.tensor([fast_scale]), np.array([slow_scale])
     for heads in (8, 12):
@@ -169,6 +166,24 @@ def _oracle_cases(torch, np, device: str):
             pr.t5_relative_position_bucket(torch.as_tensor(rel, device=dev), bidirectional=bidirectional),
             pr.t5_relative_position_bucket_np(rel, bidirectional=bidirectional),
         )
+    for buckets, max_position in ((256, 512), (32, 128)):
+        yield (
+            f"deberta_log_bucket[{buckets},{max_position}]",
+            pr.deberta_log_bucket(torch.as_tensor(rel * 7, device=dev), buckets, max_position),
+            pr.deberta_log_bucket_np(rel * 7, buckets, max_position),
+        )
+    x_axial = rng.standard_normal((12, 24))
+    coords = np.stack(np.meshgrid(np.arange(2), np.arange(2), np.arange(3), indexing="ij"), -1).reshape(-1, 3)
+    yield (
+        "apply_axial_rope",
+        pr.apply_axial_rope(t(x_axial), coords, (8, 8, 8)),
+        pr.apply_axial_rope_np(x_axial, coords, (8, 8, 8)),
+    )
+    yield (
+        "shaw_relative_indices",
+        pr.shaw_relative_indices(7, 11, 3, device=dev),
+        pr.shaw_relative_indices_np(7, 11, 3),
+    )
     q, k, v = (rng.standard_normal((24, 16)) for _ in range(3))
     rel_k, rel_v = rng.standard_normal((9, 16)), rng.standard_normal((9, 16))
     yield (
@@ -203,6 +218,11 @@ def _oracle_cases(torch, np, device: str):
         "nope_first_token_signal",
         pr.nope_first_token_signal(300, device=dev),
         pr.nope_first_token_signal_np(300),
+    )
+    yield (
+        "nope_recover_positions",
+        pr.nope_recover_positions(pr.nope_first_token_signal(300, device=dev)),
+        pr.nope_recover_positions_np(pr.nope_first_token_signal_np(300)),
     )
     for args in ((3, 2, 4, 6, 5), (0, 4, 2, 2, 0)):
         yield (

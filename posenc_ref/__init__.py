@@ -12,11 +12,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-# public name -> module that defines it
+# public name -> module that defines it. Every public name of every module here is listed (a module's `__all__`,
+# else its top-level functions and classes not named `_*`): tests/test_architecture.py fails on one left out.
 _EXPORTS: dict[str, str] = {
     # devices and budgets
     "pick_device": "device",
     "DeviceUnavailableError": "device",
+    "resolve_dtype": "device",
     # sinusoidal
     "sinusoidal_pe": "sinusoidal",
     "sinusoidal_pe_np": "sinusoidal",
@@ -41,6 +43,8 @@ _EXPORTS: dict[str, str] = {
     "rope_scaled_inv_freq": "rope_scaling",
     "rope_scaled_inv_freq_np": "rope_scaling",
     "ROPE_TYPES": "rope_scaling",
+    "ROPE_SCALING_RULES": "rope_scaling",
+    "ScalingRule": "rope_scaling",
     # multimodal RoPE
     "mrope_positions": "mrope",
     "apply_rope_textbook": "rope",
@@ -51,6 +55,9 @@ _EXPORTS: dict[str, str] = {
     "rope_compile_status": "rope_compile",
     "rope_wait_for_compile": "rope_compile",
     "rope_no_background_compile": "rope_compile",
+    "FUSED_HALF": "rope_compile",
+    "FusedHalfKernel": "rope_compile",
+    "LAYOUTS": "rope",
     "yarn_correction_range": "rope_scaling",
     "yarn_get_mscale": "rope_scaling",
     "llama3_frequency_bands": "rope_scaling",
@@ -86,12 +93,15 @@ _EXPORTS: dict[str, str] = {
     "shaw_attention_np": "shaw",
     "xlnet_score_terms": "xlnet",
     "xlnet_score_terms_np": "xlnet",
+    "XLScoreTerms": "xlnet",
     "deberta_score_terms": "deberta",
     "deberta_score_terms_np": "deberta",
     "deberta_relative_indices": "deberta",
     "deberta_scale": "deberta",
     "deberta_log_bucket": "deberta",
     "deberta_log_bucket_np": "deberta",
+    "deberta_delta_np": "deberta",
+    "DebertaScoreTerms": "deberta",
     # NoPE: position from the causal mask alone
     "nope_causal_attention": "nope",
     "nope_causal_attention_np": "nope",
@@ -99,12 +109,25 @@ _EXPORTS: dict[str, str] = {
     "nope_first_token_signal_np": "nope",
     "nope_recover_positions": "nope",
     "nope_recover_positions_np": "nope",
+    "first_wrong_position": "nope",
+    "first_collision": "nope",
+    # long context: KV-cache size, attention cost, GQA, StreamingLLM positions, packed sequences
+    "kv_cache_bytes": "longctx",
+    "rope_kernel_traffic": "longctx",
+    "attention_score_flops": "longctx",
+    "repeat_kv": "longctx",
+    "gqa_attention": "longctx",
+    "streaming_cache_positions": "longctx",
+    "packed_position_ids": "longctx",
+    "cu_seqlens_from_position_ids": "longctx",
+    "document_causal_mask": "longctx",
     # integer / binary encodings, absolute-PE expansion
     "integer_pe_np": "discrete",
     "binary_pe_np": "discrete",
     "binary_bits_needed": "discrete",
     "absolute_score_terms": "expansion",
     "absolute_score_terms_np": "expansion",
+    "ExpansionTerms": "expansion",
     # demos
     "DemoResult": "demos.base",
     "list_demos": "demos",

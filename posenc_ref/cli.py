@@ -35,7 +35,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     actions = demo.add_subparsers(dest="demo_command", metavar="ACTION")
 
-    listing = actions.add_parser("list", help="list demos with their parameters (defaults and bounds)")
+    listing = actions.add_parser(
+        "list", help="list demos with their parameters (defaults and bounds) and named values (meaning, unit)"
+    )
     listing.add_argument("--json", action="store_true", help="print the demo specs as JSON")
     listing.set_defaults(func=handle_list)
 
@@ -227,6 +229,20 @@ def _describe_param(p: Any) -> tuple[str, str, str]:
     return f"{p.name}={format_value(p.default)}", p.describe_bounds(), p.help
 
 
+def _describe_values(demo: Any) -> list[str]:
+    """The demo's named values: name, unit and one-line meaning each (conditional ones say when)."""
+    specs = list(demo.value_specs)
+    if not specs:
+        return []
+    w0 = max(len(v.name) for v in specs)
+    w1 = max(len(v.unit) for v in specs)
+    lines = ["    values:"]
+    for v in specs:
+        when = f" (only when {v.when})" if v.when else ""
+        lines.append(f"      {v.name.ljust(w0)}  {v.unit.ljust(w1)}  {v.meaning}{when}".rstrip())
+    return lines
+
+
 def format_listing(demos: Sequence[Any]) -> str:
     out: list[str] = []
     width = max((len(d.name) for d in demos), default=0)
@@ -239,6 +255,7 @@ def format_listing(demos: Sequence[Any]) -> str:
             out += [f"    {a.ljust(w0)}  {b.ljust(w1)}  {c}".rstrip() for a, b, c in described]
         else:
             out.append("    (no parameters)")
+        out += _describe_values(d)
     out += [
         "",
         f"{len(demos)} demos. Run one with: posenc demo run NAME [param=value ...] [--device ...] [--json]",

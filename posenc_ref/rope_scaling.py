@@ -21,19 +21,29 @@ Parameter names and defaults are HF's: ``factor``, ``original_max_position_embed
 ``max_position_embeddings``, ``seq_len``, ``beta_fast=32``, ``beta_slow=1``, ``attention_factor``,
 ``mscale``, ``mscale_all_dim``, ``truncate=True``, ``low_freq_factor``, ``high_freq_factor``,
 ``short_factor``, ``long_factor``.
+
+`ROPE_SCALING_RULES` is the one table of rules (HF's ``ROPE_INIT_FUNCTIONS``): a `ScalingRule` per type holds
+its parameters, required keys, torch and numpy functions and an example config. Validation, dispatch,
+`ROPE_TYPES` and the GPU check (``bench/gpu_check.py``) read it. To add a rule: write ``_compute_<name>``
+(torch; docstring naming the paper and the HF config keys) and ``_compute_<name>_np`` (float64), a record
+below them, add the record to the table and a row to the table above.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
 
 __all__ = [
+    "ROPE_SCALING_RULES",
     "ROPE_TYPES",
+    "ScalingRule",
     "llama3_frequency_bands",
     "rope_scaled_inv_freq",
     "rope_scaled_inv_freq_np",
@@ -41,35 +51,35 @@ __all__ = [
     "yarn_get_mscale",
 ]
 
-ROPE_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
-
-# parameters each rule accepts; seq_len and max_position_embeddings are model-level and accepted by
-# every rule (HF passes them to every init function, most ignore them)
+# seq_len and max_position_embeddings are model-level and accepted by every rule (HF passes them to every init
+# function, most ignore them)
 _COMMON = ("seq_len", "max_position_embeddings")
-_PARAMS: dict[str, tuple[str, ...]] = {
-    "default": (),
-    "linear": ("factor",),
-    "ntk": ("factor",),
-    "dynamic": ("factor", "original_max_position_embeddings"),
-    "yarn": (
-        "factor",
-        "original_max_position_embeddings",
-        "attention_factor",
-        "beta_fast",
-        "beta_slow",
-        "mscale",
-        "mscale_all_dim",
-        "truncate",
-    ),
-    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
-    "longrope": (
-        "short_factor",
-        "long_factor",
-        "factor",
-        "original_max_position_embeddings",
-        "attention_factor",
-    ),
-}
+EXAMPLE_DIM = 64  # the head dimension every rule's `example` is written for
+
+
+@dataclass(frozen=True)
+class ScalingRule:
+    """One ``rope_type``: its parameters, the torch and numpy functions, and a worked example.
+
+    ``params``: the HF config keys the rule reads (besides ``seq_len`` and ``max_position_embeddings``,
+    accepted by every rule); ``required``: those it cannot do without; ``check``: a rule between
+    parameters (raises ValueError); ``torch_fn`` / ``numpy_fn``: ``(dim, base, device?, **params) ->
+    (inv_freq, attention_factor)``; ``example``: a typical config for ``dim = EXAMPLE_DIM`` (the GPU check
+    compares the two forms on it). The torch function's docstring names the paper and the config keys.
+    """
+
+    name: str
+    params: tuple[str, ...]
+    required: tuple[str, ...]
+    torch_fn: Callable[..., tuple[torch.Tensor, float]]
+    numpy_fn: Callable[..., tuple[np.ndarray, float]]
+    example: Mapping[str, Any] = field(default_factory=dict)
+    check: Callable[[dict[str, Any]], None] | None = None
+
+    @property
+    def doc(self) -> str:
+        """The paper, the formula and the HF config keys (the torch function's docstring)."""
+        return inspect.cleandoc(self.torch_fn.__doc__ or "")
 
 
 def _check_dim_base(dim: int, base: float) -> None:
@@ -94,9 +104,11 @@ def _positive(name: str, value: Any) -> float:
 
 
 def _validate(rope_type: str, params: dict[str, Any]) -> None:
-    if rope_type not in _PARAMS:
-        raise ValueError(f"unknown rope_type {rope_type!r}; valid rope types: {', '.join(ROPE_TYPES)}")
-    allowed = _PARAMS[rope_type] + _COMMON
+    rule = ROPE_SCALING_RULES.get(rope_type)
+    if rule is None:
+        valid = ", ".join(ROPE_SCALING_RULES)
+        raise ValueError(f"unknown rope_type {rope_type!r}; valid rope types: {valid}")
+    allowed = rule.params + _COMMON
     unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise ValueError(
@@ -191,7 +203,7 @@ def llama3_frequency_bands(
 
 
 # ---------------------------------------------------------------------------------------------
-# torch forms (mirror HF's float32 operations)
+# one torch form (mirrors HF's float32 operations), one float64 numpy form and one record per rule
 # ---------------------------------------------------------------------------------------------
 
 
@@ -205,6 +217,18 @@ def _default_inv_freq_torch(dim: int, base: float, device: Any) -> torch.Tensor:
 def _compute_default(dim: int, base: float, device: Any, **_: Any) -> tuple[torch.Tensor, float]:
     """Unscaled RoPE (Su et al. 2021, RoFormer): ``θ_i = base^(-2i/d)``; attention_factor 1."""
     return _default_inv_freq_torch(dim, base, device), 1.0
+
+
+def _theta_np(dim: int, base: float) -> np.ndarray:
+    i = np.arange(dim // 2, dtype=np.float64)
+    return base ** (-2.0 * i / dim)  # θ_i = base^(-2i/d)
+
+
+def _compute_default_np(dim: int, base: float, **_: Any) -> tuple[np.ndarray, float]:
+    return _theta_np(dim, base), 1.0
+
+
+DEFAULT = ScalingRule("default", (), (), _compute_default, _compute_default_np)
 
 
 def _compute_linear(
@@ -221,6 +245,15 @@ def _compute_linear(
     return inv_freq, 1.0
 
 
+def _compute_linear_np(dim: int, base: float, *, factor: float, **_: Any) -> tuple[np.ndarray, float]:
+    return _theta_np(dim, base) / factor, 1.0
+
+
+LINEAR = ScalingRule(
+    "linear", ("factor",), ("factor",), _compute_linear, _compute_linear_np, example={"factor": 4.0}
+)
+
+
 def _compute_ntk(
     dim: int, base: float, device: Any, *, factor: float, **_: Any
 ) -> tuple[torch.Tensor, float]:
@@ -233,6 +266,13 @@ def _compute_ntk(
     """
     base = base * factor ** (dim / (dim - 2))
     return _default_inv_freq_torch(dim, base, device), 1.0
+
+
+def _compute_ntk_np(dim: int, base: float, *, factor: float, **_: Any) -> tuple[np.ndarray, float]:
+    return _theta_np(dim, base * factor ** (dim / (dim - 2))), 1.0
+
+
+NTK = ScalingRule("ntk", ("factor",), ("factor",), _compute_ntk, _compute_ntk_np, example={"factor": 4.0})
 
 
 def _dynamic_base(
@@ -270,6 +310,27 @@ def _compute_dynamic(
     )
     base = _dynamic_base(dim, base, factor, max_pos, seq_len)
     return _default_inv_freq_torch(dim, base, device), 1.0
+
+
+def _compute_dynamic_np(dim: int, base: float, **params: Any) -> tuple[np.ndarray, float]:
+    max_pos = params.get("max_position_embeddings") or params.get("original_max_position_embeddings")
+    return _theta_np(dim, _dynamic_base(dim, base, params["factor"], max_pos, params.get("seq_len"))), 1.0
+
+
+def _check_dynamic(params: dict[str, Any]) -> None:
+    if params.get("max_position_embeddings") is None:  # the trained length, under either name
+        _require("dynamic", params, "original_max_position_embeddings")
+
+
+DYNAMIC = ScalingRule(
+    "dynamic",
+    ("factor", "original_max_position_embeddings"),
+    ("factor",),
+    _compute_dynamic,
+    _compute_dynamic_np,
+    example={"factor": 4.0, "original_max_position_embeddings": 2048, "seq_len": 16384},
+    check=_check_dynamic,
+)
 
 
 def _yarn_settings(params: dict[str, Any]) -> tuple[float, float, float, float, float, bool]:
@@ -338,6 +399,44 @@ def _compute_yarn(dim: int, base: float, device: Any, **params: Any) -> tuple[to
     return inv_freq, attention_factor
 
 
+def _compute_yarn_np(dim: int, base: float, **params: Any) -> tuple[np.ndarray, float]:
+    factor, original, attention_factor, beta_fast, beta_slow, truncate = _yarn_settings(params)
+    low, high = yarn_correction_range(
+        dim,
+        base=base,
+        original_max_position_embeddings=original,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
+        truncate=truncate,
+    )
+    if low == high:
+        high += 0.001
+    theta = _theta_np(dim, base)
+    ramp = np.clip(
+        (np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0
+    )  # 0: θ, 1: θ/factor
+    return theta * (1 - ramp) + (theta / factor) * ramp, attention_factor
+
+
+YARN = ScalingRule(
+    "yarn",
+    (
+        "factor",
+        "original_max_position_embeddings",
+        "attention_factor",
+        "beta_fast",
+        "beta_slow",
+        "mscale",
+        "mscale_all_dim",
+        "truncate",
+    ),
+    (),  # factor and the original length may each come from max_position_embeddings (_yarn_settings)
+    _compute_yarn,
+    _compute_yarn_np,
+    example={"factor": 8.0, "original_max_position_embeddings": 4096},
+)
+
+
 def _compute_llama3(
     dim: int,
     base: float,
@@ -370,6 +469,47 @@ def _compute_llama3(
     is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
     inv_freq_llama = torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
     return inv_freq_llama, 1.0
+
+
+def _compute_llama3_np(
+    dim: int,
+    base: float,
+    *,
+    factor: float,
+    low_freq_factor: float,
+    high_freq_factor: float,
+    original_max_position_embeddings: int,
+    **_: Any,
+) -> tuple[np.ndarray, float]:
+    theta = _theta_np(dim, base)
+    low, high, original = low_freq_factor, high_freq_factor, original_max_position_embeddings
+    wavelen = 2 * np.pi / theta
+    smooth = (original / wavelen - low) / (high - low)
+    blended = (1 - smooth) * theta / factor + smooth * theta
+    out = np.where(wavelen < original / high, theta, blended)  # short wavelengths kept
+    return np.where(wavelen > original / low, theta / factor, out), 1.0  # long ones divided
+
+
+def _check_llama3(params: dict[str, Any]) -> None:
+    if params["high_freq_factor"] == params["low_freq_factor"]:
+        raise ValueError("llama3 needs high_freq_factor != low_freq_factor (the blend divides by their gap)")
+
+
+_LLAMA3_KEYS = ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings")
+LLAMA3 = ScalingRule(
+    "llama3",
+    _LLAMA3_KEYS,
+    _LLAMA3_KEYS,
+    _compute_llama3,
+    _compute_llama3_np,
+    example={
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+    },
+    check=_check_llama3,
+)
 
 
 def _longrope_settings(dim: int, params: dict[str, Any]) -> tuple[list[float], float]:
@@ -413,35 +553,45 @@ def _compute_longrope(dim: int, base: float, device: Any, **params: Any) -> tupl
     return 1.0 / (ext_factors * base**inv_freq_shape), attention_factor
 
 
-_TORCH_RULES: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
-    "default": _compute_default,
-    "linear": _compute_linear,
-    "ntk": _compute_ntk,
-    "dynamic": _compute_dynamic,
-    "yarn": _compute_yarn,
-    "llama3": _compute_llama3,
-    "longrope": _compute_longrope,
+def _compute_longrope_np(dim: int, base: float, **params: Any) -> tuple[np.ndarray, float]:
+    ext, attention_factor = _longrope_settings(dim, params)
+    return _theta_np(dim, base) / np.asarray(ext, dtype=np.float64), attention_factor
+
+
+LONGROPE = ScalingRule(
+    "longrope",
+    ("short_factor", "long_factor", "factor", "original_max_position_embeddings", "attention_factor"),
+    ("short_factor", "long_factor"),
+    _compute_longrope,
+    _compute_longrope_np,
+    example={
+        "short_factor": [1.0 + i / 32 for i in range(EXAMPLE_DIM // 2)],
+        "long_factor": [2.0 + i / 8 for i in range(EXAMPLE_DIM // 2)],
+        "factor": 16.0,
+        "original_max_position_embeddings": 4096,
+        "seq_len": 65536,
+    },
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# the table: every reader of rope types (validation, dispatch, the GPU check, docs) reads this
+# ---------------------------------------------------------------------------------------------
+
+ROPE_SCALING_RULES: dict[str, ScalingRule] = {
+    rule.name: rule for rule in (DEFAULT, LINEAR, NTK, DYNAMIC, YARN, LLAMA3, LONGROPE)
 }
-
-_REQUIRED: dict[str, tuple[str, ...]] = {
-    "default": (),
-    "linear": ("factor",),
-    "ntk": ("factor",),
-    "dynamic": ("factor",),
-    "yarn": (),
-    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
-    "longrope": ("short_factor", "long_factor"),
-}
+ROPE_TYPES: tuple[str, ...] = tuple(ROPE_SCALING_RULES)
 
 
-def _prepare(rope_type: str, dim: int, base: float, params: dict[str, Any]) -> None:
+def _prepare(rope_type: str, dim: int, base: float, params: dict[str, Any]) -> ScalingRule:
     _check_dim_base(dim, base)
     _validate(rope_type, params)
-    _require(rope_type, params, *_REQUIRED[rope_type])
-    if rope_type == "dynamic" and params.get("max_position_embeddings") is None:
-        _require(rope_type, params, "original_max_position_embeddings")
-    if rope_type == "llama3" and params["high_freq_factor"] == params["low_freq_factor"]:
-        raise ValueError("llama3 needs high_freq_factor != low_freq_factor (the blend divides by their gap)")
+    rule = ROPE_SCALING_RULES[rope_type]
+    _require(rope_type, params, *rule.required)
+    if rule.check is not None:
+        rule.check(params)
+    return rule
 
 
 def rope_scaled_inv_freq(
@@ -457,63 +607,19 @@ def rope_scaled_inv_freq(
     Mirrors ``_compute_default_rope_parameters``, ``_compute_linear_scaling_rope_parameters``,
     ``_compute_dynamic_ntk_parameters``, ``_compute_yarn_parameters``,
     ``_compute_llama3_parameters`` and ``_compute_longrope_parameters``, plus the static ``"ntk"``
-    rule. See the module docstring for the table of rules and each ``_compute_*`` docstring for
-    the paper and parameters. Feed the result to ``apply_rope(x, inv_freq=...,
+    rule. `ROPE_SCALING_RULES` holds one `ScalingRule` per type; its ``doc`` names the paper and
+    the parameters. Feed the result to ``apply_rope(x, inv_freq=...,
     attention_factor=...)``.
 
     Raises ValueError for an unknown rope_type, an unknown or missing parameter, or an odd dim.
     """
-    _prepare(rope_type, dim, base, params)
-    return _TORCH_RULES[rope_type](dim, float(base), device, **params)
-
-
-# ---------------------------------------------------------------------------------------------
-# numpy float64 textbook forms
-# ---------------------------------------------------------------------------------------------
+    rule = _prepare(rope_type, dim, base, params)
+    return rule.torch_fn(dim, float(base), device, **params)
 
 
 def rope_scaled_inv_freq_np(
     dim: int, *, base: float = 10000.0, rope_type: str = "default", **params: Any
 ) -> tuple[np.ndarray, float]:
     """Float64 textbook version of `rope_scaled_inv_freq`: same rules, same parameters."""
-    _prepare(rope_type, dim, base, params)
-    base = float(base)
-    i = np.arange(dim // 2, dtype=np.float64)
-    theta = base ** (-2.0 * i / dim)  # θ_i = base^(-2i/d)
-    if rope_type == "default":
-        return theta, 1.0
-    if rope_type == "linear":
-        return theta / params["factor"], 1.0
-    if rope_type == "ntk":
-        ntk_base = base * params["factor"] ** (dim / (dim - 2))
-        return ntk_base ** (-2.0 * i / dim), 1.0
-    if rope_type == "dynamic":
-        max_pos = params.get("max_position_embeddings") or params.get("original_max_position_embeddings")
-        dyn_base = _dynamic_base(dim, base, params["factor"], max_pos, params.get("seq_len"))
-        return dyn_base ** (-2.0 * i / dim), 1.0
-    if rope_type == "yarn":
-        factor, original, attention_factor, beta_fast, beta_slow, truncate = _yarn_settings(params)
-        low, high = yarn_correction_range(
-            dim,
-            base=base,
-            original_max_position_embeddings=original,
-            beta_fast=beta_fast,
-            beta_slow=beta_slow,
-            truncate=truncate,
-        )
-        if low == high:
-            high += 0.001
-        ramp = np.clip((i - low) / (high - low), 0.0, 1.0)  # 0: keep θ, 1: θ / factor
-        return theta * (1 - ramp) + (theta / factor) * ramp, attention_factor
-    if rope_type == "llama3":
-        factor = params["factor"]
-        low, high = params["low_freq_factor"], params["high_freq_factor"]
-        original = params["original_max_position_embeddings"]
-        wavelen = 2 * np.pi / theta
-        smooth = (original / wavelen - low) / (high - low)
-        blended = (1 - smooth) * theta / factor + smooth * theta
-        out = np.where(wavelen < original / high, theta, blended)  # short wavelengths kept
-        return np.where(wavelen > original / low, theta / factor, out), 1.0  # long ones divided
-    # longrope
-    ext, attention_factor = _longrope_settings(dim, params)
-    return theta / np.asarray(ext, dtype=np.float64), attention_factor
+    rule = _prepare(rope_type, dim, base, params)
+    return rule.numpy_fn(dim, float(base), **params)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,34 @@ def test_relative_error_treats_masks_and_nans_as_values() -> None:
     assert gpu_check._relative_error(np.array([1.0, -inf]), np.array([1.0, -inf])) == 0.0
     assert gpu_check._relative_error(np.array([1.0, 0.0]), np.array([1.0, -inf])) == inf
     assert gpu_check._relative_error(np.array([4.0, 2.0]), np.array([4.0, 2.004])) == pytest.approx(0.001)
+
+
+def test_every_fast_and_textbook_pair_has_an_oracle_case() -> None:
+    """Each exported `f` with an `f_np` is compared on the device, every RoPE scaling rule included."""
+    import numpy as np
+    import torch
+
+    import posenc_ref
+    from posenc_ref.rope_scaling import ROPE_TYPES
+
+    gpu_check = _gpu_check()
+    names = [name for name, _, _ in gpu_check._oracle_cases(torch, np, "cpu")]
+    pairs = sorted(n for n in posenc_ref.__all__ if f"{n}_np" in posenc_ref.__all__)
+    assert len(pairs) >= 15
+    covered = {re.split(r"[\[.(]", name)[0] for name in names}
+    missing = [n for n in pairs if n not in covered and n not in gpu_check.NOT_ORACLES]
+    assert missing == [], (
+        "add an oracle case to bench/gpu_check.py _oracle_cases (or a reason to NOT_ORACLES)"
+    )
+    assert all(n in pairs for n in gpu_check.NOT_ORACLES)
+    assert [n for n in names if n.startswith("rope_scaled_inv_freq[")] == [
+        f"rope_scaled_inv_freq[{t}]" for t in ROPE_TYPES
+    ]
+
+
+def test_the_oracles_pass_on_the_cpu() -> None:
+    result = _gpu_check().part_oracles("cpu")
+    assert result["ok"], result["details"]
 
 
 @pytest.mark.slow  # starts a child per part, each imports torch

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .base import Demo, DemoContext, DemoError, DemoResult, Param, ParamError
-from .registry import _REGISTRY, register, register_demo
+from .registry import _REGISTRY, discover, register, register_demo
 
 __all__ = [
     "Demo",
@@ -37,7 +37,7 @@ DEFAULT_MEMORY_BUDGET_MIB = 512
 
 
 def _load_specs() -> None:
-    from . import catalogue  # noqa: F401  (registers every demo; cached after the first call)
+    discover()  # imports every module of this package: their @register_demo fill the registry
 
 
 def list_demos() -> list[Demo]:

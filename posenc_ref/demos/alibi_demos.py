@@ -11,7 +11,7 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import DemoContext, Param
+from .base import DemoContext, Param, Value
 from .registry import register_demo
 
 
@@ -22,8 +22,39 @@ from .registry import register_demo
     title_zh="ALiBi 各注意力头的斜率（含头数不是 2 的幂的情况）",
     claim_zh="n 为 2 的幂时，斜率为 2^(−8h/n)，h = 1..n；否则先取 2^⌊log2 n⌋ 个头的那组斜率，再从下一个 2 的幂的斜率中隔一个取一个补足。",
     topic="alibi",
-    params=(Param("n_heads", "int", 12, min=1, max=1024, help="number of attention heads"),),
-    values=("first_slope", "last_slope", "min_slope", "max_error", "n8_last_slope", "n12_ninth_slope"),
+    params=(
+        Param("n_heads", "int", 12, min=1, max=1024, help="number of attention heads", help_zh="注意力头数"),
+    ),
+    values=(
+        Value(
+            "first_slope",
+            "slope m₁ of head 1, 2^(−8/n) for a power of two n",
+            "slope per token",
+            meaning_zh="第 1 个头的斜率 m₁（n 为 2 的幂时为 2^(−8/n)）",
+        ),
+        Value("last_slope", "slope of the last head", "slope per token", meaning_zh="最后一个头的斜率"),
+        Value(
+            "min_slope", "smallest slope over the heads", "slope per token", meaning_zh="所有头中最小的斜率"
+        ),
+        Value(
+            "max_error",
+            "|fast slopes − the paper's get_slopes|, largest over heads",
+            "abs error",
+            meaning_zh="快速实现的斜率与论文 get_slopes 之差的最大绝对值",
+        ),
+        Value(
+            "n8_last_slope",
+            "slope of head 8 of 8 heads (1/256)",
+            "slope per token",
+            meaning_zh="8 个头时第 8 个头的斜率（1/256）",
+        ),
+        Value(
+            "n12_ninth_slope",
+            "slope of head 9 of 12 heads, the first taken from the 16-head set (2^(−0.5))",
+            "slope per token",
+            meaning_zh="12 个头时第 9 个头的斜率，即第一个取自 16 头斜率的值（2^(−0.5)）",
+        ),
+    ),
     memory_bytes=lambda n_heads, **_: 8 * n_heads * 8,
 )
 def _run_alibi_slopes(ctx: DemoContext, n_heads: int) -> None:
@@ -147,11 +178,43 @@ def _run_alibi_slopes(ctx: DemoContext, n_heads: int) -> None:
     claim_zh="第 h 个头在查询 i 与键 j 的注意力分数上加 −slopeₕ·(i − j)；BLOOM 的 +slope·j 写法与之只差一个逐行常数，所以 softmax 结果完全相同。",
     topic="alibi",
     params=(
-        Param("n_heads", "int", 4, min=1, max=1024, help="number of attention heads"),
-        Param("seq_len", "int", 8, min=1, max=16384, help="sequence length"),
-        Param("causal", "bool", True, help="mask keys after the query with -inf"),
+        Param("n_heads", "int", 4, min=1, max=1024, help="number of attention heads", help_zh="注意力头数"),
+        Param("seq_len", "int", 8, min=1, max=16384, help="sequence length", help_zh="序列长度"),
+        Param(
+            "causal",
+            "bool",
+            True,
+            help="mask keys after the query with -inf",
+            help_zh="用 -inf 屏蔽查询之后的键",
+        ),
     ),
-    values=("max_error", "softmax_offset_error", "bias_last_row_first"),
+    values=(
+        Value(
+            "max_error",
+            "|fast bias − textbook −m·(i − j)|, largest entry",
+            "abs error",
+            meaning_zh="快速实现的偏置与教科书 −m·(i − j) 之差的最大绝对值",
+        ),
+        Value(
+            "softmax_offset_error",
+            "largest |softmax with the paper's bias − softmax with BLOOM's +m·j| under the causal mask",
+            "probability",
+            meaning_zh="因果掩码下论文偏置与 BLOOM 的 +m·j 偏置的 softmax 之差的最大绝对值",
+        ),
+        Value(
+            "bias_last_row_first",
+            "bias of head 1 from the last query to the first key, −m₁·(L − 1)",
+            "logit",
+            meaning_zh="第 1 个头中最后一个查询对第一个键的偏置 −m₁·(L − 1)",
+        ),
+        Value(
+            "noncausal_bloom_difference",
+            "largest |softmax with the symmetric −m·|i − j| − softmax with BLOOM's +m·j| without a mask: they differ",
+            "probability",
+            meaning_zh="不加掩码时对称偏置 −m·|i − j| 与 BLOOM 的 +m·j 的 softmax 之差的最大绝对值（两者不同）",
+            when="causal=false",
+        ),
+    ),
     # ~16 float32 [heads, L, L] tensors (paper, BLOOM, random scores, masks, two softmaxes) and the
     # float64 copies the error checks make
     memory_bytes=lambda n_heads, seq_len, **_: 72 * n_heads * seq_len * seq_len,

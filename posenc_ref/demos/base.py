@@ -20,7 +20,8 @@ class ParamError(DemoError):
 
 @dataclass(frozen=True)
 class Param:
-    """A typed, bounded demo parameter."""
+    """A typed, bounded demo parameter. `help` says what it is in English, `help_zh` in Chinese (the demo
+    lab shows it in the app language; every parameter has both, `test_demos.py` checks)."""
 
     name: str
     type: str  # "int" | "float" | "str" | "bool"
@@ -30,6 +31,11 @@ class Param:
     help: str = ""
     choices: tuple[str, ...] | None = None
     even: bool = False  # ints that must be even (RoPE dims)
+    help_zh: str = ""
+
+    def help_in(self, lang: str) -> str:
+        """The help text in `lang` ("zh" or English), English where there is no Chinese."""
+        return (self.help_zh or self.help) if lang == "zh" else self.help
 
     def describe_bounds(self) -> str:
         if self.choices:
@@ -113,6 +119,26 @@ class Param:
         return d
 
 
+@dataclass(frozen=True)
+class Value:
+    """A named scalar a demo records (`ctx.value(name, v)`): what it means and its unit, in English and
+    Chinese, so `posenc demo list` says that `linear_ratio` is θ'ᵢ/θᵢ and nobody has to guess. `when` is ""
+    for a value every run records, else the condition under which it is recorded (``"causal=false"``)."""
+
+    name: str
+    meaning: str = ""
+    unit: str = ""
+    meaning_zh: str = ""
+    when: str = ""
+
+    def meaning_in(self, lang: str) -> str:
+        """The meaning in `lang` ("zh" or English), English where there is no Chinese."""
+        return (self.meaning_zh or self.meaning) if lang == "zh" else self.meaning
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 _RELATIONS: dict[str, Callable[[Any, Any], bool]] = {
     "<": lambda a, b: a < b,
     "<=": lambda a, b: a <= b,
@@ -120,7 +146,7 @@ _RELATIONS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": lambda a, b: a >= b,
 }
 # The seed parameter of every demo that draws random tensors (one definition, one help text).
-SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed")
+SEED = Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed", help_zh="随机种子")
 
 _RELATION_SIGNS = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
 
@@ -401,21 +427,37 @@ MemoryFn = Callable[..., int]
 
 @dataclass(frozen=True)
 class Demo:
-    """A named, self-checking computation. `values` lists the named scalars it always emits,
-    so bank checks such as `values.max_error` can be validated without running anything."""
+    """A named, self-checking computation.
+
+    `values` is given as `Value(...)` records (a bare name is accepted and has no meaning: a test fails on
+    it). After construction `values` holds the names of the scalars every run records, so bank checks such
+    as `values.max_error` can be validated without running anything, and `value_specs` holds every
+    declared `Value`, conditional ones (`when`) included."""
 
     name: str
     title: str
     claim: str
     topic: str
     params: tuple[Param, ...]
-    values: tuple[str, ...]
+    values: tuple[str, ...]  # given as Value records; names once constructed (see the docstring)
     run: RunFn
     memory_bytes: MemoryFn | None = None  # estimated peak tensor bytes for given params
     uses_torch: bool = True
     title_zh: str = ""  # Chinese title and claim for the app's zh mode ("" falls back to English)
     claim_zh: str = ""
     constraints: tuple[Constraint, ...] = ()  # rules between parameters, checked by resolve_params
+    value_specs: tuple[Value, ...] = field(default=(), init=False)
+
+    def __post_init__(self) -> None:
+        specs = tuple(v if isinstance(v, Value) else Value(str(v)) for v in self.values)
+        names = [v.name for v in specs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"demo {self.name!r} declares a value twice: {names}")
+        object.__setattr__(self, "value_specs", specs)
+        object.__setattr__(self, "values", tuple(v.name for v in specs if not v.when))
+
+    def value_spec(self, name: str) -> Value | None:
+        return next((v for v in self.value_specs if v.name == name), None)
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -446,6 +488,6 @@ class Demo:
             "claim_zh": self.claim_zh,
             "topic": self.topic,
             "params": [p.to_dict() for p in self.params],
-            "values": list(self.values),
+            "values": [v.to_dict() for v in self.value_specs],
             "constraints": [rule.describe() for rule in self.constraints],
         }

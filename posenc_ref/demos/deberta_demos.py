@@ -11,7 +11,7 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import SEED, Constraint, DemoContext, Param, ParamError
+from .base import SEED, Constraint, DemoContext, Param, ParamError, Value
 from .registry import register_demo
 
 
@@ -23,12 +23,33 @@ from .registry import register_demo
     claim_zh="DeBERTa 保留内容到内容、内容到位置、位置到内容三项，去掉位置到位置项，并用截断后的 δ(i, j) 索引相对位置嵌入。",
     topic="relative",
     params=(
-        Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
-        Param("dim", "int", 8, min=1, max=1024, help="head dimension"),
-        Param("span", "int", 4, min=1, max=4096, help="maximum relative distance k"),
+        Param("seq_len", "int", 6, min=1, max=2048, help="tokens", help_zh="token 数"),
+        Param("dim", "int", 8, min=1, max=1024, help="head dimension", help_zh="头维度"),
+        Param(
+            "span", "int", 4, min=1, max=4096, help="maximum relative distance k", help_zh="最大相对距离 k"
+        ),
         SEED,
     ),
-    values=("max_error", "n_terms", "scale"),
+    values=(
+        Value(
+            "max_error",
+            "|fast c2c, c2p, p2c − the textbook loops|, largest entry",
+            "abs error",
+            meaning_zh="快速实现的 c2c、c2p、p2c 与教科书循环之差的最大绝对值",
+        ),
+        Value(
+            "n_terms",
+            "terms in DeBERTa's logit (c2c + c2p + p2c; no p2p)",
+            "count",
+            meaning_zh="DeBERTa 的 logit 中的项数（c2c + c2p + p2c，没有 p2p）",
+        ),
+        Value(
+            "scale",
+            "the logit scale 1/√(3d)",
+            "multiplier",
+            meaning_zh="logit 的缩放系数 1/√(3d)",
+        ),
+    ),
     # [L, L] terms, the 2k-row table P with its projections Q_r, K_r (float32 and the textbook's
     # float64), and the [L, 2k] products gathered by δ
     memory_bytes=lambda seq_len, dim, span, **_: (
@@ -138,11 +159,61 @@ def _run_deberta_terms(ctx: DemoContext, seq_len: int, dim: int, span: int, seed
     "处达到 ±(buckets − 1)；c2p 读第 clamp(bucket + buckets, 0, 2·buckets − 1) 行。",
     topic="relative",
     params=(
-        Param("buckets", "int", 256, min=2, max=4096, even=True, help="position_buckets (v3: 256)"),
-        Param("max_position", "int", 512, min=4, max=1_000_000, help="max_relative_positions (v3: 512)"),
-        Param("relative_position", "int", 200, min=-10_000_000, max=10_000_000, help="query − key to bucket"),
+        Param(
+            "buckets",
+            "int",
+            256,
+            min=2,
+            max=4096,
+            even=True,
+            help="position_buckets (v3: 256)",
+            help_zh="桶数 position_buckets（v3：256）",
+        ),
+        Param(
+            "max_position",
+            "int",
+            512,
+            min=4,
+            max=1_000_000,
+            help="max_relative_positions (v3: 512)",
+            help_zh="最大相对位置 max_relative_positions（v3：512）",
+        ),
+        Param(
+            "relative_position",
+            "int",
+            200,
+            min=-10_000_000,
+            max=10_000_000,
+            help="query − key to bucket",
+            help_zh="要分桶的查询位置 − 键位置",
+        ),
     ),
-    values=("bucket", "c2p_row", "exact_limit", "max_error"),
+    values=(
+        Value(
+            "bucket",
+            "DeBERTa's log bucket of relative_position (HF make_log_bucket_position)",
+            "bucket",
+            meaning_zh="relative_position 的 DeBERTa 对数桶（HF make_log_bucket_position）",
+        ),
+        Value(
+            "c2p_row",
+            "row of the 2k-row relative table that c2p reads: bucket + buckets, clipped to [0, 2·buckets − 1]",
+            "row",
+            meaning_zh="c2p 读取的相对位置表行号：bucket + buckets，截断到 [0, 2·buckets − 1]",
+        ),
+        Value(
+            "exact_limit",
+            "buckets / 2: distances below it keep a bucket of their own",
+            "distance",
+            meaning_zh="buckets / 2：小于它的距离各有自己的桶",
+        ),
+        Value(
+            "max_error",
+            "|torch buckets − numpy textbook buckets|, largest over the distances tried",
+            "buckets",
+            meaning_zh="torch 分桶与 numpy 教科书分桶之差在所试距离上的最大值",
+        ),
+    ),
     constraints=(Constraint("buckets", "<", "max_position"),),
     memory_bytes=lambda max_position, **_: 64 * (2 * max_position + 64),
 )

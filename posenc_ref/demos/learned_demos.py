@@ -11,7 +11,7 @@ from ._common import (
     sample_indices,
     torch_dtype,
 )
-from .base import SEED, DemoContext, Param, ParamError
+from .base import SEED, DemoContext, Param, ParamError, Value
 from .registry import register_demo
 
 
@@ -23,12 +23,51 @@ from .registry import register_demo
     claim_zh="可学习的位置表里没有位置 ≥ max_len 的行；超出训练长度的行从未收到梯度，因此一直停留在随机初始化的值。",
     topic="absolute",
     params=(
-        Param("max_len", "int", 16, min=2, max=100_000, help="rows in the table"),
-        Param("train_len", "int", 8, min=1, max=100_000, help="longest sequence seen in training"),
-        Param("dim", "int", 8, min=1, max=4096, help="embedding dimension"),
+        Param("max_len", "int", 16, min=2, max=100_000, help="rows in the table", help_zh="表的行数"),
+        Param(
+            "train_len",
+            "int",
+            8,
+            min=1,
+            max=100_000,
+            help="longest sequence seen in training",
+            help_zh="训练中见过的最长序列",
+        ),
+        Param("dim", "int", 8, min=1, max=4096, help="embedding dimension", help_zh="嵌入维度"),
         SEED,
     ),
-    values=("refused", "untrained_grad_norm", "trained_grad_norm", "untrained_rows", "parameters"),
+    values=(
+        Value(
+            "refused",
+            "1 when looking up position max_len raises PositionOutOfRangeError, else 0",
+            "0/1",
+            meaning_zh="查找位置 max_len 抛出 PositionOutOfRangeError 时为 1，否则为 0",
+        ),
+        Value(
+            "untrained_grad_norm",
+            "gradient norm of the table rows train_len..max_len − 1 (never seen in training; 0)",
+            "norm",
+            meaning_zh="表中第 train_len..max_len − 1 行（训练中从未出现）的梯度范数（为 0）",
+        ),
+        Value(
+            "trained_grad_norm",
+            "gradient norm of rows 0..train_len − 1 after the first step",
+            "norm",
+            meaning_zh="第一步后第 0..train_len − 1 行的梯度范数",
+        ),
+        Value(
+            "untrained_rows",
+            "rows of the table no training sequence reached: max_len − train_len",
+            "rows",
+            meaning_zh="训练序列从未触及的行数：max_len − train_len",
+        ),
+        Value(
+            "parameters",
+            "trainable numbers in the table: max_len × dim",
+            "count",
+            meaning_zh="表中可训练参数的个数：max_len × dim",
+        ),
+    ),
     # float32: a batch of 4 sequences (tokens, targets, the loss's temporaries and their
     # gradients: up to ~56 copies of [train_len, dim]) and the table with its init copy, gradient, drift
     memory_bytes=lambda max_len, train_len, dim, **_: 4 * dim * (56 * train_len + 6 * max_len),
@@ -159,8 +198,29 @@ def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, d
     title_zh="为什么不直接用整数或二进制编码位置？",
     claim_zh="整数编码没有上界（位置 L−1 的数值远远盖过词嵌入）；二进制编码有界，但需要 ceil(log2 L) 位，而且相邻位置之间是离散跳变。",
     topic="why-pe",
-    params=(Param("seq_len", "int", 16, min=2, max=1_000_000, help="sequence length L"),),
-    values=("integer_max", "binary_bits", "max_neighbour_jump"),
+    params=(
+        Param("seq_len", "int", 16, min=2, max=1_000_000, help="sequence length L", help_zh="序列长度 L"),
+    ),
+    values=(
+        Value(
+            "integer_max",
+            "integer code of the last position, L − 1",
+            "position",
+            meaning_zh="最后一个位置的整数编码 L − 1",
+        ),
+        Value(
+            "binary_bits",
+            "bits a binary code needs for L positions, ceil(log2 L)",
+            "bits",
+            meaning_zh="二进制编码 L 个位置所需的位数 ceil(log2 L)",
+        ),
+        Value(
+            "max_neighbour_jump",
+            "most bits that flip between neighbouring positions",
+            "bits",
+            meaning_zh="相邻位置之间最多翻转的位数",
+        ),
+    ),
     # float64 integer, normalised and binary codes and the bit-flip counts: ~80 numbers a position
     memory_bytes=lambda seq_len, **_: 8 * seq_len * 80,
     uses_torch=False,
@@ -291,9 +351,17 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
     "若改给 F.interpolate 一个 scale_factor，网格可能被向下取整少一行。",
     topic="rope-variants",
     params=(
-        Param("grid", "int", 14, min=1, max=64, help="trained grid side (224 / 16 = 14)"),
-        Param("new_h", "int", 24, min=1, max=128, help="new grid rows"),
-        Param("new_w", "int", 24, min=1, max=128, help="new grid columns"),
+        Param(
+            "grid",
+            "int",
+            14,
+            min=1,
+            max=64,
+            help="trained grid side (224 / 16 = 14)",
+            help_zh="训练时网格的边长（224 / 16 = 14）",
+        ),
+        Param("new_h", "int", 24, min=1, max=128, help="new grid rows", help_zh="新网格的行数"),
+        Param("new_w", "int", 24, min=1, max=128, help="new grid columns", help_zh="新网格的列数"),
         Param(
             "dim",
             "int",
@@ -302,10 +370,36 @@ def _run_integer_binary_pe(ctx: DemoContext, seq_len: int) -> None:
             max=1024,
             even=True,
             help="embedding width (even: half for rows, half for columns)",
+            help_zh="嵌入宽度（偶数：一半给行，一半给列）",
         ),
         SEED,
     ),
-    values=("tokens", "scale_factor_rows", "prefix_error", "round_trip_error"),
+    values=(
+        Value(
+            "tokens",
+            "rows of the resized table: 1 (class token) + new_h × new_w",
+            "rows",
+            meaning_zh="缩放后位置表的行数：1（class token）+ new_h × new_w",
+        ),
+        Value(
+            "scale_factor_rows",
+            "grid rows F.interpolate gives with scale_factor = new_h / grid (the rounding trap)",
+            "rows",
+            meaning_zh="用 scale_factor = new_h / grid 时 F.interpolate 给出的行数（取整陷阱）",
+        ),
+        Value(
+            "prefix_error",
+            "largest change of the class-token row (kept apart, so 0)",
+            "abs error",
+            meaning_zh="class token 这一行的最大变化（单独保留，所以为 0）",
+        ),
+        Value(
+            "round_trip_error",
+            "relative error of grid → new size → grid: the blur resizing costs",
+            "relative error",
+            meaning_zh="网格 → 新尺寸 → 网格往返后的相对误差：缩放带来的模糊",
+        ),
+    ),
     # float32: the table, its image, the resized copies (size= and scale_factor=) and the round trip
     memory_bytes=lambda grid, new_h, new_w, dim, **_: (
         4 * dim * (8 * grid * grid + 6 * (new_h + 1) * (new_w + 1))

@@ -8,7 +8,7 @@ from ._common import (
     randn,
     round6,
 )
-from .base import DemoContext, Param
+from .base import DemoContext, Param, Value
 from .registry import register_demo
 
 TEMPORAL_PATCH_SIZE = 2  # frames per temporal patch (Qwen2-VL / Qwen2.5-VL vision config)
@@ -22,10 +22,42 @@ TEMPORAL_PATCH_SIZE = 2  # frames per temporal patch (Qwen2-VL / Qwen2.5-VL visi
     claim_zh="M-RoPE 把 128 维注意力头的 64 个频率对分成 16 个时间对、24 个高度对和 24 个宽度对；文本 token 在三个轴上使用同一个位置 id，图像之后的文本从视觉部分的最大 id 加一处继续编号。当 tokens_per_second > 0 时采用 Qwen2.5-VL 的规则：第 g 个帧组的时间 id 为 ⌊g · (2 / fps) · tokens_per_second⌋，于是 id 跟踪的是秒数而不是帧数。",
     topic="rope-variants",
     params=(
-        Param("text_before", "int", 3, min=0, max=4096, help="text tokens before the image"),
-        Param("grid_t", "int", 1, min=1, max=64, help="temporal patches (1 for an image)"),
-        Param("grid_h", "int", 4, min=1, max=256, help="patch rows (after merging)"),
-        Param("grid_w", "int", 6, min=1, max=256, help="patch columns (after merging)"),
+        Param(
+            "text_before",
+            "int",
+            3,
+            min=0,
+            max=4096,
+            help="text tokens before the image",
+            help_zh="图像之前的文本 token 数",
+        ),
+        Param(
+            "grid_t",
+            "int",
+            1,
+            min=1,
+            max=64,
+            help="temporal patches (1 for an image)",
+            help_zh="时间方向的块数（图像为 1）",
+        ),
+        Param(
+            "grid_h",
+            "int",
+            4,
+            min=1,
+            max=256,
+            help="patch rows (after merging)",
+            help_zh="块的行数（合并后）",
+        ),
+        Param(
+            "grid_w",
+            "int",
+            6,
+            min=1,
+            max=256,
+            help="patch columns (after merging)",
+            help_zh="块的列数（合并后）",
+        ),
         Param(
             "tokens_per_second",
             "float",
@@ -33,6 +65,7 @@ TEMPORAL_PATCH_SIZE = 2  # frames per temporal patch (Qwen2-VL / Qwen2.5-VL visi
             min=0.0,
             max=1000.0,
             help="Qwen2.5-VL temporal ids per second (0: Qwen2-VL consecutive ids)",
+            help_zh="Qwen2.5-VL 每秒的时间 id 数（0：Qwen2-VL 的连续 id）",
         ),
         Param(
             "fps",
@@ -41,19 +74,70 @@ TEMPORAL_PATCH_SIZE = 2  # frames per temporal patch (Qwen2-VL / Qwen2.5-VL visi
             min=0.01,
             max=1000.0,
             help="video sampling rate (used when tokens_per_second > 0; 2 frames per group)",
+            help_zh="视频采样率（tokens_per_second > 0 时使用；每组 2 帧）",
         ),
     ),
     values=(
-        "n_tokens",
-        "vision_tokens",
-        "last_vision_t",
-        "last_vision_h",
-        "last_vision_w",
-        "next_text_position",
-        "temporal_pairs",
-        "height_pairs",
-        "width_pairs",
-        "temporal_id_step",
+        Value(
+            "n_tokens",
+            "tokens in the sequence: text_before + grid_t·grid_h·grid_w + text after",
+            "tokens",
+            meaning_zh="序列中的 token 数：text_before + grid_t·grid_h·grid_w + 之后的文本",
+        ),
+        Value(
+            "vision_tokens",
+            "vision tokens, grid_t·grid_h·grid_w",
+            "tokens",
+            meaning_zh="视觉 token 数 grid_t·grid_h·grid_w",
+        ),
+        Value(
+            "last_vision_t",
+            "temporal id of the last vision token",
+            "position id",
+            meaning_zh="最后一个视觉 token 的时间 id",
+        ),
+        Value(
+            "last_vision_h",
+            "height id of the last vision token",
+            "position id",
+            meaning_zh="最后一个视觉 token 的高度 id",
+        ),
+        Value(
+            "last_vision_w",
+            "width id of the last vision token",
+            "position id",
+            meaning_zh="最后一个视觉 token 的宽度 id",
+        ),
+        Value(
+            "next_text_position",
+            "id of the first text token after the image: largest vision id + 1",
+            "position id",
+            meaning_zh="图像之后第一个文本 token 的 id：最大视觉 id + 1",
+        ),
+        Value(
+            "temporal_pairs",
+            "frequency pairs rotated by the temporal id (mrope_section[0])",
+            "pairs",
+            meaning_zh="按时间 id 旋转的频率对数（mrope_section[0]）",
+        ),
+        Value(
+            "height_pairs",
+            "frequency pairs rotated by the height id (mrope_section[1])",
+            "pairs",
+            meaning_zh="按高度 id 旋转的频率对数（mrope_section[1]）",
+        ),
+        Value(
+            "width_pairs",
+            "frequency pairs rotated by the width id (mrope_section[2])",
+            "pairs",
+            meaning_zh="按宽度 id 旋转的频率对数（mrope_section[2]）",
+        ),
+        Value(
+            "temporal_id_step",
+            "temporal id interval between frame groups (1 for Qwen2-VL)",
+            "position ids",
+            meaning_zh="相邻帧组之间的时间 id 间隔（Qwen2-VL 为 1）",
+        ),
     ),
     # [3, n] int64 ids built from several [n] index arrays, masks and copies: ~128 bytes a token
     memory_bytes=lambda text_before, grid_t, grid_h, grid_w, **_: (
@@ -280,13 +364,59 @@ def _run_mrope_sections(
     "为 16/56/56；每一段都是带自己完整频率序列的一维 RoPE，所以分数只依赖 (Δt, Δh, Δw)。",
     topic="rope-variants",
     params=(
-        Param("head_dim", "int", 128, min=6, max=1024, even=True, help="channels per head"),
         Param(
-            "base", "float", 10000.0, min=1.0001, max=1e9, help="RoPE base of every axis (Wan, FLUX: 10000)"
+            "head_dim",
+            "int",
+            128,
+            min=6,
+            max=1024,
+            even=True,
+            help="channels per head",
+            help_zh="每个头的通道数",
         ),
-        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+        Param(
+            "base",
+            "float",
+            10000.0,
+            min=1.0001,
+            max=1e9,
+            help="RoPE base of every axis (Wan, FLUX: 10000)",
+            help_zh="每个轴的 RoPE 底数（Wan、FLUX：10000）",
+        ),
+        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed", help_zh="随机种子"),
     ),
-    values=("t_channels", "h_channels", "w_channels", "t_pairs", "max_relative_error"),
+    values=(
+        Value(
+            "t_channels",
+            "channels of the time axis: d − 4⌊d/6⌋ (Wan 2.1)",
+            "channels",
+            meaning_zh="时间轴的通道数：d − 4⌊d/6⌋（Wan 2.1）",
+        ),
+        Value(
+            "h_channels",
+            "channels of the height axis: 2⌊d/6⌋",
+            "channels",
+            meaning_zh="高度轴的通道数：2⌊d/6⌋",
+        ),
+        Value(
+            "w_channels",
+            "channels of the width axis: 2⌊d/6⌋",
+            "channels",
+            meaning_zh="宽度轴的通道数：2⌊d/6⌋",
+        ),
+        Value(
+            "t_pairs",
+            "rotation pairs of the time axis: t_channels / 2",
+            "pairs",
+            meaning_zh="时间轴的旋转维度对数：t_channels / 2",
+        ),
+        Value(
+            "max_relative_error",
+            "largest change of q·k when every position moves by the same shift, relative to the largest score (≈ 0: relative)",
+            "relative error",
+            meaning_zh="所有位置同时平移后 q·k 的最大变化，相对最大分数（≈ 0：只看相对位置）",
+        ),
+    ),
     # 8 tokens of q and k in float64 with complex copies, plus tables of ≤ 1024 angles
     memory_bytes=lambda head_dim, **_: 64 * 16 * head_dim + 2**16,
 )

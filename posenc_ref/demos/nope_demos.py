@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._common import MAX_SERIES_POINTS, MAX_TABLE_ROWS, randn, sample_indices
-from .base import DemoContext, Param
+from .base import DemoContext, Param, Value
 from .registry import register_demo
 
 # significand bits (with the implicit one) of each format the demo rounds the head's output to
@@ -53,22 +53,93 @@ def _scan(seq_len: int, dtype_name: str, device: str) -> tuple[int, int]:
     "1/out − 1 读出绝对位置，直到输出的精度不够为止。",
     topic="why-pe",
     params=(
-        Param("seq_len", "int", 2048, min=2, max=MAX_SEQ_LEN, help="number of positions to read back"),
-        Param("d_model", "int", 16, min=2, max=1024, help="width of the toy head's input"),
-        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed"),
+        Param(
+            "seq_len",
+            "int",
+            2048,
+            min=2,
+            max=MAX_SEQ_LEN,
+            help="number of positions to read back",
+            help_zh="要读回的位置数",
+        ),
+        Param(
+            "d_model",
+            "int",
+            16,
+            min=2,
+            max=1024,
+            help="width of the toy head's input",
+            help_zh="玩具注意力头的输入宽度",
+        ),
+        Param("seed", "int", 0, min=0, max=2**31 - 1, help="random seed", help_zh="随机种子"),
     ),
     values=(
-        "textbook_error",
-        "head_error",
-        "unmasked_spread",
-        "float64_exact",
-        "signal_at_last",
-        "first_wrong_bfloat16",
-        "first_collision_bfloat16",
-        "first_wrong_float16",
-        "first_collision_float16",
-        "first_wrong_float32",
-        "first_collision_float32",
+        Value(
+            "textbook_error",
+            "|causal softmax of equal scores − 1/(i+1) on keys 0..i|, largest entry",
+            "abs error",
+            meaning_zh="相同分数的因果 softmax 与键 0..i 上的 1/(i+1) 之差的最大绝对值",
+        ),
+        Value(
+            "head_error",
+            "|NoPE head output − 1/(i+1)|, largest over positions (float32)",
+            "abs error",
+            meaning_zh="无位置编码注意力头的输出与 1/(i+1) 之差在各位置上的最大绝对值（float32）",
+        ),
+        Value(
+            "unmasked_spread",
+            "max − min of the same head's output without the mask (0: no position)",
+            "abs difference",
+            meaning_zh="去掉掩码后同一个头输出的最大值减最小值（为 0：没有位置信息）",
+        ),
+        Value(
+            "float64_exact",
+            "1 when float64 recovers every position as round(1/out − 1), else 0",
+            "0/1",
+            meaning_zh="float64 能用 round(1/out − 1) 还原每个位置时为 1，否则为 0",
+        ),
+        Value(
+            "signal_at_last",
+            "the first-token signal at the last position, 1/seq_len",
+            "attention weight",
+            meaning_zh="最后一个位置的首 token 信号 1/seq_len",
+        ),
+        Value(
+            "first_wrong_bfloat16",
+            "first position read back wrongly in bfloat16 (seq_len when none)",
+            "position",
+            meaning_zh="bfloat16 下第一个读错的位置（没有则为 seq_len）",
+        ),
+        Value(
+            "first_collision_bfloat16",
+            "first position whose bfloat16 signal equals the previous one's (seq_len when none)",
+            "position",
+            meaning_zh="bfloat16 下信号与前一个位置相同的第一个位置（没有则为 seq_len）",
+        ),
+        Value(
+            "first_wrong_float16",
+            "first position read back wrongly in float16 (seq_len when none)",
+            "position",
+            meaning_zh="float16 下第一个读错的位置（没有则为 seq_len）",
+        ),
+        Value(
+            "first_collision_float16",
+            "first position whose float16 signal equals the previous one's (seq_len when none)",
+            "position",
+            meaning_zh="float16 下信号与前一个位置相同的第一个位置（没有则为 seq_len）",
+        ),
+        Value(
+            "first_wrong_float32",
+            "first position read back wrongly in float32 (seq_len when none)",
+            "position",
+            meaning_zh="float32 下第一个读错的位置（没有则为 seq_len）",
+        ),
+        Value(
+            "first_collision_float32",
+            "first position whose float32 signal equals the previous one's (seq_len when none)",
+            "position",
+            meaning_zh="float32 下信号与前一个位置相同的第一个位置（没有则为 seq_len）",
+        ),
     ),
     # one scan block in float64 (counts, ones, signal, recovered int64, positions, comparisons:
     # about 48 bytes a position) plus the small full attention and the toy head

@@ -23,7 +23,7 @@ from ._common import (
     tol_for,
     torch_dtype,
 )
-from .base import SEED, DemoContext, Param, ParamError
+from .base import SEED, DemoContext, Param, ParamError, Value
 from .registry import register_demo
 
 # HF T5 bucket ids for these key − query offsets, 32 buckets, max_distance 128
@@ -40,9 +40,25 @@ T5_WORKED_CAUSAL = (31, 26, 17, 8, 1, 0, 0, 0, 0, 0, 0)
     claim_zh="T5 把 key − query 映射到一个桶：小距离精确对应，较大距离按对数间隔分桶直到 max_distance，再往外则饱和；双向分桶时按方向分成两半。",
     topic="relative",
     params=(
-        Param("bidirectional", "bool", True, help="encoder (true) or causal decoder (false)"),
-        Param("num_buckets", "int", 32, min=2, max=1024, even=True, help="number of buckets"),
-        Param("max_distance", "int", 128, min=2, max=1_000_000, help="distance where buckets saturate"),
+        Param(
+            "bidirectional",
+            "bool",
+            True,
+            help="encoder (true) or causal decoder (false)",
+            help_zh="编码器（true）或因果解码器（false）",
+        ),
+        Param(
+            "num_buckets", "int", 32, min=2, max=1024, even=True, help="number of buckets", help_zh="桶的个数"
+        ),
+        Param(
+            "max_distance",
+            "int",
+            128,
+            min=2,
+            max=1_000_000,
+            help="distance where buckets saturate",
+            help_zh="桶开始饱和的距离",
+        ),
         Param(
             "relative_position",
             "int",
@@ -50,9 +66,35 @@ T5_WORKED_CAUSAL = (31, 26, 17, 8, 1, 0, 0, 0, 0, 0, 0)
             min=-10_000_000,
             max=10_000_000,
             help="key − query whose bucket is the value `bucket`",
+            help_zh="key − query 的相对位置，其桶号即值 `bucket`",
         ),
     ),
-    values=("max_error", "first_max_bucket_distance", "exact_buckets", "bucket"),
+    values=(
+        Value(
+            "max_error",
+            "largest |fast bucket − textbook bucket| over the probed distances",
+            "buckets",
+            meaning_zh="探测的各距离上快速实现与教科书实现的桶号之差的最大绝对值",
+        ),
+        Value(
+            "first_max_bucket_distance",
+            "smallest distance (key before the query) in the last bucket of its direction",
+            "positions",
+            meaning_zh="（键在查询之前时）落入该方向最后一个桶的最小距离",
+        ),
+        Value(
+            "exact_buckets",
+            "distances with a bucket of their own per direction (8 bidirectional, 16 causal)",
+            "count",
+            meaning_zh="每个方向上独占一个桶的距离个数（双向 8，因果 16）",
+        ),
+        Value(
+            "bucket",
+            "bucket of the relative position `relative_position` (key − query)",
+            "bucket index",
+            meaning_zh="相对位置 `relative_position`（key − query）的桶号",
+        ),
+    ),
     memory_bytes=lambda max_distance, **_: 8 * (4 * max_distance + 64) * 4,
 )
 def _run_t5_buckets(
@@ -222,9 +264,9 @@ def _shaw_gap(first: int, last: int, clipped: int, clip: int) -> str:
     claim_zh="Shaw 的方案为截断到 [−k, k] 的相对距离学习 2k + 1 个向量，并在注意力内部把它们加到键（以及值）上。",
     topic="relative",
     params=(
-        Param("seq_len", "int", 8, min=1, max=4096, help="tokens"),
-        Param("clip", "int", 2, min=0, max=4096, help="clipping distance k"),
-        Param("dim", "int", 8, min=1, max=1024, help="head dimension"),
+        Param("seq_len", "int", 8, min=1, max=4096, help="tokens", help_zh="token 数"),
+        Param("clip", "int", 2, min=0, max=4096, help="clipping distance k", help_zh="截断距离 k"),
+        Param("dim", "int", 8, min=1, max=1024, help="head dimension", help_zh="头维度"),
         SEED,
         Param(
             "distance",
@@ -233,9 +275,29 @@ def _shaw_gap(first: int, last: int, clipped: int, clip: int) -> str:
             min=-100_000,
             max=100_000,
             help="relative distance j − i whose table row is the value `row_for_distance`",
+            help_zh="相对距离 j − i，其表中行号即值 `row_for_distance`",
         ),
     ),
-    values=("n_embeddings", "max_error", "row_for_distance"),
+    values=(
+        Value(
+            "n_embeddings",
+            "rows of the relative-embedding table, 2k + 1",
+            "count",
+            meaning_zh="相对位置嵌入表的行数 2k + 1",
+        ),
+        Value(
+            "max_error",
+            "|fast Shaw attention (keys and values) − the textbook loops|, largest entry",
+            "abs error",
+            meaning_zh="快速 Shaw 注意力（键和值）与教科书循环之差的最大绝对值",
+        ),
+        Value(
+            "row_for_distance",
+            "table row used for the distance j − i = `distance`: clip(j − i, −k, k) + k",
+            "row index",
+            meaning_zh="距离 j − i = `distance` 所用的表行号：clip(j − i, −k, k) + k",
+        ),
+    ),
     # [L, L] index grids, masks and logits (no [L, L, d] tensor is ever built), [L, d] q/k/v,
     # q·w^K for every table row, and the two tables in float32 and float64
     memory_bytes=lambda seq_len, clip, dim, **_: (
@@ -351,12 +413,49 @@ def _run_shaw_relative(
     claim_zh="Transformer-XL 用 i − j 的正弦编码替换 p_j，用可学习的 u 和 v 替换查询一侧的位置项；四项相加仍等于完整的注意力分数。",
     topic="relative",
     params=(
-        Param("seq_len", "int", 6, min=1, max=2048, help="tokens"),
-        Param("dim", "int", 8, min=2, max=1024, even=True, help="head dimension (even)"),
+        Param("seq_len", "int", 6, min=1, max=2048, help="tokens", help_zh="token 数"),
+        Param(
+            "dim",
+            "int",
+            8,
+            min=2,
+            max=1024,
+            even=True,
+            help="head dimension (even)",
+            help_zh="头维度（偶数）",
+        ),
         SEED,
-        Param("mem_len", "int", 3, min=1, max=4096, help="cached tokens of earlier segments (memory)"),
+        Param(
+            "mem_len",
+            "int",
+            3,
+            min=1,
+            max=4096,
+            help="cached tokens of earlier segments (memory)",
+            help_zh="前面各段缓存的 token 数（记忆）",
+        ),
     ),
-    values=("max_error", "position_only_rank", "relative_rows"),
+    values=(
+        Value(
+            "max_error",
+            "|(a) + (b) + (c) + (d) − the Transformer-XL score (qᵢ + u)·kⱼ + (qᵢ + v)·r₍ᵢ₋ⱼ₎|, largest entry",
+            "abs error",
+            meaning_zh="(a) + (b) + (c) + (d) 与 Transformer-XL 分数 (qᵢ + u)·kⱼ + (qᵢ + v)·r₍ᵢ₋ⱼ₎ 之差的最大绝对值",
+        ),
+        Value(
+            "position_only_rank",
+            "numerical rank of the position-only term (d) over a min(2d + 8, 1024)-position grid (≤ d)",
+            "rank",
+            meaning_zh="纯位置项 (d) 在 min(2d + 8, 1024) 个位置的网格上的数值秩（≤ d）",
+        ),
+        Value(
+            "relative_rows",
+            "distinct relative distances a segment of seq_len tokens attends over with mem_len cached: "
+            "seq_len + mem_len",
+            "count",
+            meaning_zh="一段 seq_len 个 token 在缓存 mem_len 个 token 时要用到的不同相对距离个数：seq_len + mem_len",
+        ),
+    ),
     # the [L, L, d] gathered r_(i−j), the [L, L] terms, the rank's grid (≤ 1024²) and its SVD, and the
     # memory check's [≤ 32, M + 32] terms with their per-distance sinusoids
     memory_bytes=lambda seq_len, dim, mem_len=3, **_: (

@@ -10,7 +10,7 @@ from ._common import (
     randn,
     round6,
 )
-from .base import DemoContext, Param
+from .base import DemoContext, Param, Value
 from .registry import register_demo
 from .rope_demos import BASE, SEED
 
@@ -24,8 +24,56 @@ _PRECISION_POSITIONS = (100, 4096, 32768, 131072)
     title_zh="长位置上的角度精度（float32 与 float64 对比）",
     claim_zh="用 float32 计算 position·θ 时，cos 与 float64 结果的偏差在位置 100 处约为 3e-6，在位置 131072 处约为 3.4e-3。",
     topic="pitfalls",
-    params=(Param("dim", "int", 128, min=2, max=8192, even=True, help="head dimension d (even)"), BASE),
-    values=("error_100", "error_4096", "error_32768", "error_131072"),
+    params=(
+        Param(
+            "dim",
+            "int",
+            128,
+            min=2,
+            max=8192,
+            even=True,
+            help="head dimension d (even)",
+            help_zh="头维度 d（偶数）",
+        ),
+        BASE,
+    ),
+    values=(
+        Value(
+            "error_100",
+            "largest |cos of float32 angles − float64 cos| over pairs at position 100",
+            "abs error",
+            meaning_zh="位置 100 处 float32 角度的 cos 与 float64 cos 之差在各对上的最大绝对值",
+        ),
+        Value("error_4096", "the same at position 4096", "abs error", meaning_zh="位置 4096 处的同样误差"),
+        Value("error_32768", "the same at position 32768", "abs error", meaning_zh="位置 32768 处的同样误差"),
+        Value(
+            "error_131072", "the same at position 131072", "abs error", meaning_zh="位置 131072 处的同样误差"
+        ),
+        Value(
+            "sin_error_100",
+            "largest |sin of float32 angles − float64 sin| over pairs at position 100",
+            "abs error",
+            meaning_zh="位置 100 处 float32 角度的 sin 与 float64 sin 之差在各对上的最大绝对值",
+        ),
+        Value(
+            "sin_error_4096",
+            "the sin error at position 4096",
+            "abs error",
+            meaning_zh="位置 4096 处的 sin 误差",
+        ),
+        Value(
+            "sin_error_32768",
+            "the sin error at position 32768",
+            "abs error",
+            meaning_zh="位置 32768 处的 sin 误差",
+        ),
+        Value(
+            "sin_error_131072",
+            "the sin error at position 131072",
+            "abs error",
+            meaning_zh="位置 131072 处的 sin 误差",
+        ),
+    ),
     memory_bytes=lambda dim, **_: 8 * 8 * dim,
 )
 def _run_rope_precision(ctx: DemoContext, dim: int, base: float) -> None:
@@ -120,12 +168,50 @@ def _run_rope_precision(ctx: DemoContext, dim: int, base: float) -> None:
     claim_zh="只有新 token 的位置依次取 prefix_len, prefix_len+1, …，而不是从 0, 1, … 重新编号，带 KV 缓存的解码才与完整的前向计算结果一致。",
     topic="pitfalls",
     params=(
-        Param("dim", "int", 16, min=2, max=4096, even=True, help="head dimension d (even)"),
-        Param("prefix_len", "int", 8, min=1, max=100_000, help="tokens already in the cache"),
-        Param("new_tokens", "int", 4, min=1, max=4096, help="tokens decoded after the prefix"),
+        Param(
+            "dim",
+            "int",
+            16,
+            min=2,
+            max=4096,
+            even=True,
+            help="head dimension d (even)",
+            help_zh="头维度 d（偶数）",
+        ),
+        Param(
+            "prefix_len",
+            "int",
+            8,
+            min=1,
+            max=100_000,
+            help="tokens already in the cache",
+            help_zh="缓存中已有的 token 数",
+        ),
+        Param(
+            "new_tokens",
+            "int",
+            4,
+            min=1,
+            max=4096,
+            help="tokens decoded after the prefix",
+            help_zh="前缀之后解码的 token 数",
+        ),
         SEED,
     ),
-    values=("max_error", "restart_error"),
+    values=(
+        Value(
+            "max_error",
+            "|decoding with the cache at positions prefix_len + t − the full pass|, largest score",
+            "abs error",
+            meaning_zh="用缓存在位置 prefix_len + t 解码与完整前向之间分数差的最大绝对值",
+        ),
+        Value(
+            "restart_error",
+            "the same when positions restart at 0 after the prefix (the bug: large)",
+            "abs difference",
+            meaning_zh="前缀之后位置从 0 重新开始时的同样差值（这个错误：很大）",
+        ),
+    ),
     # float64 q, k, their rotations and the cache (~12 copies of [total, dim]), plus the
     # [new_tokens, total] score matrices, masks and differences (~7 of them)
     memory_bytes=lambda dim, prefix_len, new_tokens, **_: (

@@ -11,10 +11,18 @@ from ._common import (
     sample_indices,
     torch_dtype,
 )
-from .base import DemoContext, Param, ParamError
+from .base import DemoContext, Param, ParamError, Value
 from .registry import register_demo
 
-BASE = Param("base", "float", 10000.0, min=2.0, max=1e9, help="sinusoid base (10000 in the paper)")
+BASE = Param(
+    "base",
+    "float",
+    10000.0,
+    min=2.0,
+    max=1e9,
+    help="sinusoid base (10000 in the paper)",
+    help_zh="正弦编码的 base（论文中为 10000）",
+)
 
 
 @register_demo(
@@ -25,12 +33,36 @@ BASE = Param("base", "float", 10000.0, min=2.0, max=1e9, help="sinusoid base (10
     claim_zh="对任意 p 都有 PE[p + k] = M_k · PE[p]，其中 M_k 是由 2×2 旋转块组成的分块对角矩阵，只依赖 k，与 p 无关。",
     topic="absolute",
     params=(
-        Param("dim", "int", 16, min=2, max=4096, even=True, help="model dimension d (even)"),
-        Param("k", "int", 3, min=-100_000, max=100_000, help="shift k"),
-        Param("seq_len", "int", 64, min=1, max=100_000, help="positions p checked"),
+        Param(
+            "dim",
+            "int",
+            16,
+            min=2,
+            max=4096,
+            even=True,
+            help="model dimension d (even)",
+            help_zh="模型维度 d（偶数）",
+        ),
+        Param("k", "int", 3, min=-100_000, max=100_000, help="shift k", help_zh="平移量 k"),
+        Param(
+            "seq_len",
+            "int",
+            64,
+            min=1,
+            max=100_000,
+            help="positions p checked",
+            help_zh="检查的位置 p 的个数",
+        ),
         BASE,
     ),
-    values=("max_error",),
+    values=(
+        Value(
+            "max_error",
+            "largest |M_k · PE[p] − PE[p + k]| over positions p",
+            "abs error",
+            meaning_zh="所有位置 p 上 |M_k · PE[p] − PE[p + k]| 的最大值",
+        ),
+    ),
     # PE[p], PE[p + k] and M_k·PE[p] (positions start at an offset, so k costs nothing), plus the dense
     # M_k, its textbook copy and the M_1, M_(k+1) used by the composition check
     memory_bytes=lambda dim, seq_len, **_: 8 * seq_len * dim * 3 + 8 * dim * dim * 4,
@@ -144,11 +176,54 @@ def _run_sinusoidal_linearity(ctx: DemoContext, dim: int, k: int, seq_len: int, 
     claim_zh="第 i 对的波长为 2π·base^(2i/d)：从第一对的 2π 一直增长到最后一对的接近 2π·base。",
     topic="absolute",
     params=(
-        Param("dim", "int", 512, min=2, max=65536, even=True, help="model dimension d (even)"),
+        Param(
+            "dim",
+            "int",
+            512,
+            min=2,
+            max=65536,
+            even=True,
+            help="model dimension d (even)",
+            help_zh="模型维度 d（偶数）",
+        ),
         BASE,
-        Param("pair", "int", 0, min=0, max=32767, help="sin/cos pair i for pair_wavelength (below dim/2)"),
+        Param(
+            "pair",
+            "int",
+            0,
+            min=0,
+            max=32767,
+            help="sin/cos pair i for pair_wavelength (below dim/2)",
+            help_zh="pair_wavelength 所用的 sin/cos 对 i（小于 dim/2）",
+        ),
     ),
-    values=("min_wavelength", "max_wavelength", "ratio", "t2t_max_wavelength", "pair_wavelength"),
+    values=(
+        Value(
+            "min_wavelength",
+            "shortest wavelength, pair 0: 2π",
+            "tokens",
+            meaning_zh="最短波长（第 0 对）：2π",
+        ),
+        Value(
+            "max_wavelength",
+            "longest wavelength, 2π·base^((d−2)/d)",
+            "tokens",
+            meaning_zh="最长波长 2π·base^((d−2)/d)",
+        ),
+        Value(
+            "ratio",
+            "max_wavelength / min_wavelength",
+            "ratio",
+            meaning_zh="最长与最短波长之比 max_wavelength / min_wavelength",
+        ),
+        Value(
+            "t2t_max_wavelength",
+            "longest wavelength with tensor2tensor's frequencies",
+            "tokens",
+            meaning_zh="使用 tensor2tensor 频率时的最长波长",
+        ),
+        Value("pair_wavelength", "wavelength 2π/ωᵢ of pair i", "tokens", meaning_zh="第 i 对的波长 2π/ωᵢ"),
+    ),
     # float64 [64, dim] PE table and its sin(2πp/λ) reference, with temporaries
     memory_bytes=lambda dim, **_: 8 * dim * (4 + 64 * 4),
 )
@@ -265,11 +340,46 @@ _DOT_BLOCK_ROWS = 256
     claim_zh="PE[p]·PE[p + k] = Σ_i cos(ω_i k)：对每个 p 都相同，关于 k 对称，且在 k = 0 时等于 d/2。",
     topic="absolute",
     params=(
-        Param("dim", "int", 128, min=2, max=65536, even=True, help="model dimension d (even)"),
-        Param("seq_len", "int", 64, min=2, max=100_000, help="positions"),
+        Param(
+            "dim",
+            "int",
+            128,
+            min=2,
+            max=65536,
+            even=True,
+            help="model dimension d (even)",
+            help_zh="模型维度 d（偶数）",
+        ),
+        Param("seq_len", "int", 64, min=2, max=100_000, help="positions", help_zh="位置数"),
         BASE,
     ),
-    values=("max_error", "dot_at_0", "symmetry_error", "rise_count", "is_monotone"),
+    values=(
+        Value(
+            "max_error",
+            "largest |PE[p]·PE[p+k] − Σᵢ cos(ωᵢ·k)| over p and k",
+            "abs error",
+            meaning_zh="所有 p、k 上 |PE[p]·PE[p+k] − Σᵢ cos(ωᵢ·k)| 的最大值",
+        ),
+        Value("dot_at_0", "PE[p]·PE[p], d/2", "dot product", meaning_zh="PE[p]·PE[p]，等于 d/2"),
+        Value(
+            "symmetry_error",
+            "largest |PE[p]·PE[p+k] − PE[p]·PE[p−k]| (0: left and right look alike)",
+            "abs error",
+            meaning_zh="|PE[p]·PE[p+k] − PE[p]·PE[p−k]| 的最大值（为 0：分不出左右）",
+        ),
+        Value(
+            "rise_count",
+            "offsets k ≥ 0 where the dot product rises instead of falling",
+            "count",
+            meaning_zh="点积上升而不是下降的偏移 k ≥ 0 的个数",
+        ),
+        Value(
+            "is_monotone",
+            "1 when the dot product never rises with the offset, else 0",
+            "0/1",
+            meaning_zh="点积随偏移从不上升时为 1，否则为 0",
+        ),
+    ),
     # the PE table (built through float64 angles, sin and cos) and Σ cos(ω k) terms, the Gram matrix (float32, then float64) and one row block
     memory_bytes=lambda dim, seq_len, **_: (
         40 * seq_len * dim + 16 * seq_len * seq_len + 32 * _DOT_BLOCK_ROWS * seq_len

@@ -16,6 +16,7 @@ from typing import Any
 
 from quizbank.question_types import answer_line
 from quizbank.safetext import escape_unsafe
+from quizbank.texts import TEXTS, label
 
 from .planner import SKILLS, InterviewPlan, PlanItem
 
@@ -31,60 +32,6 @@ __all__ = [
 
 OPEN_PASS = 0.6  # an open question counts as missed below this share of key points
 WEAKEST = 3
-LABELS: dict[str, tuple[str, str]] = {
-    "title": ("Mock interview report", "模拟面试报告"),
-    "when": ("Started", "开始时间"),
-    "length": ("Length", "时长"),
-    "level": ("Level", "难度"),
-    "level_basic": ("basic", "基础"),
-    "level_standard": ("standard", "标准"),
-    "level_deep": ("deep", "深入"),
-    "ended_early": ("ended early", "提前结束"),
-    "finished": ("finished", "已完成"),
-    "overall": ("Overall", "总分"),
-    "none": ("nothing graded", "没有评分项"),
-    "unreached_counted": (
-        "{n} of {total} items not reached, counted as 0; {asked} on the {done} asked",
-        "{total} 题中有 {n} 题未进行，按 0 分计；已答的 {done} 题得分 {asked}",
-    ),
-    "unreached_counted_one": (
-        "1 of {total} items not reached, counted as 0; {asked} on the {done} asked",
-        "{total} 题中有 1 题未进行，按 0 分计；已答的 {done} 题得分 {asked}",
-    ),
-    "by_topic": ("By topic", "按主题"),
-    "by_skill": ("By skill", "按能力"),
-    "time": ("Time per item", "每题用时"),
-    "missed": ("Missed, with model answers", "未答好的题目与参考答案"),
-    "weakest": ("Weakest topics", "最弱的主题"),
-    "no_missed": ("Nothing missed.", "没有未答好的题目。"),
-    "your_answer": ("Your answer", "你的回答"),
-    "model": ("Model answer", "参考答案"),
-    "col_item": ("Item", "题目"),
-    "col_skill": ("Skill", "能力"),
-    "col_budget": ("Budget", "预算"),
-    "col_used": ("Used", "用时"),
-    "col_score": ("Score", "得分"),
-    "col_topic": ("Topic", "主题"),
-    "col_items": ("Items", "题数"),
-    "not_reached": ("not reached", "未进行"),
-    "skipped": ("skipped", "跳过"),
-    "follow_up": ("follow-up of {id}", "追问自 {id}"),
-    "minutes": ("{n} min", "{n} 分钟"),
-    "used": ("{clock} used", "用时 {clock}"),
-    "concept": ("concept", "概念"),
-    "derivation": ("derivation", "推导"),
-    "computation": ("computation", "计算"),
-    "coding": ("coding", "编程"),
-    "misconceptions": ("Misconceptions stated, with corrections", "说错的观点与更正"),
-    "no_misconceptions": ("None stated.", "没有说错的观点。"),
-    "point": ("key point {n}", "要点 {n}"),
-    "correction": ("Correction", "更正"),
-}
-
-
-def label(key: str, lang: str, **fields: Any) -> str:
-    en, zh = LABELS[key]
-    return (zh if lang == "zh" else en).format(**fields)
 
 
 @dataclass
@@ -304,10 +251,13 @@ def _quote(text: str) -> str:
 
 def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
     """The report as Markdown in `lang` ("en" or "zh")."""
-    lines: list[str] = [f"# {label('title', lang)}: {escape_unsafe(str(report['id']), one_line=True)}", ""]
+    lines: list[str] = [
+        f"# {label('mock_title', lang)}: {escape_unsafe(str(report['id']), one_line=True)}",
+        "",
+    ]
     state = label("ended_early" if report["ended_early"] else "finished", lang)
     level_key = f"level_{report['level']}"
-    level = label(level_key, lang) if level_key in LABELS else str(report["level"])
+    level = label(level_key, lang) if level_key in TEXTS else str(report["level"])
     lines.append(
         f"- {label('when', lang)}: {report['started_at'][:19].replace('T', ' ')} UTC · "
         f"{label('length', lang)}: {label('minutes', lang, n=report['minutes'])} "
@@ -328,7 +278,7 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
     lines.append("")
 
     head = f"| {label('col_items', lang)} | {label('col_score', lang)} |"
-    lines += [f"## {label('by_topic', lang)}", "", f"| {label('col_topic', lang)} {head}", "|---|---:|---:|"]
+    lines += [f"## {label('by_topic', lang)}", "", f"| {label('topic', lang)} {head}", "|---|---:|---:|"]
     # interview order (the store keeps the JSON with sorted keys)
     topics = [t for t in dict.fromkeys(item["topic"] for item in report["items"]) if t in report["by_topic"]]
     for topic in topics:
@@ -404,7 +354,7 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
         if answer:
             if item["kind"] == "drill":
                 lines += [
-                    f"**{label('model', lang)}:**",
+                    f"**{label('model_answer', lang)}:**",
                     "",
                     "```python",
                     escape_unsafe(answer).rstrip(),
@@ -412,5 +362,5 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
                     "",
                 ]
             else:
-                lines += [f"**{label('model', lang)}:** {escape_unsafe(answer)}", ""]
+                lines += [f"**{label('model_answer', lang)}:** {escape_unsafe(answer)}", ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from quizbank.atomicio import write_text_atomic
-from quizbank.progress.render import label, localized, right_answer_in
+from quizbank.progress.render import localized, right_answer_in
 from quizbank.question_types import right_answer
 from quizbank.safetext import escape_unsafe
 from quizbank.schema import BLANK_RE
+from quizbank.texts import label
 
 __all__ = ["MarkdownExport", "render_topic", "write_markdown"]
 

@@ -19,7 +19,6 @@ __all__ = [
     "LANG_CHOICES",
     "MATH_RE",
     "choice_order",
-    "label",
     "localized",
     "markdown_to_html",
     "math_to_mathjax",
@@ -38,34 +37,6 @@ _PLACEHOLDER = "\ue000{}\ue001"
 _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 
 
-# Fixed words of the exports, per language ("both" shows "English / 中文").
-LABELS: dict[str, tuple[str, str]] = {
-    "answer": ("Answer", "答案"),
-    "instances": (
-        "Drawn fresh each time; three instances (seeds {seeds})",
-        "每次出题都重新抽取数字；以下为三个实例（种子 {seeds}）",
-    ),
-    "instance": ("Instance {n}", "实例 {n}"),
-    "model_answer": ("Model answer", "参考答案"),
-    "key_points": ("Key points", "要点"),
-    "explanation": ("Explanation", "解析"),
-    "sources": ("Sources", "参考资料"),
-    "live_demo": ("Live demo", "实时演示"),
-    "in_demo_lab": ("in posenc's Demo lab", "可在 posenc 的演示实验室运行"),
-    "follow_ups": ("Follow-ups", "延伸问题"),
-    "tags": ("Tags", "标签"),
-    "accepted": ("Accepted", "可接受的答案"),
-    "also_accepts": ("blank {n} also accepts", "第 {n} 空也接受"),
-    "answer_in": ("Answer in {unit}", "答案单位：{unit}"),
-    "questions": ("{n} questions", "{n} 道题"),
-    "one_question": ("1 question", "1 道题"),
-    "exported": ("topic `{id}` · exported by posenc", "主题 `{id}` · 由 posenc 导出"),
-    "topic": ("Topic", "主题"),
-    "question_count": ("Questions", "题数"),
-    "bank_title": ("posenc question bank", "posenc 题库"),
-}
-
-
 def choice_order(question_id: str, count: int) -> list[int]:
     """The order an export shows a question's `count` choices in: a shuffle seeded by the question id (SHA-256),
     so it is the same in every export and every process (notes do not churn), and the bank's habit of listing
@@ -74,16 +45,6 @@ def choice_order(question_id: str, count: int) -> list[int]:
     order = list(range(count))
     random.Random(int.from_bytes(digest[:8], "big")).shuffle(order)
     return order
-
-
-def label(key: str, lang: str, **fields: Any) -> str:
-    """A fixed export word in `lang` ('en', 'zh' or 'both')."""
-    en, zh = (text.format(**fields) for text in LABELS[key])
-    if lang == "zh":
-        return zh
-    if lang == "both":
-        return f"{en} / {zh}"
-    return en
 
 
 def text_in(value: Any, lang: str) -> str:

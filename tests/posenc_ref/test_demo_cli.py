@@ -61,7 +61,23 @@ def test_list_json(capsys):
         "help": "number of attention heads",
         "choices": None,
         "even": False,
+        "help_zh": "注意力头数",
     }
+
+
+def test_list_says_what_each_named_value_means(capsys):
+    """`linear_ratio` for PI factor 4 is 0.25: the listing says it is θ'ᵢ/θᵢ (1/factor), a ratio."""
+    code, out, _ = run_cli(capsys, "demo", "list")
+    assert code == 0
+    section = out[out.index("rope-scaling ") : out.index("shaw-relative ")]
+    line = next(line for line in section.splitlines() if line.strip().startswith("linear_ratio"))
+    assert "ratio" in line and "1/factor" in line and "θ'ᵢ/θᵢ" in line
+    assert "noncausal_bloom_difference" in out and "(only when causal=false)" in out
+    code, out, _ = run_cli(capsys, "demo", "list", "--json")
+    scaling = next(s for s in json.loads(out) if s["name"] == "rope-scaling")
+    ratio = next(v for v in scaling["values"] if v["name"] == "linear_ratio")
+    assert ratio["unit"] == "ratio" and "1/factor" in ratio["meaning"] and "1/factor" in ratio["meaning_zh"]
+    assert all(v["meaning"] and v["unit"] for s in json.loads(out) for v in s["values"])
 
 
 def test_list_does_not_import_torch():

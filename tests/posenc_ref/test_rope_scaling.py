@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -10,9 +11,12 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import posenc_ref.rope_scaling as rope_scaling_module
 from posenc_ref.rope import apply_rope, rope_inv_freq
 from posenc_ref.rope_scaling import (
+    ROPE_SCALING_RULES,
     ROPE_TYPES,
+    ScalingRule,
     llama3_frequency_bands,
     rope_scaled_inv_freq,
     rope_scaled_inv_freq_np,
@@ -34,6 +38,56 @@ def _default(dim: int, base: float) -> torch.Tensor:
 
 def test_rope_types():
     assert ROPE_TYPES == ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
+    assert ROPE_TYPES == tuple(ROPE_SCALING_RULES)
+
+
+@pytest.mark.parametrize("rope_type", ROPE_TYPES)
+def test_every_rule_names_its_paper_and_config_keys(rope_type):
+    rule = ROPE_SCALING_RULES[rope_type]
+    assert rule.name == rope_type and set(rule.required) <= set(rule.params)
+    assert re.search(r"\b20\d\d\b", rule.doc), f"{rope_type}: the docstring names no paper (year)"
+    missing = [key for key in rule.params if not re.search(f"``{key}(=[^`]*)?``", rule.doc)]
+    assert not missing, f"{rope_type}: the docstring does not name {missing}"
+    assert f"| {rope_type} " in rope_scaling_module.__doc__  # the module's table of rules
+
+
+@pytest.mark.parametrize("rope_type", ROPE_TYPES)
+def test_every_rule_example_runs_the_same_in_torch_and_numpy(rope_type):
+    rule = ROPE_SCALING_RULES[rope_type]
+    dim = rope_scaling_module.EXAMPLE_DIM
+    fast, attention = rope_scaled_inv_freq(dim, base=500000.0, rope_type=rope_type, **rule.example)
+    textbook, attention_np = rope_scaled_inv_freq_np(dim, base=500000.0, rope_type=rope_type, **rule.example)
+    np.testing.assert_allclose(fast.double().numpy(), textbook, rtol=2e-6)
+    assert attention == pytest.approx(attention_np, rel=1e-15)
+
+
+def test_a_rule_added_to_the_table_is_validated_and_dispatched(monkeypatch):
+    """One record is the whole of a new rule: parameters, required keys, check, both forms."""
+
+    def halve(dim, base, device=None, *, factor, **_):
+        return rope_scaled_inv_freq(dim, base=base, device=device)[0] / (2 * factor), 1.0
+
+    def halve_np(dim, base, *, factor, **_):
+        return rope_scaled_inv_freq_np(dim, base=base)[0] / (2 * factor), 1.0
+
+    def small(params):
+        if params["factor"] > 8:
+            raise ValueError("factor too large")
+
+    rule = ScalingRule("halve", ("factor",), ("factor",), halve, halve_np, check=small)
+    monkeypatch.setitem(ROPE_SCALING_RULES, "halve", rule)
+    fast, _ = rope_scaled_inv_freq(8, rope_type="halve", factor=2.0)
+    assert torch.equal(fast, _default(8, 10000.0) / 4.0)
+    assert np.allclose(rope_scaled_inv_freq_np(8, rope_type="halve", factor=2.0)[0], fast.double().numpy())
+    for call in (rope_scaled_inv_freq, rope_scaled_inv_freq_np):
+        with pytest.raises(ValueError, match="needs factor"):
+            call(8, rope_type="halve")
+        with pytest.raises(ValueError, match="too large"):
+            call(8, rope_type="halve", factor=9.0)
+        with pytest.raises(ValueError, match="unknown parameter.*beta_fast"):
+            call(8, rope_type="halve", factor=2.0, beta_fast=3)
+    with pytest.raises(ValueError, match="valid rope types: .*longrope, halve"):
+        rope_scaled_inv_freq(8, rope_type="quarter")
 
 
 def test_default_equals_rope_inv_freq_bitwise():

@@ -50,81 +50,9 @@ def describe_bounds(param: Any, lang: str) -> str:
     return "，".join(parts)
 
 
-# Chinese for the parameters' help texts (posenc_ref's specs are English); a text not listed shows in English.
-PARAM_HELP_ZH: dict[str, str] = {
-    "frequency pair i for pair_angle (below dim/2)": "pair_angle 所用的频率对 i（小于 dim/2）",
-    "frequency pair i for the pair_inv_freq_* values": "pair_inv_freq_* 各值所用的频率对 i",
-    "key − query whose bucket is the value `bucket`": "key − query 的相对位置，其桶号即值 `bucket`",
-    "relative distance j − i whose table row is the value `row_for_distance`": "相对距离 j − i，其表中行号即值 `row_for_distance`",
-    "sin/cos pair i for pair_wavelength (below dim/2)": "pair_wavelength 所用的 sin/cos 对 i（小于 dim/2）",
-    "random seed": "随机种子",
-    "random seed for q and k": "q 和 k 的随机种子",
-    "head dimension d (even)": "头维度 d（偶数）",
-    "head dimension (even)": "头维度（偶数）",
-    "head dimension": "头维度",
-    "head dimension of the score check": "分数检查所用的头维度",
-    "model dimension d (even)": "模型维度 d（偶数）",
-    "model dimension (even)": "模型维度（偶数）",
-    "embedding dimension": "嵌入维度",
-    "width of the toy head's input": "玩具注意力头的输入宽度",
-    "tokens": "token 数",
-    "number of positions": "位置数",
-    "positions": "位置数",
-    "positions p checked": "检查的位置 p 的个数",
-    "number of positions to read back": "要读回的位置数",
-    "sequence length": "序列长度",
-    "sequence length L": "序列长度 L",
-    "sequences": "序列数",
-    "number of attention heads": "注意力头数",
-    "query heads": "查询头数",
-    "key/value heads (GQA; 1 = MQA)": "键/值头数（GQA；1 即 MQA）",
-    "transformer layers": "Transformer 层数",
-    "tokens in the cache": "缓存中的 token 数",
-    "tokens already in the cache": "缓存中已有的 token 数",
-    "tokens decoded after the prefix": "前缀之后解码的 token 数",
-    "text tokens before the image": "图像之前的文本 token 数",
-    "temporal patches (1 for an image)": "时间方向的块数（图像为 1）",
-    "patch rows (after merging)": "块的行数（合并后）",
-    "patch columns (after merging)": "块的列数（合并后）",
-    "video sampling rate (used when tokens_per_second > 0; 2 frames per group)": (
-        "视频采样率（tokens_per_second > 0 时使用；每组 2 帧）"
-    ),
-    "Qwen2.5-VL temporal ids per second (0: Qwen2-VL consecutive ids)": (
-        "Qwen2.5-VL 每秒的时间 id 数（0：Qwen2-VL 的连续 id）"
-    ),
-    "sinusoid base (10000 in the paper)": "正弦编码的 base（论文中为 10000）",
-    "RoPE base (θ_i = base^(-2i/d))": "RoPE 的 base（θ_i = base^(-2i/d)）",
-    "RoPE base": "RoPE 的 base",
-    "shift k": "平移量 k",
-    "rows in the table": "表的行数",
-    "longest sequence seen in training": "训练中见过的最长序列",
-    "query position m": "查询位置 m",
-    "key position n": "键位置 n",
-    "largest relative distance plotted": "绘制的最大相对距离",
-    "recent tokens kept": "保留的最近 token 数",
-    "initial tokens kept (attention sinks)": "保留的开头 token 数（注意力汇聚点）",
-    "original position being decoded": "正在解码的原始位置",
-    "cache type": "缓存类型",
-    "comma-separated document lengths (1..256 each, up to 16)": "逗号分隔的文档长度（每个 1..256，最多 16 个）",
-    "number of buckets": "桶的个数",
-    "distance where buckets saturate": "桶开始饱和的距离",
-    "encoder (true) or causal decoder (false)": "编码器（true）或因果解码器（false）",
-    "clipping distance k": "截断距离 k",
-    "maximum relative distance k": "最大相对距离 k",
-    "mask keys after the query with -inf": "用 -inf 屏蔽查询之后的键",
-    "context extension factor": "上下文扩展倍数",
-    "pre-training context length": "预训练上下文长度",
-    "current length (dynamic NTK)": "当前长度（动态 NTK）",
-    "YaRN: rotations where interpolation stops": "YaRN：插值停止处的旋转圈数",
-    "YaRN: rotations where interpolation is full": "YaRN：完全插值处的旋转圈数",
-    "llama3: low-frequency wavelength factor": "llama3：低频波长系数",
-    "llama3: high-frequency wavelength factor": "llama3：高频波长系数",
-}
-
-
 def param_help(param: Any, lang: str) -> str:
-    """A parameter's help text in `lang` (English when there is no Chinese for it)."""
-    return PARAM_HELP_ZH.get(param.help, param.help) if lang == "zh" else param.help
+    """A parameter's help text in `lang` (`Param.help_zh` in Chinese, English when it has none)."""
+    return param.help_in(lang)
 
 
 def describe_param_error(param: Any, raw: Any, exc: BaseException, lang: str) -> str:

@@ -62,6 +62,20 @@ def test_every_demo_result_carries_chinese(demo_results: list[Any]) -> None:
     assert sum(bool(cjk.search(t)) for t in texts) >= 0.9 * len(texts)
 
 
+def test_every_recorded_value_is_declared_with_its_meaning(demo_results: list[Any]) -> None:
+    """A run records exactly the values its demo declares (conditional ones may be absent), so each value a
+    result shows has a meaning and unit in `posenc demo list`."""
+    demos = {demo.name: demo for demo in list_demos()}
+    for result in demo_results:
+        demo = demos[result.name]
+        declared = {v.name for v in demo.value_specs}
+        assert set(result.values) <= declared, (result.name, sorted(set(result.values) - declared))
+        assert set(demo.values) <= set(result.values), (
+            result.name,
+            sorted(set(demo.values) - set(result.values)),
+        )
+
+
 def test_table_headers_must_match_in_number() -> None:
     ctx = DemoContext("cpu")
     with pytest.raises(ValueError, match="2 Chinese headers for 3 columns"):

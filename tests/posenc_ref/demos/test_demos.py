@@ -73,6 +73,58 @@ def test_every_demo_has_a_chinese_title_and_claim(name):
     assert spec["title"] == demo.title and spec["claim"] == demo.claim
 
 
+def test_every_parameter_has_chinese_help_beside_its_english():
+    missing = [(d.name, p.name) for d in list_demos() for p in d.params if not CJK.search(p.help_zh)]
+    assert not missing, f"give these Param(...) a help_zh: {missing}"
+    assert all(p.help.strip() for d in list_demos() for p in d.params)
+    seed = get_demo("attention-expansion").param("seed")
+    assert seed is not None and seed.help_in("zh") == "随机种子" and seed.help_in("en") == "random seed"
+    assert seed.to_dict()["help_zh"] == "随机种子"
+
+
+def test_every_named_value_has_a_meaning_and_unit_in_both_languages():
+    missing = [
+        (d.name, v.name)
+        for d in list_demos()
+        for v in d.value_specs
+        if not (v.meaning.strip() and v.unit.strip() and CJK.search(v.meaning_zh))
+    ]
+    assert not missing, f"give these values a Value(name, meaning, unit, meaning_zh=...): {missing}"
+    ratio = get_demo("rope-scaling").value_spec("linear_ratio")
+    assert ratio is not None and ratio.unit == "ratio" and "1/factor" in ratio.meaning
+    assert ratio.meaning_in("zh") == ratio.meaning_zh and ratio.meaning_in("en") == ratio.meaning
+
+
+def test_a_bare_value_name_is_listed_without_meaning():
+    """A name given without Value(...) still works (bank checks can read it) but carries no meaning,
+    which the test above refuses; a conditional value is not among the names every run records."""
+    from posenc_ref.demos.base import Value
+
+    demo = Demo(
+        name="zz-bare",
+        title="t",
+        claim="c",
+        topic="rope",
+        params=(),
+        values=("plain", Value("sometimes", "m", "count", meaning_zh="某", when="causal=false")),
+        run=lambda ctx: None,
+    )
+    assert demo.values == ("plain",)
+    assert [(v.name, v.meaning, v.when) for v in demo.value_specs] == [
+        ("plain", "", ""),
+        ("sometimes", "m", "causal=false"),
+    ]
+    assert demo.to_dict()["values"][1] == {
+        "name": "sometimes",
+        "meaning": "m",
+        "unit": "count",
+        "meaning_zh": "某",
+        "when": "causal=false",
+    }
+    with pytest.raises(ValueError, match="declares a value twice"):
+        Demo(name="zz", title="t", claim="c", topic="t", params=(), values=("a", "a"), run=lambda ctx: None)
+
+
 def test_chinese_title_and_claim_travel_with_the_result():
     result = run_demo("alibi-slopes", {"n_heads": 4}, device="cpu")
     demo = get_demo("alibi-slopes")
@@ -336,6 +388,55 @@ def test_listing_demos_does_not_import_torch():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_every_module_of_the_demos_package_is_discovered_without_torch():
+    """No catalogue: listing imports each module in posenc_ref/demos (helpers named `_*` aside)."""
+    from pathlib import Path
+
+    import posenc_ref.demos
+
+    folder = Path(posenc_ref.demos.__file__).parent
+    modules = sorted(f"posenc_ref.demos.{p.stem}" for p in folder.glob("*.py") if not p.stem.startswith("_"))
+    assert "posenc_ref.demos.scaling_demos" in modules
+    code = (
+        "import sys, json\n"
+        "from posenc_ref.demos import list_demos\n"
+        "list_demos()\n"
+        f"missing = [m for m in {modules!r} if m not in sys.modules]\n"
+        "assert not missing, missing\n"
+        "assert 'torch' not in sys.modules, 'torch imported'\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_demo_in_a_new_module_or_subpackage_is_registered(tmp_path, monkeypatch):
+    from posenc_ref.demos.registry import _REGISTRY, import_modules
+
+    package = tmp_path / "extra_pkg"
+    (package / "deeper").mkdir(parents=True)
+    for init in (package / "__init__.py", package / "deeper" / "__init__.py"):
+        init.write_text("")
+    spec = (
+        "from posenc_ref.demos import register_demo\n"
+        "@register_demo(name={name!r}, title='t', claim='c', topic='rope', params=(), values=())\n"
+        "def _run(ctx):\n"
+        "    ctx.value('x', 1.0)\n"
+    )
+    (package / "more_demos.py").write_text(spec.format(name="zz-discovered"))
+    (package / "deeper" / "deep_demos.py").write_text(spec.format(name="zz-deep"))
+    (package / "_helpers.py").write_text("raise RuntimeError('helpers are not imported')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        names = import_modules([str(package)], "extra_pkg.")
+        assert names == ["extra_pkg.deeper", "extra_pkg.deeper.deep_demos", "extra_pkg.more_demos"]
+        assert get_demo("zz-discovered").title == "t" and get_demo("zz-deep").claim == "c"
+    finally:
+        for name in ("zz-discovered", "zz-deep"):
+            _REGISTRY.pop(name, None)
+        for module in [m for m in sys.modules if m.startswith("extra_pkg")]:
+            monkeypatch.delitem(sys.modules, module)
 
 
 def test_numpy_only_demo_runs_without_torch():

@@ -26,10 +26,10 @@ TOPICS = {
     "models",
     "pitfalls",
 }
-NAMES = (
+# The frozen interface other tools grade against: these ten names, in this order, come first in the catalogue.
+FIXED = (
     "sinusoidal-pe rope-half rope-interleaved alibi-slopes alibi-bias t5-bucket rope-attention-gqa ntk-inv-freq "
-    "yarn-inv-freq llama3-inv-freq shaw-relative-logits learned-pe meta-to-hf-permute rope-kv-cache-decode "
-    "mrope-position-ids rope-2d-axial partial-rotary position-interpolation"
+    "yarn-inv-freq llama3-inv-freq"
 ).split()
 SIGNATURES = {
     "sinusoidal-pe": "sinusoidal_pe(seq_len, dim, base=10000.0)",
@@ -59,15 +59,54 @@ def signature_of(source: str, function: str) -> str:
     return f"{function}({', '.join(parts)})"
 
 
-def test_names_order_and_fixed_ten() -> None:
-    assert list(DRILL_NAMES) == NAMES
-    assert [d.name for d in drills()] == NAMES
-    assert list(FIXED_DRILL_NAMES) == NAMES[:10]
+def test_the_fixed_ten_lead_and_every_topic_drill_follows() -> None:
+    """The contract: the ten fixed names first, in order; then every drill a topic package defines, once."""
+    from quizbank.drills.topics import topic_modules
+
+    assert list(FIXED_DRILL_NAMES) == FIXED
+    assert list(DRILL_NAMES[:10]) == FIXED and [d.name for d in drills()] == list(DRILL_NAMES)
+    defined = [d.name for module in topic_modules("drills") for d in module.DRILLS]
+    assert sorted(DRILL_NAMES) == sorted(defined) and len(set(defined)) == len(defined)
+    assert len(DRILL_NAMES) >= 18
     with pytest.raises(KeyError, match="unknown drill 'rope'"):
         get_drill("rope")
 
 
-@pytest.mark.parametrize("name", NAMES)
+def test_a_drill_in_a_new_topic_package_is_found(tmp_path, monkeypatch) -> None:
+    from quizbank.drills.catalogue import catalogue_order
+    from quizbank.drills.topics import topic_modules
+
+    topic = tmp_path / "extra_topics" / "zz_topic"
+    topic.mkdir(parents=True)
+    (tmp_path / "extra_topics" / "__init__.py").write_text("")
+    (topic / "__init__.py").write_text("")
+    (topic / "drills.py").write_text(
+        "from quizbank.drills import get_drill\n"
+        "import dataclasses\n"
+        "DRILLS = (dataclasses.replace(get_drill('learned-pe'), name='zz-new'),)\n"
+    )
+    (tmp_path / "extra_topics" / "_private").mkdir()
+    (tmp_path / "extra_topics" / "_private" / "__init__.py").write_text("raise RuntimeError('skipped')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        found = [
+            d
+            for m in topic_modules("drills", [str(tmp_path / "extra_topics")], "extra_topics.")
+            for d in m.DRILLS
+        ]
+        assert [d.name for d in found] == ["zz-new"]
+        ordered = catalogue_order([*found, *drills()])
+        assert [d.name for d in ordered][:10] == FIXED and ordered[10].name == "zz-new"
+        with pytest.raises(ValueError, match="defined twice"):
+            catalogue_order([*drills(), drills()[3]])
+        with pytest.raises(ValueError, match="defined in no topic"):
+            catalogue_order(found)
+    finally:
+        for module in [m for m in sys.modules if m.startswith("extra_topics")]:
+            monkeypatch.delitem(sys.modules, module)
+
+
+@pytest.mark.parametrize("name", DRILL_NAMES)
 def test_every_drill_is_complete_in_both_languages(name: str) -> None:
     drill = get_drill(name)
     assert isinstance(drill, Drill) and drill.name == name
