@@ -1,5 +1,6 @@
-"""`p` (predict) in the Demo lab works wherever Help says it does: with the demo picker focused, and
-from the picker's open list, where it predicts the highlighted demo."""
+"""The Demo lab's keys and its Predict screen: `p` predicts with the demo picker focused; letters typed
+in the picker's open list search it and never act as keys; Predict is a modal as large as its text,
+under the lab's demo, and the lab hides its result meanwhile."""
 
 from __future__ import annotations
 
@@ -29,30 +30,48 @@ async def test_p_with_the_demo_picker_focused_predicts_the_current_demo(env: Pat
 
 
 @pilot_test
-async def test_p_in_the_open_demo_list_predicts_the_highlighted_demo(env: Path) -> None:
+async def test_letters_typed_in_the_open_demo_list_jump_to_the_demo_named_so(env: Path) -> None:
+    """Typing `rope-dec` in the open list opened Predict at `p` and typed `e-dec` into its box; the
+    letters now search the list (type-ahead) and reach none of the lab's or the app's keys."""
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         lab = DemoLabScreen("alibi-slopes")
         await app.push_screen(lab)
         await settle(pilot)
+        await pilot.press("enter", *"rope-dec")
+        await settle(pilot)
+        assert app.screen is lab  # `p` predicted, `q` would go back, `r` reload, `l` switch language
+        overlay = app.focused
+        assert type(overlay).__name__ == "SelectOverlay"
         names = list(lab.demos)
-        expected = names[names.index("alibi-slopes") + 1]
-        await pilot.press("enter", "down")  # open the list, highlight the next demo
+        assert names[overlay.highlighted] == "rope-decay"
+        assert "p" not in lab.active_bindings and "d" not in lab.active_bindings  # the footer offers neither
+        await pilot.press("enter")
         await settle(pilot)
-        assert type(app.focused).__name__ == "SelectOverlay"
-        assert "p" in lab.active_bindings and lab.active_bindings["p"].enabled  # the footer offers it
-        await pilot.press("p")
+        assert lab.demo_name == "rope-decay" and lab.query_one("#lab-demo").value == "rope-decay"
+
+
+@pilot_test
+async def test_no_letter_typed_in_the_open_demo_list_acts_as_a_key(env: Path) -> None:
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PredictScreen), type(screen).__name__
-        assert screen.demo.name == expected
-        assert screen.params == screen.demo.resolve_params({})  # at its defaults
-        app.pop_screen()
+        lab = DemoLabScreen("alibi-slopes")
+        await app.push_screen(lab)
         await settle(pilot)
-        assert app.screen is lab and lab.demo_name == expected  # the lab follows the pick
-        select = lab.query_one("#lab-demo")
-        assert not select.expanded and select.value == expected
+        await pilot.press("enter")
+        await settle(pilot)
+        for letter in "pdlqr":  # predict, run, language, back, reload
+            await pilot.press(letter)
+            await settle(pilot)
+            assert app.screen is lab and app.language == "en", letter
+            assert lab.query_one("#lab-demo").expanded, letter
+        names = list(lab.demos)
+        assert names[app.focused.highlighted] == "packing-positions"  # `p`; no name starts with `pd`
+        await pilot.press("escape", "p")  # closed again, `p` predicts as before
+        await settle(pilot)
+        assert isinstance(app.screen, PredictScreen) and app.screen.demo.name == "alibi-slopes"
 
 
 @pilot_test
