@@ -3,7 +3,8 @@ in docs/backup.md.
 
 Version 2 (written) holds everything the store holds: settings (unless left out), cards (with or without
 reviews), reviews with the card before and after each, quiz attempts, drill attempts, mock interviews with their
-whole reports, question marks (flags and notes) and the id migrations the store applied. Each review and quiz
+whole reports, question marks (flags and notes), the id migrations the store applied and own cards (Study cards
+no bank holds: the Demo lab's predictions, each with its question). Each review and quiz
 attempt carries `instance`: the seed and parameters a generated question was shown with, or null (files written
 before the store kept it have no such key and read as null). Version 1 (read) held cards, reviews without card
 states, attempts and settings.
@@ -60,6 +61,7 @@ TABLE_KEYS = (
     "mock_sessions",
     "marks",
     "id_migrations",
+    "own_cards",
 )
 
 
@@ -147,6 +149,10 @@ def export_backup(
     data["id_migrations"] = [
         {"old_id": old, "new_id": new, "applied_at": format_time(at)}
         for old, new, at in store.id_migrations()
+    ]
+    data["own_cards"] = [
+        {"question_id": qid, "topic": topic, "question": json.loads(text), "created_at": format_time(at)}
+        for qid, topic, text, at in store.own_card_rows()
     ]
     return data
 

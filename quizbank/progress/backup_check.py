@@ -253,7 +253,20 @@ class _Checker:
         )
 
     def report(self, where: str, value: Any) -> dict[str, Any] | None:
-        """A mock report: a JSON object of safe strings, finite numbers, booleans and nulls."""
+        """A mock report: a JSON object of safe strings, finite numbers, booleans and nulls, shaped as
+        mock history reads it."""
+        before = len(self.errors)
+        if self.json_object(where, value) is None:
+            return None
+        from quizbank.mock.report_shape import report_problem
+
+        problem = report_problem(value, where)  # `"report": {}` crashed mock history and mock report
+        if problem is not None:
+            self.errors.append(problem)
+        return value if len(self.errors) == before else None
+
+    def json_object(self, where: str, value: Any) -> dict[str, Any] | None:
+        """A JSON object of safe strings, finite numbers, booleans and nulls (at most MAX_REPORT_VALUES)."""
         if not isinstance(value, dict):
             self.fail(where, "must be an object")
             return None
@@ -283,12 +296,6 @@ class _Checker:
                 self.fail(path, f"unexpected value {node!r}")
 
         walk(where, value)
-        if len(self.errors) == before:
-            from quizbank.mock.report_shape import report_problem
-
-            problem = report_problem(value, where)  # `"report": {}` crashed mock history and mock report
-            if problem is not None:
-                self.errors.append(problem)
         return value if len(self.errors) == before else None
 
 
@@ -421,6 +428,14 @@ def parse_backup(data: Any) -> ImportedHistory:
         if None not in (old, new, at):
             parsed.id_migrations.append((old, new, at))
 
+    def own_card(where: str, item: dict) -> None:
+        qid = checker.question_id(where, item.get("question_id"))
+        topic = checker.text(f"{where}.topic", item.get("topic"), MAX_ID_CHARS)
+        question = checker.json_object(f"{where}.question", item.get("question"))
+        at = checker.time(f"{where}.created_at", item.get("created_at"))
+        if None not in (qid, topic, question, at):
+            parsed.own_cards.append((qid, topic, question, at))
+
     _each(checker, data, "reviews", True, review)
     _each(checker, data, "attempts", False, attempt)
     _each(checker, data, "cards", True, card)
@@ -429,6 +444,7 @@ def parse_backup(data: Any) -> ImportedHistory:
         _each(checker, data, "mock_sessions", False, mock_session)
         _each(checker, data, "marks", False, mark)
         _each(checker, data, "id_migrations", False, id_migration)
+        _each(checker, data, "own_cards", False, own_card)
 
     settings = data.get("settings", {})
     if not isinstance(settings, dict):

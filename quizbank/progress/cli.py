@@ -195,6 +195,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
         (report.mock_sessions_added, "mock interviews"),
         (report.marks_changed, "flags/notes"),
         (report.id_migrations_added, "id migrations"),
+        (report.own_cards_added, "own cards"),
         (report.settings_added, "settings"),
     ]
     print(

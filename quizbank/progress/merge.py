@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from quizbank.progress.cards import CardsTable, put_card
+from quizbank.progress.own_cards import question_text
 from quizbank.progress.records import (
     DRILL_CARD_PREFIX,
     ImportedHistory,
@@ -31,7 +32,8 @@ class MergeTable(CardsTable):
     """Operations that span the cards, reviews, attempts and marks tables."""
 
     def orphans(self, known_ids: Iterable[str]) -> list[Orphan]:
-        """Question ids with history (cards, reviews or attempts) that are not in `known_ids`, sorted by id."""
+        """Question ids with history (cards, reviews or attempts) that are not in `known_ids` nor own cards,
+        sorted by id."""
         known = set(known_ids)
 
         def body(conn: sqlite3.Connection) -> list[tuple[str, int, int, str | None]]:
@@ -43,7 +45,7 @@ class MergeTable(CardsTable):
                     SELECT question_id, COUNT(*), 0, MAX(reviewed_at) FROM reviews GROUP BY question_id
                     UNION ALL
                     SELECT question_id, 0, COUNT(*), MAX(attempted_at) FROM attempts GROUP BY question_id
-                ) GROUP BY qid ORDER BY qid
+                ) WHERE qid NOT IN (SELECT question_id FROM own_cards) GROUP BY qid ORDER BY qid
                 """
             ).fetchall()
 
@@ -89,6 +91,7 @@ class MergeTable(CardsTable):
         - Mock sessions are identified by their id; one already here stays.
         - A question mark (flag and note): the one updated last wins; a tie keeps this store's.
         - Settings only fill keys not set here.
+        - Own cards (a Demo lab prediction's question) are identified by question id; one already here stays.
         - Id migrations are recorded, then every migration either side applied moves history left under an
           old id (e.g. from an older backup) onto its replacement.
         """
@@ -113,9 +116,16 @@ class MergeTable(CardsTable):
                     "mock_sessions_added",
                     "marks_changed",
                     "id_migrations_added",
+                    "own_cards_added",
                 ),
                 0,
             )
+            for question_id, topic, question, created_at in history.own_cards:
+                counts["own_cards_added"] += conn.execute(
+                    "INSERT OR IGNORE INTO own_cards (question_id, topic, question_json, created_at) "
+                    "VALUES (?, ?, ?, ?)",
+                    (question_id, topic, question_text(question), format_time(created_at)),
+                ).rowcount
             for old, new, at in history.id_migrations:
                 counts["id_migrations_added"] += conn.execute(
                     "INSERT OR IGNORE INTO id_migrations (old_id, new_id, applied_at) VALUES (?, ?, ?)",

@@ -89,6 +89,15 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE attempts ADD COLUMN instance TEXT;
     ALTER TABLE reviews ADD COLUMN instance TEXT;
     """,
+    # Study cards no bank holds (the Demo lab's predictions, `own_cards.py`): the question as JSON
+    """
+    CREATE TABLE own_cards (
+        question_id   TEXT PRIMARY KEY,
+        topic         TEXT NOT NULL,
+        question_json TEXT NOT NULL,
+        created_at    TEXT NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 REQUIRED_TABLES = frozenset(
@@ -101,6 +110,7 @@ REQUIRED_TABLES = frozenset(
         "mock_sessions",
         "question_marks",
         "id_migrations",
+        "own_cards",
     }
 )
 

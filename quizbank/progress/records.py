@@ -161,6 +161,7 @@ class MergeReport:
     mock_sessions_added: int = 0
     marks_changed: int = 0
     id_migrations_added: int = 0
+    own_cards_added: int = 0
 
 
 class ReviewRecord(NamedTuple):
@@ -201,6 +202,8 @@ class ImportedHistory:
     marks: list[tuple[str, bool, str, datetime]] = field(default_factory=list)
     # (old_id, new_id, applied_at)
     id_migrations: list[tuple[str, str, datetime]] = field(default_factory=list)
+    # (question_id, topic, question, created_at): own cards (a Demo lab prediction's question as an object)
+    own_cards: list[tuple[str, str, dict[str, Any], datetime]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
