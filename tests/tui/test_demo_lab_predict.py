@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from support.apps import make_app
 from support.pilot import pilot_test, settle
 
@@ -89,3 +90,56 @@ async def test_the_predict_title_writes_parameters_as_the_demo_panel_does(env: P
         assert isinstance(app.screen, PredictScreen)
         title = next(line for line in screen_text(app).splitlines() if "Predict, then reveal" in line)
         assert "causal=true" in title and "True" not in title, title
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pilot_test
+async def test_predict_is_a_modal_as_large_as_its_text_under_the_labs_demo(env: Path, size) -> None:
+    """Predict covered the whole lab; it is now as large as its text, at the bottom, so the demo, its
+    claim and the picker stay in view above it. The lab's result (the answer) is hidden meanwhile."""
+    app = make_app(env)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        lab = DemoLabScreen("alibi-slopes")
+        await app.push_screen(lab)
+        await settle(pilot)
+        results = lab.query_one("#lab-panel").query_one("#demo-results")
+        assert results.display and results.children  # the lab shows its run
+        await pilot.press("p")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PredictScreen)
+        box = screen.query_one("PredictScreen > Vertical").region
+        assert box.width <= min(90, size[0]) and box.height <= 10, box
+        assert box.bottom == size[1] - 1  # on the screen's own key footer
+        picker, claim = lab.query_one("#lab-demo").region, lab.query_one("#lab-claim").region
+        assert picker.height and not picker.overlaps(box), (picker, box)
+        assert claim.y + 3 <= box.y, (claim, box)  # the demo's title and its claim's first lines at least
+        assert not results.display  # the answer stays hidden under the modal
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is lab and results.display
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pilot_test
+async def test_the_added_toast_leaves_the_predict_title_in_view(env: Path, size) -> None:
+    app = make_app(env)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        await app.push_screen(DemoLabScreen("alibi-slopes"))
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PredictScreen)
+        await pilot.press(*"0.5", "enter", "a")
+        await settle(pilot)
+        (card,) = app.store.own_card_ids()  # a Study card in the progress store, no bank file
+        assert card.startswith("predict.alibi-slopes.") and not list((env / "user-banks").iterdir())
+        assert [n.message for n in app._notifications] == ["Added to Study as a card."]
+        toasts = list(screen.query("Toast"))
+        title = screen.query_one("#predict-title").region
+        assert toasts and title.height
+        for toast in toasts:
+            assert not toast.region.overlaps(title), (toast.region, title)

@@ -401,8 +401,8 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
         panel.set_demo(self.demo_name, params)
 
     def action_predict(self) -> None:
-        """Predict-then-reveal for the current parameters: the lab's result stays hidden under the
-        prediction screen until the demo runs again there."""
+        """Predict-then-reveal for the current parameters. The lab's result is hidden while the
+        prediction screen is open (it would give the answer away) and shown again when it closes."""
         from .predict import PredictScreen
 
         params = self._collect()
@@ -413,7 +413,10 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
         same = panel.result is not None and panel.demo_name == demo.name and panel.params == params
         result = panel.result if same else None
         seed = getattr(self.app, "fixed_seed", None) or 0
-        self.app.push_screen(PredictScreen(demo, params, result, seed=seed))
+        panel.add_class("-concealed")
+        self.app.push_screen(
+            PredictScreen(demo, params, result, seed=seed), lambda _: panel.remove_class("-concealed")
+        )
 
     @on(Button.Pressed, "#lab-reset")
     async def _reset(self) -> None:

@@ -116,9 +116,11 @@ class StudyScreen(HeldKeys, Screen):
             error: str | None = None,
             nothing_to_undo: bool = False,
             live: Any = None,
+            own: Any = None,
         ) -> None:
             super().__init__()
             self.plan = plan
+            self.own = own  # the next card's question when it is an own card (no bank holds it)
             self.live = live  # the next card's showing when it is a generated question (tui.live)
             self.rated = rated
             self.undone = undone
@@ -144,6 +146,7 @@ class StudyScreen(HeldKeys, Screen):
         self.seed = seed
         self.plan: StudyPlan | None = None
         self.live: Any = None  # the showing on screen when the card is a generated question
+        self.own: Any = None  # the card's question when it is an own card (a Demo lab prediction)
         self.busy = False
         self.done_count = 0
         self.again_count = 0
@@ -263,6 +266,8 @@ class StudyScreen(HeldKeys, Screen):
         self, store: Any, ids: list[str], now: datetime, avoid: str | None, force: str | None
     ) -> StudyPlan:
         """Runs in the worker thread: reads the store only."""
+        # the Demo lab's predictions (quizbank.predictions) first: new ones are shown before the banks' new ones
+        ids = store.own_card_ids(self.topic_id) + ids
         if any(qid.startswith("drill:") for qid in ids):  # only solved drills have a card; never new ones
             with_cards = set(store.card_due_times())
             ids = [qid for qid in ids if not qid.startswith("drill:") or qid in with_cards]
@@ -335,15 +340,23 @@ class StudyScreen(HeldKeys, Screen):
             text = str(exc).strip().splitlines()
             self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
             return
-        live = None
+        live = own = None
         question = self.app.bankset.questions.get(plan.question_id or "") if self.app.bankset else None
+        if question is None and plan.question_id is not None:
+            from quizbank.predictions import study_question
+
+            try:
+                own = study_question(store, plan.question_id)
+            except Exception as exc:
+                self.post_message(self.Planned(None, error=" ".join(str(exc).split())))
+                return
         if question is not None and is_generated(question):
             try:  # fresh numbers for every showing, computed by the demo host (still in this worker)
                 live = draw_showing(question, self.app.demo_runner)
             except Exception as exc:
                 self.post_message(self.Planned(None, error=" ".join(str(exc).split())))
                 return
-        self.post_message(self.Planned(plan, rated=rated, undone=undone, live=live))
+        self.post_message(self.Planned(plan, rated=rated, undone=undone, live=live, own=own))
 
     def plan_question_id(self) -> str | None:
         return self.plan.question_id if self.plan is not None else None
@@ -387,6 +400,7 @@ class StudyScreen(HeldKeys, Screen):
             )
         self.plan = message.plan
         self.live = message.live
+        self.own = message.own
         await self._show_plan()
         if not isinstance(self.view, QuestionView):  # a question view releases them once focused
             self.release_keys()
@@ -426,6 +440,8 @@ class StudyScreen(HeldKeys, Screen):
         question = None
         if plan is not None and plan.question_id is not None and self.app.bankset is not None:
             question = self.app.bankset.questions.get(plan.question_id)
+        if question is None and self.own is not None and plan is not None and self.own.id == plan.question_id:
+            question = self.own
         if question is None and plan is not None and (plan.question_id or "").startswith("drill:"):
             from .drill import DrillCard
 
