@@ -31,6 +31,7 @@ __all__ = [
     "cell_target",
     "close_percent",
     "import_legacy_file",
+    "move_legacy_file",
     "prediction_question",
     "save_to_study",
     "score",
@@ -236,3 +237,14 @@ def import_legacy_file(store: Any, folder: str | Path) -> LegacyImport | None:
         target = path.with_name(f".{LEGACY_FILE}{SET_ASIDE_SUFFIX}-{n}")
     path.rename(target)
     return LegacyImport(added, len(cards) - added, invalid, target)
+
+
+def move_legacy_file(data_dir: str | Path | None, folder: str | Path) -> LegacyImport | None:
+    """`import_legacy_file` into the store of `data_dir` (None: the default), opened only when `folder` holds
+    the legacy file: the app calls this before every bank load."""
+    if not (Path(folder) / LEGACY_FILE).is_file():
+        return None
+    from .progress.store import open_store
+
+    with open_store(data_dir) as store:
+        return import_legacy_file(store, folder)

@@ -299,25 +299,15 @@ class PosencApp(App[int], inherit_bindings=False):
         self.post_message(BanksLoaded(bankset, None, reload=reload, elapsed_ms=elapsed))
 
     def _import_legacy_predictions(self) -> None:
-        """The Demo lab's predictions were once a bank file in the user's folder (a topic in Home, Quiz,
-        Mock and the Anki deck): move them into the store as Study cards, once (the file is set aside,
-        every byte kept). Runs in the bank loader, so no load lists it; without that file, one stat."""
+        """Saved predictions were once a bank file in the user's folder: move them into the store before
+        any load lists them (`quizbank.predictions.move_legacy_file`; without that file, one stat)."""
         if not (self.include_user and self.should_open_store):
             return
         from quizbank.bankfiles import user_bank_dir
-        from quizbank.predictions import LEGACY_FILE, import_legacy_file
+        from quizbank.predictions import move_legacy_file
 
-        folder = user_bank_dir()
-        if not (folder / LEGACY_FILE).is_file():
-            return
         try:
-            from quizbank.progress.store import open_store
-
-            store = open_store(self.data_dir)
-            try:
-                moved = import_legacy_file(store, folder)
-            finally:
-                store.close()
+            moved = move_legacy_file(self.data_dir, user_bank_dir())
         except Exception as exc:  # the file stays a bank until the next start tries again
             self.notify(tr("predict.import_failed", self.language, error=_one_line(exc)), severity="warning")
             return

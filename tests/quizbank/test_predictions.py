@@ -187,3 +187,23 @@ def test_a_predictions_file_that_is_not_the_labs_is_left_alone(tmp_path: Path, t
         assert import_legacy_file(store, tmp_path) is None
         assert store.own_card_ids() == []
     assert path.read_text(encoding="utf-8") == text
+
+
+def test_an_export_moves_the_old_predictions_file_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`posenc export` run before the app ever started: no "My predictions" topic in what it writes."""
+    from tui.cli import main
+
+    question = prediction_question(SLOPES, {"n_heads": 8}, FIRST, 0.5)
+    _legacy_bank(tmp_path / "banks", question)
+    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "banks"))
+    data = ["--data-dir", str(tmp_path / "data")]
+    assert main([*data, "export", "markdown", str(tmp_path / "md")]) == 0
+    assert "saved predictions are Study cards now: 1" in capsys.readouterr().err
+    assert "My predictions" not in (tmp_path / "md" / "README.md").read_text(encoding="utf-8")
+    assert not (tmp_path / "banks" / LEGACY_FILE).exists()
+    with open_store(tmp_path / "data") as store:
+        assert store.own_card_ids() == [question["id"]]
+    assert main([*data, "export", "markdown", str(tmp_path / "md2")]) == 0
+    assert "predictions" not in capsys.readouterr().err  # once
