@@ -278,6 +278,7 @@ class PosencApp(App[int], inherit_bindings=False):
         cache applies, its plain preview is posted first (BankPreviewReady, ~50 ms, no pydantic): Home
         lists the topics from it while the rest (~0.4 s, mostly pydantic) loads here."""
         start = time.perf_counter()
+        self._import_legacy_predictions()  # before the preview: that file is no topic any more
         if not reload and self._post_preview():
             # the UI thread paints the topics first: this thread would otherwise hold the GIL for it
             self._preview_shown.wait(PREVIEW_PAINT_WAIT_S)
@@ -296,6 +297,23 @@ class PosencApp(App[int], inherit_bindings=False):
             return
         elapsed = (time.perf_counter() - start) * 1000
         self.post_message(BanksLoaded(bankset, None, reload=reload, elapsed_ms=elapsed))
+
+    def _import_legacy_predictions(self) -> None:
+        """Saved predictions were once a bank file in the user's folder: move them into the store before
+        any load lists them (`quizbank.predictions.move_legacy_file`; without that file, one stat)."""
+        if not (self.include_user and self.should_open_store):
+            return
+        from quizbank.bankfiles import user_bank_dir
+        from quizbank.predictions import move_legacy_file
+
+        try:
+            moved = move_legacy_file(self.data_dir, user_bank_dir())
+        except Exception as exc:  # the file stays a bank until the next start tries again
+            self.notify(tr("predict.import_failed", self.language, error=_one_line(exc)), severity="warning")
+            return
+        if moved is not None:
+            n = moved.added + moved.present
+            self.notify(tr("predict.imported", self.language, n=n, file=str(moved.set_aside)), timeout=8)
 
     def _post_preview(self) -> bool:
         """Post the banks' preview, if the bank cache answers this load. Returns whether it did."""

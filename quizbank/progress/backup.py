@@ -3,8 +3,9 @@ in docs/backup.md.
 
 Version 2 (written) holds everything the store holds: settings (unless left out), cards (with or without
 reviews), reviews with the card before and after each, quiz attempts, drill attempts, mock interviews with their
-whole reports, question marks (flags and notes), the id migrations the store applied and the answers typed to
-open questions with their key points' verdicts, and the FSRS parameters fitted to the reviews (or null). Each review and quiz
+whole reports, question marks (flags and notes), the id migrations the store applied the answers typed to
+open questions with their key points' verdicts, the FSRS parameters fitted to the reviews (or null) and own
+cards (Study cards no bank holds: the Demo lab's predictions, each with its question). Each review and quiz
 attempt carries `instance`: the seed and parameters a generated question was shown with, or null (files written
 before the store kept it have no such key and read as null). Version 1 (read) held cards, reviews without card
 states, attempts and settings.
@@ -62,6 +63,7 @@ TABLE_KEYS = (
     "marks",
     "id_migrations",
     "typed_answers",
+    "own_cards",
 )
 
 
@@ -171,6 +173,10 @@ def export_backup(
             "report": fitted.report,
         }
     )
+    data["own_cards"] = [
+        {"question_id": qid, "topic": topic, "question": json.loads(text), "created_at": format_time(at)}
+        for qid, topic, text, at in store.own_card_rows()
+    ]
     return data
 
 

@@ -263,9 +263,21 @@ class _Checker:
             last_review=last,
         )
 
-    def report(self, where: str, value: Any, *, mock: bool = True) -> dict[str, Any] | None:
-        """A mock report (`mock`: with the fields every report has), or another JSON object the store keeps
-        (a fit's figures): safe strings, finite numbers, booleans and nulls."""
+    def report(self, where: str, value: Any) -> dict[str, Any] | None:
+        """A mock report: a JSON object of safe strings, finite numbers, booleans and nulls, shaped as
+        mock history reads it."""
+        before = len(self.errors)
+        if self.json_object(where, value) is None:
+            return None
+        from quizbank.mock.report_shape import report_problem
+
+        problem = report_problem(value, where)  # `"report": {}` crashed mock history and mock report
+        if problem is not None:
+            self.errors.append(problem)
+        return value if len(self.errors) == before else None
+
+    def json_object(self, where: str, value: Any) -> dict[str, Any] | None:
+        """A JSON object of safe strings, finite numbers, booleans and nulls (at most MAX_REPORT_VALUES)."""
         if not isinstance(value, dict):
             self.fail(where, "must be an object")
             return None
@@ -295,12 +307,6 @@ class _Checker:
                 self.fail(path, f"unexpected value {node!r}")
 
         walk(where, value)
-        if mock and len(self.errors) == before:
-            from quizbank.mock.report_shape import report_problem
-
-            problem = report_problem(value, where)  # `"report": {}` crashed mock history and mock report
-            if problem is not None:
-                self.errors.append(problem)
         return value if len(self.errors) == before else None
 
 
@@ -469,6 +475,14 @@ def parse_backup(data: Any) -> ImportedHistory:
         if None not in (qid, at, answer) and source in TYPED_SOURCES and len(checker.errors) == before:
             parsed.typed_answers.append(TypedAnswer(qid, at, source, answer, tuple(marks)))
 
+    def own_card(where: str, item: dict) -> None:
+        qid = checker.question_id(where, item.get("question_id"))
+        topic = checker.text(f"{where}.topic", item.get("topic"), MAX_ID_CHARS)
+        question = checker.json_object(f"{where}.question", item.get("question"))
+        at = checker.time(f"{where}.created_at", item.get("created_at"))
+        if None not in (qid, topic, question, at):
+            parsed.own_cards.append((qid, topic, question, at))
+
     _each(checker, data, "reviews", True, review)
     _each(checker, data, "attempts", False, attempt)
     _each(checker, data, "cards", True, card)
@@ -478,6 +492,7 @@ def parse_backup(data: Any) -> ImportedHistory:
         _each(checker, data, "marks", False, mark)
         _each(checker, data, "id_migrations", False, id_migration)
         _each(checker, data, "typed_answers", False, typed_answer)
+        _each(checker, data, "own_cards", False, own_card)
 
     fitted = data.get("fitted_parameters") if v2 else None
     if fitted is not None:
@@ -492,7 +507,7 @@ def parse_backup(data: Any) -> ImportedHistory:
                 checker.fail(f"{where}.parameters", str(exc))
             at = checker.time(f"{where}.fitted_at", fitted.get("fitted_at"))
             reviews = checker.integer(f"{where}.reviews", fitted.get("reviews"), 0, MAX_FIT_REVIEWS)
-            report = checker.report(f"{where}.report", fitted.get("report", {}), mock=False)
+            report = checker.json_object(f"{where}.report", fitted.get("report", {}))
             if len(checker.errors) == before and at is not None and report is not None:
                 parsed.fitted = FittedParameters(weights, at, reviews, report)
 

@@ -61,6 +61,7 @@ def _load_banks(args: argparse.Namespace):
     from quizbank.loader import load_banks
     from quizbank.safetext import escape_unsafe
 
+    _move_saved_predictions(args)
     bankset = load_banks(list(getattr(args, "bank", None) or []))
     for path, problems in bankset.skipped:
         first = f": {str(problems[0]).splitlines()[0]}" if problems else ""  # a YAML excerpt stays out
@@ -68,6 +69,24 @@ def _load_banks(args: argparse.Namespace):
         line = f"posenc: warning: skipped bank {path}{first}{more}"
         print(escape_unsafe(line, one_line=True), file=sys.stderr)
     return bankset
+
+
+def _move_saved_predictions(args: argparse.Namespace) -> None:
+    """Predictions the Demo lab once saved in the user's bank folder become Study cards (as the app does
+    at start), so that no export lists them as a topic; when that fails, this run still goes on."""
+    from quizbank.bankfiles import user_bank_dir
+    from quizbank.predictions import move_legacy_file
+    from quizbank.safetext import escape_unsafe
+
+    try:
+        moved = move_legacy_file(getattr(args, "data_dir", None), user_bank_dir())
+    except Exception as exc:
+        line = f"posenc: warning: saved predictions not moved into Study yet: {exc}"
+        print(escape_unsafe(line, one_line=True), file=sys.stderr)
+        return
+    if moved is not None:
+        line = f"posenc: saved predictions are Study cards now: {moved.added + moved.present} ({moved.set_aside})"
+        print(escape_unsafe(line, one_line=True), file=sys.stderr)
 
 
 def _topics(bankset: Any) -> dict[str, list[str]]:
@@ -197,6 +216,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
         (report.marks_changed, "flags/notes"),
         (report.id_migrations_added, "id migrations"),
         (report.typed_answers_added, "typed answers"),
+        (report.own_cards_added, "own cards"),
         (report.settings_added, "settings"),
     ]
     print(

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 from quizbank.progress.cards import CardsTable, put_card
 from quizbank.progress.fitted import put_fitted
+from quizbank.progress.own_cards import question_text
 from quizbank.progress.records import (
     DRILL_CARD_PREFIX,
     ImportedHistory,
@@ -33,7 +34,8 @@ class MergeTable(CardsTable):
     """Operations that span the cards, reviews, attempts and marks tables."""
 
     def orphans(self, known_ids: Iterable[str]) -> list[Orphan]:
-        """Question ids with history (cards, reviews or attempts) that are not in `known_ids`, sorted by id."""
+        """Question ids with history (cards, reviews or attempts) that are not in `known_ids` nor own cards,
+        sorted by id."""
         known = set(known_ids)
 
         def body(conn: sqlite3.Connection) -> list[tuple[str, int, int, str | None]]:
@@ -45,7 +47,7 @@ class MergeTable(CardsTable):
                     SELECT question_id, COUNT(*), 0, MAX(reviewed_at) FROM reviews GROUP BY question_id
                     UNION ALL
                     SELECT question_id, 0, COUNT(*), MAX(attempted_at) FROM attempts GROUP BY question_id
-                ) GROUP BY qid ORDER BY qid
+                ) WHERE qid NOT IN (SELECT question_id FROM own_cards) GROUP BY qid ORDER BY qid
                 """
             ).fetchall()
 
@@ -93,6 +95,7 @@ class MergeTable(CardsTable):
         - Typed answers (question_id, answered_at, answer) are added once.
         - Fitted FSRS parameters: the ones fitted last win (the backup's fill a store without any).
         - Settings only fill keys not set here.
+        - Own cards (a Demo lab prediction's question) are identified by question id; one already here stays.
         - Id migrations are recorded, then every migration either side applied moves history left under an
           old id (e.g. from an older backup) onto its replacement.
         """
@@ -124,9 +127,16 @@ class MergeTable(CardsTable):
                     "id_migrations_added",
                     "typed_answers_added",
                     "fitted_taken",
+                    "own_cards_added",
                 ),
                 0,
             )
+            for question_id, topic, question, created_at in history.own_cards:
+                counts["own_cards_added"] += conn.execute(
+                    "INSERT OR IGNORE INTO own_cards (question_id, topic, question_json, created_at) "
+                    "VALUES (?, ?, ?, ?)",
+                    (question_id, topic, question_text(question), format_time(created_at)),
+                ).rowcount
             for old, new, at in history.id_migrations:
                 counts["id_migrations_added"] += conn.execute(
                     "INSERT OR IGNORE INTO id_migrations (old_id, new_id, applied_at) VALUES (?, ?, ?)",

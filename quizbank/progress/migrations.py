@@ -112,6 +112,15 @@ MIGRATIONS: tuple[str, ...] = (
         report_json TEXT NOT NULL                 -- the fit's figures before and after (JSON object)
     );
     """,
+    # Study cards no bank holds (the Demo lab's predictions, `own_cards.py`): the question as JSON
+    """
+    CREATE TABLE own_cards (
+        question_id   TEXT PRIMARY KEY,
+        topic         TEXT NOT NULL,
+        question_json TEXT NOT NULL,
+        created_at    TEXT NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 REQUIRED_TABLES = frozenset(
@@ -126,6 +135,7 @@ REQUIRED_TABLES = frozenset(
         "id_migrations",
         "typed_answers",
         "fitted_parameters",
+        "own_cards",
     }
 )
 

@@ -206,6 +206,7 @@ class MergeReport:
     id_migrations_added: int = 0
     typed_answers_added: int = 0
     fitted_taken: int = 0  # 1 when the backup's fitted FSRS parameters replaced this store's (or filled none)
+    own_cards_added: int = 0
 
 
 class ReviewRecord(NamedTuple):
@@ -248,6 +249,8 @@ class ImportedHistory:
     id_migrations: list[tuple[str, str, datetime]] = field(default_factory=list)
     typed_answers: list[TypedAnswer] = field(default_factory=list)
     fitted: FittedParameters | None = None
+    # (question_id, topic, question, created_at): own cards (a Demo lab prediction's question as an object)
+    own_cards: list[tuple[str, str, dict[str, Any], datetime]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ a question whose id disappears keeps its history (see `orphans`).
 - `cards.py`: cards and reviews, the Study queue, rating, undo and replay;
 - `attempts.py`: quiz and drill attempts;  `mock_sessions.py`: mock interviews;  `marks.py`: flags and notes;
 - `typed_answers.py`: answers typed to open questions, with the judge's verdict per key point;
+- `own_cards.py`: Study cards no bank holds (the Demo lab's predictions);
 - `merge.py`: orphans, id migrations and backup merges.
 
 Times are stored as fixed-width ISO-8601 UTC strings ('2025-01-31T08:00:00.000000+00:00'), which sort
@@ -28,6 +29,7 @@ from quizbank.progress.marks import MarksTable
 from quizbank.progress.merge import MergeTable
 from quizbank.progress.migrations import MIGRATIONS, REQUIRED_TABLES, SCHEMA_VERSION
 from quizbank.progress.mock_sessions import MockSessionsTable
+from quizbank.progress.own_cards import OwnCardsTable
 from quizbank.progress.paths import DB_NAME, default_data_dir
 from quizbank.progress.records import (
     DRILL_CARD_PREFIX,
@@ -78,7 +80,9 @@ __all__ = [
 ]
 
 
-class ProgressStore(MergeTable, AttemptsTable, MockSessionsTable, MarksTable, TypedAnswersTable):
+class ProgressStore(
+    MergeTable, AttemptsTable, MockSessionsTable, MarksTable, TypedAnswersTable, OwnCardsTable
+):
     """Cards, reviews, attempts, mock interviews, marks and settings in one SQLite file. Thread-safe (one lock
     around the connection).
 

@@ -155,7 +155,12 @@ TEXTUAL_PRIVATE = [
     ("textual.widgets:Input", "_on_key", "tui/widgets/answers/base.py: AnswerInput runs before Input's"),
     ("textual.widgets:Input", "_on_blur", "tui/widgets/answers/base.py: AnswerInput"),
     ("textual.widget:Widget", "_on_mouse_down", "tui/widgets/answers/base.py: AnswerInput"),
-    ("textual.widgets:TextArea", "_on_key", "tui/widgets/answers/open.py: OpenAnswerArea runs before it"),
+    (
+        "textual.widgets:TextArea",
+        "_on_key",
+        "tui/widgets/text_area.py SafeTextArea (Enter indents), tui/widgets/answers/open.py OpenAnswerArea: "
+        "theirs run before it",
+    ),
     ("textual.screen:Screen", "_on_screen_suspend", "tui/keyorder.py: HeldKeys hands its keys on"),
     ("textual.widget:Widget", "_on_unmount", "tui/keyorder.py: HeldKeys hands its keys on"),
 ]

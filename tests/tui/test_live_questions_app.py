@@ -143,7 +143,7 @@ async def test_study_keeps_one_card_and_each_review_records_its_instance(env: Pa
 
 @pilot_test
 async def test_predict_then_reveal_in_the_demo_lab_and_add_it_to_study(env: Path) -> None:
-    from quizbank.loader import load_bank_file
+    from quizbank.predictions import study_question
     from tui.screens.demo_lab import DemoLabScreen
     from tui.screens.predict import PredictScreen
 
@@ -165,11 +165,11 @@ async def test_predict_then_reveal_in_the_demo_lab_and_add_it_to_study(env: Path
         assert "Error: 0.02 (4% relative)." in text
         await pilot.press("a")
         await settle(pilot)
-        bank, problems = load_bank_file(env / "user-banks" / "predictions.yaml")
-        assert problems == [] and bank is not None
-        (question,) = bank.topics[0].questions
+        (card,) = app.store.own_card_ids()  # a Study card in the progress store, in no bank
+        question = study_question(app.store, card)
         assert question.value == 0.5 and question.checks[0].path == "values.first_slope"
-        assert question.id in app.bankset.questions  # reloaded: Study schedules it like any card
+        assert question.tolerance == 0.025  # the verdict's 5 %
+        assert card not in app.bankset.questions and not (env / "user-banks" / "predictions.yaml").exists()
 
 
 @pilot_test
@@ -188,7 +188,11 @@ async def test_predict_a_hidden_heatmap_cell(env: Path) -> None:
         assert cells, screen.targets
         while not screen.target.path.startswith("matrices["):
             await pilot.press("down")
-        assert "the cell (row" in screen_text(app)
+        target = screen.target
+        i, j = target.path.removeprefix(f"{target.path.split('.')[0]}.values[").rstrip("]").split("][")
+        # named as the heatmap labels its axes, from 0 as its axis numbers count
+        assert f"the cell at query i = {i}, key j = {j} of" in screen_text(app)
+        assert "(counting from 0, as its axes do)" in screen_text(app)
         await pilot.press(*"1e9", "enter")
         await settle(pilot)
         assert "✗ Off by more than 5%." in screen_text(app)

@@ -112,11 +112,13 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
             with VerticalScroll(id="lab-form"):
                 yield Label(tr("lab.demo", lang), id="lab-demo-label", classes="field-label")
                 yield Select(
-                    [(Content(name), name) for name in self.demos],
+                    # plain names (no markup in them): the open list's type-ahead reads `str` prompts,
+                    # and jumps to the first demo whose name starts with what was typed (else contains it)
+                    [(name, name) for name in self.demos],
                     value=self.demo_name if self.demo_name else Select.NULL,
                     allow_blank=False,
-                    # letters are the lab's keys (`p` predicts, `d` runs) in the open list too
-                    type_to_search=False,
+                    # letters typed in the open list search it and never reach the lab's keys (`p`, `d`)
+                    type_to_search=True,
                     id="lab-demo",
                 )
                 yield Static("", id="lab-claim", markup=False)
@@ -327,38 +329,22 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
         panel.set_demo(self.demo_name, params)
 
     def action_predict(self) -> None:
-        """Predict-then-reveal for the current parameters: the lab's result stays hidden under the
-        prediction screen until the demo runs again there. From the open demo list, `p` picks the
-        highlighted demo (as Enter would) and predicts it at its defaults."""
+        """Predict-then-reveal for the current parameters. The lab's result is hidden while the
+        prediction screen is open (it would give the answer away) and shown again when it closes."""
         from .predict import PredictScreen
 
-        picked = self._close_picker()
-        if picked is not None and picked != self.demo_name:
-            self.select_demo(picked)  # the form follows, under the prediction screen
-            demo = self.demos[picked]
-            params: dict[str, Any] | None = demo.resolve_params({})
-            result = None
-        else:
-            params = self._collect()
-            demo = self.demo
-            if params is None or demo is None:
-                return
-            panel = self.query_one("#lab-panel", DemoPanel)
-            same = panel.result is not None and panel.demo_name == demo.name and panel.params == params
-            result = panel.result if same else None
+        params = self._collect()
+        demo = self.demo
+        if params is None or demo is None:
+            return
+        panel = self.query_one("#lab-panel", DemoPanel)
+        same = panel.result is not None and panel.demo_name == demo.name and panel.params == params
+        result = panel.result if same else None
         seed = getattr(self.app, "fixed_seed", None) or 0
-        self.app.push_screen(PredictScreen(demo, params, result, seed=seed))
-
-    def _close_picker(self) -> str | None:
-        """Close the demo list if it is open; the demo it had highlighted (else None)."""
-        select = self.query_one("#lab-demo", Select)
-        if not select.expanded:
-            return None
-        highlighted = select.query_one("SelectOverlay").highlighted  # type: ignore[attr-defined]
-        select.expanded = False
-        select.focus()
-        names = list(self.demos)  # the list's options, in order (no blank entry)
-        return names[highlighted] if highlighted is not None and 0 <= highlighted < len(names) else None
+        panel.add_class("-concealed")
+        self.app.push_screen(
+            PredictScreen(demo, params, result, seed=seed), lambda _: panel.remove_class("-concealed")
+        )
 
     @on(Button.Pressed, "#lab-reset")
     async def _reset(self) -> None:

@@ -193,7 +193,13 @@ class DrillItem(Vertical):
         yield Static("", classes="mock-drill-title", markup=False)
         yield Markdown("", classes="mock-statement", open_links=False)
         yield Static("", classes="mock-hint hint", markup=False)
-        yield SafeTextArea(self.drill.starter, id="mock-code", show_line_numbers=True, tab_behavior="indent")
+        yield SafeTextArea(
+            self.drill.starter,
+            id="mock-code",
+            show_line_numbers=True,
+            tab_behavior="indent",
+            auto_indent=True,
+        )
         yield Static("", classes="mock-drill-result", markup=False)
 
     def on_mount(self) -> None:

@@ -1,9 +1,9 @@
 """Predict-then-reveal (the Demo lab's `p`): guess one number of a demo, then see what it computes.
 
-The screen covers the lab (the result stays hidden), names a target for the current parameters
-(one named value, or one cell of a heatmap; ↑/↓ picks another), takes a prediction, runs the demo
-in a worker through the app's demo runner and shows the error. `a` then adds the round to Study as
-an ordinary numeric question (quizbank/predictions.py).
+A modal under the lab's demo and parameters (the lab hides its result meanwhile) names a target for
+the current parameters (one named value, or one cell of a heatmap; ↑/↓ picks another), takes a
+prediction, runs the demo in a worker through the app's demo runner and shows the error. `a` then
+keeps the round as a Study card in the progress store (quizbank/predictions.py).
 """
 
 from __future__ import annotations
@@ -18,21 +18,26 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from quizbank.predictions import Target, actual_value, cell_target, score, value_targets
+from quizbank.predictions import Target, actual_value, cell_target, close_percent, score, value_targets
 
 from ..i18n import tr
 from ..keys import bind, localize_bindings
 from ..widgets.demo_panel import format_value
+from ..widgets.key_footer import KeyFooter
 
 __all__ = ["PredictScreen"]
 
 
 class PredictScreen(ModalScreen[None]):
+    # As large as its text (up to 90 columns), at the bottom over its own key footer: the lab's demo,
+    # claim and parameters stay in view above it, and notifications (top right) never cover its title.
     DEFAULT_CSS = """
-    PredictScreen { align: center middle; }
+    PredictScreen { align: center bottom; }
     PredictScreen > Vertical {
-        width: 100%; height: 100%; padding: 1 2; border: thick $accent; background: $surface;
+        width: auto; max-width: 90; height: auto; max-height: 100%;
+        padding: 0 2; border: thick $accent; background: $surface;
     }
+    PredictScreen Label, PredictScreen Static { width: auto; max-width: 86; }
     PredictScreen Input { margin: 1 0; width: 40; }
     PredictScreen #predict-result { margin-top: 1; }
     """
@@ -73,6 +78,7 @@ class PredictScreen(ModalScreen[None]):
             yield Static("", id="predict-target", markup=False)
             yield Input(placeholder="0.5, 1/256, 2e-3", id="predict-input", compact=True)
             yield Static("", id="predict-result", markup=False)
+        yield KeyFooter()  # this screen's keys, over the lab's
 
     def on_mount(self) -> None:
         localize_bindings(self, self.app.language)
@@ -94,6 +100,14 @@ class PredictScreen(ModalScreen[None]):
         if len(self.targets) > 1 and self.actual is None:
             text += "\n" + tr("predict.choose", lang, n=self.index + 1, total=len(self.targets))
         self.query_one("#predict-target", Static).update(text)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer offers another target only before the reveal, and `a` only after it."""
+        if action == "target":
+            return self.actual is None and len(self.targets) > 1
+        if action == "add":
+            return self.actual is not None
+        return True
 
     def action_target(self, step: int) -> None:
         if self.actual is not None or not self.targets:
@@ -140,7 +154,7 @@ class PredictScreen(ModalScreen[None]):
             return
         result = score(self.predicted, self.actual)
         rel = "—" if result.rel_error is None else f"{100 * result.rel_error:.3g}%"
-        verdict = tr("predict.close" if result.close else "predict.off", lang)
+        verdict = tr("predict.close" if result.close else "predict.off", lang, pct=close_percent())
         box.update(
             Content.assemble(
                 (verdict + "\n", "bold $text-success" if result.close else "bold $text-warning"),
@@ -157,23 +171,32 @@ class PredictScreen(ModalScreen[None]):
             )
         )
         self._show_texts()
+        self.refresh_bindings()
 
     def action_add(self) -> None:
         if self.actual is None or self.target is None:
             return
-        from quizbank.bankfiles import user_bank_dir
-        from quizbank.predictions import add_to_bank, prediction_question
+        from quizbank.predictions import prediction_question
 
-        question = prediction_question(self.demo, self.params, self.target, self.actual)
-        try:
-            path, added = add_to_bank(user_bank_dir(), question)
-        except Exception as exc:
-            self.app.notify(tr("predict.failed", self.app.language, error=str(exc)), severity="error")
+        store = self.app.store
+        if store is None:
+            error = getattr(self.app, "store_error", None) or "?"
+            self.app.notify(tr("predict.no_store", self.app.language, error=error), severity="error")
             return
-        key = "predict.added" if added else "predict.already"
-        self.app.notify(tr(key, self.app.language, id=question["id"], path=str(path)), timeout=4)
-        if added:
-            self.app.action_reload()  # the new card is in Study once the banks reload
+        self._save(store, prediction_question(self.demo, self.params, self.target, self.actual))
+
+    @work(thread=True, name="predict-save", group="predict-save", exit_on_error=False)
+    def _save(self, store: Any, question: dict[str, Any]) -> None:
+        """Thread worker: the store is never written on the UI thread."""
+        from quizbank.predictions import save_to_study
+
+        lang = self.app.language
+        try:
+            added = save_to_study(store, question)
+        except Exception as exc:
+            self.app.notify(tr("predict.save_failed", lang, error=str(exc)), severity="error")
+            return
+        self.app.notify(tr("predict.added" if added else "predict.already", lang), timeout=4)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -118,9 +118,11 @@ class StudyScreen(HeldKeys, Screen):
             nothing_to_undo: bool = False,
             live: Any = None,
             skipped: tuple[tuple[str, str], ...] = (),
+            own: Any = None,
         ) -> None:
             super().__init__()
             self.plan = plan
+            self.own = own  # the next card's question when it is an own card (no bank holds it)
             self.live = live  # the next card's showing when it is a generated question (tui.live)
             self.skipped = skipped  # (question id, why): generated questions whose numbers could not be drawn
             self.rated = rated
@@ -148,6 +150,7 @@ class StudyScreen(HeldKeys, Screen):
         self.plan: StudyPlan | None = None
         self.live: Any = None  # the showing on screen when the card is a generated question
         self.undrawable: set[str] = set()  # generated questions skipped this session: no draw gave an answer
+        self.own: Any = None  # the card's question when it is an own card (a Demo lab prediction)
         self.busy = False
         self.done_count = 0
         self.again_count = 0
@@ -267,6 +270,8 @@ class StudyScreen(HeldKeys, Screen):
         self, store: Any, ids: list[str], now: datetime, avoid: str | None, force: str | None
     ) -> StudyPlan:
         """Runs in the worker thread: reads the store only."""
+        # the Demo lab's predictions (quizbank.predictions) first: new ones are shown before the banks' new ones
+        ids = store.own_card_ids(self.topic_id) + ids
         if any(qid.startswith("drill:") for qid in ids):  # only solved drills have a card; never new ones
             with_cards = set(store.card_due_times())
             ids = [qid for qid in ids if not qid.startswith("drill:") or qid in with_cards]
@@ -339,7 +344,7 @@ class StudyScreen(HeldKeys, Screen):
             text = str(exc).strip().splitlines()
             self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
             return
-        live = None
+        live = own = None
         skipped: list[tuple[str, str]] = []
         while True:
             question = self.app.bankset.questions.get(plan.question_id or "") if self.app.bankset else None
@@ -359,7 +364,17 @@ class StudyScreen(HeldKeys, Screen):
                     text = str(exc).strip().splitlines()
                     self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
                     return
-        self.post_message(self.Planned(plan, rated=rated, undone=undone, live=live, skipped=tuple(skipped)))
+        if question is None and plan.question_id is not None:
+            from quizbank.predictions import study_question
+
+            try:
+                own = study_question(store, plan.question_id)
+            except Exception as exc:
+                self.post_message(self.Planned(None, error=" ".join(str(exc).split())))
+                return
+        self.post_message(
+            self.Planned(plan, rated=rated, undone=undone, live=live, own=own, skipped=tuple(skipped))
+        )
 
     def plan_question_id(self) -> str | None:
         return self.plan.question_id if self.plan is not None else None
@@ -408,6 +423,7 @@ class StudyScreen(HeldKeys, Screen):
             )
         self.plan = message.plan
         self.live = message.live
+        self.own = message.own
         await self._show_plan()
         if not isinstance(self.view, QuestionView):  # a question view releases them once focused
             self.release_keys()
@@ -447,6 +463,8 @@ class StudyScreen(HeldKeys, Screen):
         question = None
         if plan is not None and plan.question_id is not None and self.app.bankset is not None:
             question = self.app.bankset.questions.get(plan.question_id)
+        if question is None and self.own is not None and plan is not None and self.own.id == plan.question_id:
+            question = self.own
         if question is None and plan is not None and (plan.question_id or "").startswith("drill:"):
             from .drill import DrillCard
 

@@ -121,6 +121,22 @@ def test_attempt_response_and_settings_are_checked(tmp_path, capsys):
     assert code == 2 and "settings.keymap['posenc.x']" in err and "\x1b" not in err
 
 
+@pytest.mark.parametrize(
+    ("own", "where"),
+    [
+        ({"question": "predict 0.5"}, "own_cards[0].question: must be an object"),
+        ({"question": {"prompt": "\x1b[31m"}}, "own_cards[0].question.prompt: contains"),
+        ({"topic": None}, "own_cards[0].topic"),
+        ({"created_at": "yesterday"}, "own_cards[0].created_at"),
+    ],
+)
+def test_bad_own_cards_are_refused(tmp_path, capsys, own, where):
+    good = {"question_id": "predict.x.1", "topic": "alibi", "question": {"id": "predict.x.1"}}
+    good["created_at"] = "2025-03-01T09:00:00+00:00"
+    code, err = _import(tmp_path, _backup(version=2, own_cards=[{**good, **own}]), capsys)
+    assert code == 2 and where in err and err.count("\n") == 1 and "\x1b" not in err
+
+
 def test_deep_json_is_one_line_not_a_traceback(tmp_path, capsys):
     code, err = _import(tmp_path, "[" * 100_000 + "]" * 100_000, capsys)
     assert code == 2 and err.count("\n") == 1 and "nested too deeply" in err

@@ -23,6 +23,7 @@ from quizbank.progress.backup import (
     import_backup,
     parse_backup,
 )
+from quizbank.progress.own_cards import question_text
 from quizbank.progress.records import POINT_STATES, PointMark
 from quizbank.progress.scheduler import DEFAULT_PARAMETERS, Rating, State
 from quizbank.progress.store import DB_NAME, StoreError, open_store
@@ -32,6 +33,19 @@ from tui.cli import main
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 SHOWN = {"seed": 190211, "params": {"head": 1, "n_heads": 8, "base": 10000.0, "scheme": "rope"}}
 IDS = ("q.alpha", "q.beta", "q.gamma", "drill:alibi-slopes", "q.old")
+SAFE_ZH = "误差 5% 以内。"
+# A Demo lab prediction kept as a Study card (quizbank.predictions): the store keeps its question as given.
+OWN_CARD = {
+    "id": "predict.alibi-slopes.0123456789",
+    "type": "numeric",
+    "prompt": {
+        "en": "Demo alibi-slopes (n_heads=8): predict the value first_slope. Within 5%.",
+        "zh": "预测",
+    },
+    "value": 0.5,
+    "tolerance": 0.025,
+    "tags": ["prediction", "alibi"],
+}
 # Row ids of AUTOINCREMENT tables are the store's own numbering, not data: a restore renumbers them.
 ROW_ID_TABLES = ("reviews", "attempts", "drill_attempts", "typed_answers")
 
@@ -133,6 +147,8 @@ ACTIONS = st.one_of(
     st.tuples(st.just("fit"), st.floats(0.1, 0.8), st.integers(0, 10**6), STEP),
     st.tuples(st.just("undo")),
     st.tuples(st.just("migrate"), st.sampled_from((("q.old", "q.alpha"), ("q.gamma", "q.beta")))),
+    st.tuples(st.just("own"), st.sampled_from((OWN_CARD, {**OWN_CARD, "id": "predict.x.1", "zh": SAFE_ZH})),
+              st.sampled_from(("alibi", ""))),
 )  # fmt: skip
 
 
@@ -180,6 +196,9 @@ def play(folder: Path, actions: list[tuple[Any, ...]]) -> None:
             elif kind == "undo":
                 with contextlib.suppress(StoreError):  # e.g. the card was made due since: the app says so
                     store.undo_last()
+            elif kind == "own":
+                question, topic = args
+                store.add_own_cards([(question["id"], topic, question_text(question))], now)
             elif kind == "migrate":
                 old, new = args[0]
                 new = replaced.get(new, new)
@@ -216,7 +235,7 @@ def test_a_restore_is_exact_and_a_second_import_changes_nothing(tmp_path_factory
 
 def walk(folder: Path) -> None:
     """The candidate's walk: quiz answers (two wrong), two typed answers to an open question, a flag, a note, a
-    drill, two mock interviews whose missed items were added to Study, one setting, a fit of FSRS parameters."""
+    drill, two mock interviews whose missed items were added to Study, one setting, a fit of FSRS parameters, a prediction saved from the Demo lab."""
     play(
         folder,
         [
@@ -248,6 +267,7 @@ def walk(folder: Path) -> None:
             ("mock", 2, 20, "deep", "zh", True, None, {**REPORT, "id": "s2", "missed": []}, 60),
             ("setting", ("new_per_day", 12)),
             ("fit", 0.3, 1200, 1),
+            ("own", OWN_CARD, "alibi"),
         ],
     )
 
@@ -256,13 +276,16 @@ def test_the_walk_restores_every_table(tmp_path: Path, capsys: pytest.CaptureFix
     walk(tmp_path / "old")
     backup = tmp_path / "backup.json"
     assert main(["--data-dir", str(tmp_path / "old"), "progress", "export", "--out", str(backup)]) == 0
-    assert "wrote 4 cards, 2 reviews, 3 attempts, 2 drill attempts, 2 mock sessions, 2 marks" in (
-        capsys.readouterr().err
-    )
+    assert (
+        "wrote 4 cards, 2 reviews, 3 attempts, 2 drill attempts, 2 mock sessions, 2 marks, 0 id migrations, "
+        "2 typed answers, 1 own cards, 1 settings"
+    ) in capsys.readouterr().err
     assert main(["--data-dir", str(tmp_path / "new"), "progress", "import", str(backup)]) == 0
     out = capsys.readouterr().out
     assert "imported 2 reviews (0 already present), 3 attempts; rebuilt 0 cards; 4 cards taken" in out
-    assert "2 drill attempts; 2 mock interviews; 2 flags/notes; 2 typed answers; 1 settings" in out
+    assert (
+        "2 drill attempts; 2 mock interviews; 2 flags/notes; 2 typed answers; 1 own cards; 1 settings" in out
+    )
     assert out.rstrip().endswith("; the fitted FSRS parameters")
     old, new = table_rows(tmp_path / "old"), table_rows(tmp_path / "new")
     assert new == old
@@ -274,6 +297,7 @@ def test_the_walk_restores_every_table(tmp_path: Path, capsys: pytest.CaptureFix
         "fitted_parameters": 1,
         "id_migrations": 0,
         "mock_sessions": 2,
+        "own_cards": 1,  # the prediction, with its question
         "question_marks": 2,
         "reviews": 2,
         "settings": 1,
@@ -290,6 +314,7 @@ def test_the_walk_restores_every_table(tmp_path: Path, capsys: pytest.CaptureFix
         ]
         assert typed[0].points == (PointMark("covered", "covered", "rotates"),)
         assert store.card("q.delta").state == State.Learning and store.card("drill:alibi-slopes") is not None
+        assert json.loads(store.own_card(OWN_CARD["id"])) == OWN_CARD
 
 
 def test_no_settings_leaves_them_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

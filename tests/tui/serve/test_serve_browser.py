@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from support.chromium import CHROMIUM, CHROMIUM_ARGS
 from support.paths import ROOT
-from test_serve import TOKEN, events, ready_spare, shipped_topic_titles, start_server, stop_server
+from test_serve import TOKEN, events, ready_spare, shipped_topic_titles, start_server, stop_server, wait_until
 
 VIEWPORT = {"width": 1280, "height": 800}
 
@@ -234,3 +234,44 @@ def test_a_public_server_runs_no_code_from_a_mock_interview_drill(tmp_path: Path
         assert stop_server(server) == 0
     assert not marker.exists()
     assert not list((tmp_path / "data").rglob("grade-*")), "no grading folder was made"
+
+
+def test_the_drill_editor_indents_and_goes_to_either_end_in_the_browser(tmp_path: Path) -> None:
+    """The drill editor through xterm.js: Ctrl+End and Ctrl+Home reach the app (the browser sends them as
+    `ESC [1;5F` and `ESC [1;5H`), and Enter keeps the indentation, one level deeper after a `:`. The file
+    the editor saves says what was typed where."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    server, port = start_server(tmp_path)
+    try:
+        with sync_api.sync_playwright() as playwright:
+            context, page = open_page(playwright, tmp_path)
+            try:
+                page.goto(f"http://127.0.0.1:{port}/?token={TOKEN}", wait_until="load")
+                wait_for_text(page, ["? Help", "/ Search"])
+                page.keyboard.type("c")  # Home: coding drills
+                wait_for_text(page, ["Not graded yet", "Enter/i Edit"], 30_000)
+                page.keyboard.press("i")
+                wait_for_text(page, ["^r Grade  ^q Quit"], 30_000)  # the editor's footer: it has focus
+                page.keyboard.press("Control+End")
+                page.keyboard.press("Enter")
+                page.keyboard.type("if x:")
+                page.keyboard.press("Enter")
+                page.keyboard.type("return x")
+                page.keyboard.press("Control+Home")
+                page.keyboard.type("# top")
+                drills = tmp_path / "data" / "drills"
+
+                def saved() -> tuple[str, str] | None:
+                    files = sorted(drills.rglob("*.py"))
+                    text = files[0].read_text(encoding="utf-8") if files else ""
+                    return (files[0].stem, text) if text.startswith("# top") else None
+
+                name, text = wait_until(saved, "the editor to save the file", 30)
+            finally:
+                context.close()
+    finally:
+        assert stop_server(server) == 0
+    from quizbank.drills import get_drill
+
+    # the starter ends in a newline: Ctrl+End is on the empty line after it, at no indentation
+    assert text == "# top" + get_drill(name).starter + "\nif x:\n    return x", text[-80:]
