@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
+from support.processes import alive, wait_gone
 
 from quizbank import proclife
 from quizbank.drills import get_drill, grade_file, grade_source
@@ -40,21 +41,6 @@ def open_folder(tmp_path: Path) -> Path:
     folder.mkdir(exist_ok=True)
     folder.chmod(0o777)
     return folder
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
-
-
-def wait_gone(pids: list[int], seconds: float = 2.0) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while (left := [p for p in pids if alive(p)]) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 @pytest.mark.slow
