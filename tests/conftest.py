@@ -43,3 +43,9 @@ def app_factory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         return make_app(tmp_path, language=lang, open_store=False, **options)
 
     return factory
+
+
+@pytest.fixture
+def user_banks(env: Path) -> Path:
+    """`env`'s user-bank folder (POSENC_BANK_DIR), not created: a test writes its own banks there."""
+    return env / "user-banks"

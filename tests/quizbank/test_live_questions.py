@@ -40,13 +40,6 @@ def shipped():
     return load_banks(include_user=False)
 
 
-@pytest.fixture
-def empty_user_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "user-banks"
-    monkeypatch.setenv("POSENC_BANK_DIR", str(folder))
-    return folder
-
-
 def generated(bankset):
     return [q for q in bankset.ordered_questions() if is_generated(q)]
 
@@ -142,7 +135,7 @@ def test_placeholders_escapes_and_path_arithmetic():
 
 
 @pytest.mark.slow
-def test_the_draw_is_the_same_in_any_process_whatever_pythonhashseed(empty_user_dir):
+def test_the_draw_is_the_same_in_any_process_whatever_pythonhashseed(user_banks):
     """Two `posenc bank sample` processes with different hash seeds print the same instance."""
     outputs = []
     for hash_seed in ("1", "4242"):
@@ -181,7 +174,7 @@ def test_the_draw_is_the_same_in_any_process_whatever_pythonhashseed(empty_user_
     assert sample["answer"]["tolerance"] == pytest.approx(1e-3 * sample["answer"]["value"])
 
 
-def test_sample_usage_errors_exit_2(capsys, empty_user_dir):
+def test_sample_usage_errors_exit_2(capsys, user_banks):
     assert cli.main(["bank", "sample", "no.such-question"]) == 2
     assert "no question" in capsys.readouterr().err
     assert cli.main(["bank", "sample", "alibi.slopes-8-heads"]) == 2  # a fixed question
@@ -189,7 +182,7 @@ def test_sample_usage_errors_exit_2(capsys, empty_user_dir):
     assert cli.main(["bank", "sample", "alibi.slope-any-heads", "--seed", "-1"]) == 2
 
 
-def test_sample_prints_the_instance_in_words(capsys, empty_user_dir):
+def test_sample_prints_the_instance_in_words(capsys, user_banks):
     assert cli.main(["bank", "sample", "relative.t5-bucket-before", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "relative.t5-bucket-before  seed 3" in out and "posenc demo run t5-buckets" in out

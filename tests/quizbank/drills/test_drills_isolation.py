@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.cli import cli_runner
 from support.processes import alive
 
 from quizbank.drills import get_drill, grade_file, grade_source
@@ -122,10 +123,7 @@ def test_child_runs_isolated_in_a_temporary_folder(tmp_path: Path) -> None:
     assert Path.cwd() != Path(cwd)
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run_cli = cli_runner(main)
 
 
 def test_cli_exit_codes(

@@ -35,10 +35,7 @@ IDS = ("q.alpha", "q.beta", "q.gamma", "drill:alibi-slopes", "q.old")
 ROW_ID_TABLES = ("reviews", "attempts", "drill_attempts")
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "no-user-banks"))
-    monkeypatch.delenv("POSENC_DATA_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("env")  # data and user banks in tmp_path (conftest)
 
 
 def table_rows(folder: Path) -> dict[str, list[tuple[Any, ...]]]:
