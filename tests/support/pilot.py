@@ -54,11 +54,21 @@ async def settle(pilot: Any, rounds: int = 50) -> None:
 
 
 def terminal_key(key: str) -> events.Key:
-    """The Key event a terminal sends for `key`: a name (`enter`, `ctrl+u`, `3`) or a character (`" "`)."""
+    """The Key event a terminal sends for `key`: a name (`enter`, `ctrl+u`, `3`) or a character (`" "`,
+    `"/"`, `"\\r"`), named as Textual's driver names it (`/` is `slash`, `.` is `full_stop`)."""
+    import unicodedata
+
+    from textual.keys import KEY_NAME_REPLACEMENTS
+
     names = {" ": "space", "\r": "enter", "\t": "tab"}
     if key in names:
         return events.Key(names[key], key)
-    return events.Key(key, key if len(key) == 1 else {"space": " ", "enter": "\r", "tab": "\t"}.get(key))
+    if len(key) == 1:
+        name = (
+            key if key.isalnum() else unicodedata.name(key, key).lower().replace("-", "_").replace(" ", "_")
+        )
+        return events.Key(KEY_NAME_REPLACEMENTS.get(name, name), key)
+    return events.Key(key, {"space": " ", "enter": "\r", "tab": "\t"}.get(key))
 
 
 async def post_keys(app: Any, keys: list[str], gap: float = 0.0) -> None:
