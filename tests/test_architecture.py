@@ -274,3 +274,26 @@ def test_test_files_mirror_the_packages_and_are_named_after_concepts() -> None:
     assert [n for n in names if CAMPAIGN_WORDS.search(n[len("test_") : -len(".py")])] == []
     packages = [d for d in (tests / name for name in TEST_FOLDERS) if (d / "__init__.py").exists()]
     assert packages == []  # tests/tui as a package would shadow the tui package
+
+
+def _module_functions(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+def test_no_test_file_keeps_its_own_copy_of_a_support_helper() -> None:
+    """tests/support is the helper library: a test file defining a function of the same name as one of its
+    helpers (a wait, an app maker, a bank writer, a marker) holds a private copy. Import the helper instead,
+    or give a helper that does something else a name of its own."""
+    support = ROOT / "tests" / "support"
+    helpers = {
+        name for path in support.glob("*.py") for name in _module_functions(path) if not name.startswith("_")
+    }
+    assert {"wait_for", "make_app", "screen_text", "start_quiz", "marker_source", "alive"} <= helpers
+    copies = sorted(
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in (ROOT / "tests").rglob("*.py")
+        if support not in path.parents
+        for name in _module_functions(path) & helpers
+    )
+    assert copies == []

@@ -27,17 +27,12 @@ from quizbank.instances import (
     materialise,
     resolve,
 )
-from quizbank.loader import load_bank_text, load_banks
+from quizbank.loader import load_bank_text
 from quizbank.schema import VaryParam
 from quizbank.vary import draw, fill, fill_param, fill_path, placeholders
 from quizbank.vary_findings import VALIDATION_SEEDS
 
 HEAD = "topic: live\ntitle: {en: Live, zh: 实时}\nquestions:\n"
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    return load_banks(include_user=False)
 
 
 def generated(bankset):

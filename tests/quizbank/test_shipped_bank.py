@@ -15,11 +15,6 @@ from quizbank.schema import LANGS, QUESTION_TYPES
 from quizbank.stats import bank_stats, question_languages
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    return load_banks(include_user=False)
-
-
 def test_shipped_files_exist():
     files = sorted(shipped_bank_dir().glob("*.yaml"))
     assert files, "quizbank/data/ holds no *.yaml files"

@@ -8,8 +8,8 @@
   `FAILING_DEMO`, to exercise the failure path.
 * `make_app(tmp_path, ...)`: a `PosencApp` on the fixture bank with user/data dirs in `tmp_path`.
 * `wide_demo_runner`: the fake runner's result plus a 15-column table, math and Chinese (demo lab screenshots).
-* `start_quiz(pilot, ids)`, `correct_position(view)`, `open_study(pilot, topic)`: Pilot helpers for the quiz
-  and Study flows.
+* `start_quiz(pilot, ids)`, `correct_position(view)`, `open_study(pilot, topic)`, `topics_listed(pilot)`:
+  Pilot helpers for the quiz, Study and Home flows.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ __all__ = [
     "make_app",
     "open_study",
     "screen_text",
+    "topics_listed",
     "start_quiz",
     "wide_demo_runner",
     "write_fixture_bank",
@@ -234,6 +235,23 @@ async def start_quiz(pilot: Any, question_ids: list[str]) -> Any:
     await pilot.app.push_screen(screen)
     await settle(pilot)
     return screen
+
+
+async def topics_listed(pilot: Any) -> None:
+    """Wait until Home's topic tree lists topics (from the bank or its cached preview) and has focus, then one
+    more frame."""
+    from textual.widgets import Tree
+
+    from support.pilot import wait_for
+
+    app = pilot.app
+
+    def listed() -> bool:
+        trees = list(app.screen.query("#topic-tree").results(Tree))
+        return bool(trees and trees[0].root.children and trees[0].has_focus)
+
+    await wait_for(listed, timeout=60, state=lambda: f"screen {app.screen}, focus {app.focused}")
+    await pilot.pause()
 
 
 STUDY_NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)  # Study's fixed clock in the tests
