@@ -28,6 +28,7 @@ __all__ = [
     "fake_demo_runner",
     "make_app",
     "open_study",
+    "palette_highlight",
     "screen_text",
     "topics_listed",
     "start_quiz",
@@ -235,6 +236,17 @@ async def start_quiz(pilot: Any, question_ids: list[str]) -> Any:
     await pilot.app.push_screen(screen)
     await settle(pilot)
     return screen
+
+
+def palette_highlight(app: Any) -> str:
+    """The command palette's highlighted entry ("" when none is, or the palette is not open)."""
+    from textual.command import CommandList, CommandPalette
+
+    if not isinstance(app.screen, CommandPalette):
+        return ""
+    options = app.screen.query_one(CommandList)
+    index = options.highlighted
+    return "" if index is None else str(options.get_option_at_index(index).prompt)
 
 
 async def topics_listed(pilot: Any) -> None:
