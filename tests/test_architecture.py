@@ -276,6 +276,42 @@ def test_test_files_mirror_the_packages_and_are_named_after_concepts() -> None:
     assert packages == []  # tests/tui as a package would shadow the tui package
 
 
+# Words that name a piece of work rather than a concept, as whole words of a name (`prefixes` is fine), and
+# numbered pieces of work (`item5`, `batch2`; `round6`, rounding to 6 digits, is a concept).
+CAMPAIGN_NAME_WORDS = {
+    "hardening",
+    "ux",
+    "issue",
+    "issues",
+    "defect",
+    "defects",
+    "campaign",
+    "fixes",
+    "bugfix",
+}
+NUMBERED_WORK = re.compile(r"(item|batch|phase|part|ticket|issue|pr|bug|wave|sprint|task)\d+")
+
+
+def _name_words(name: str) -> list[str]:
+    return [w.lower() for w in re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).split("_") if w]
+
+
+def test_functions_and_classes_are_named_after_concepts() -> None:
+    """Test names (and every function and class name in the tests and the packages) say what is true, not
+    which issue or batch of work brought them: `test_the_issue_example_loads` said neither."""
+    named = []
+    for folder in ("tests", *PACKAGES):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    words = _name_words(node.name)
+                    if any(w in CAMPAIGN_NAME_WORDS or NUMBERED_WORK.fullmatch(w) for w in words):
+                        named.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert named == []
+    assert _name_words("test_the_issue_example") == ["test", "the", "issue", "example"]
+    assert NUMBERED_WORK.fullmatch("item5") and not NUMBERED_WORK.fullmatch("round6")
+
+
 def _module_functions(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}

@@ -60,7 +60,7 @@ SLOPE = """\
 
 
 # -- drawing and filling -------------------------------------------------------------------------------------------
-def test_the_issue_example_loads_and_draws_within_its_bounds():
+def test_a_generated_slope_question_loads_and_draws_within_its_bounds():
     bank, problems = load(SLOPE)
     assert problems == []
     question = bank.topics[0].questions[0]
