@@ -2,9 +2,10 @@
 hook was written for, the hook still finds what it replaces, and Rich is patched when the app starts,
 not when `tui.app` is imported.
 
-Every private name of Textual and fsrs that product code reads, calls, overrides or imports is listed
-here with an existence check and, where it can run alone, a smoke call that does what our code relies
-on. After upgrading Textual or fsrs, run this file first (docs/architecture.md, "Private API").
+Every private name of Textual, fsrs, textual-serve, aiohttp, Rich and flatlatex that product code reads,
+calls, overrides or imports is listed here with an existence check and, where it can run alone, a smoke
+call that does what our code relies on; a scan of tui/ and quizbank/ fails on one that is not listed.
+After upgrading one of them, run this file first (docs/architecture.md, "Private API").
 """
 
 from __future__ import annotations
