@@ -338,3 +338,19 @@ def test_no_test_file_keeps_its_own_copy_of_a_support_helper() -> None:
         for name in _module_functions(path) & helpers
     )
     assert copies == []
+
+
+def test_no_test_skips_when_our_own_code_fails_to_import() -> None:
+    """`pytest.importorskip("quizbank.cli")` turned an ImportError in our own CLI into a skip: our modules are
+    imported plainly, so that breaking one fails the tests that need it."""
+    packages = "|".join(PACKAGES)
+    ours = re.compile(rf"importorskip\(\s*[\"']({packages})\b")
+    skips = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if path != Path(__file__) and ours.search(path.read_text(encoding="utf-8"))
+    ]
+    assert skips == []
+    assert ours.search('pytest.importorskip("quizbank.cli")') and not ours.search(
+        'importorskip("playwright")'
+    )
