@@ -199,6 +199,8 @@ async def test_a_file_too_large_or_not_regular_is_neither_loaded_nor_graded(
         before = len(said)
         screen.select_drill("rope-half")  # a pipe: refused at once, never opened for a blocking read
         await settle(pilot)
+        screen._poll_file()  # the file poll (once a second) comes by: the unchanged pipe is not said again
+        await settle(pilot)
         assert screen.drill_name == "rope-half" and editor.text == get_drill("rope-half").starter
         # (an autosave of the shown starter may follow it, refused the same way: never written into the pipe)
         assert said[before].startswith("Could not read your file: not a regular file")
