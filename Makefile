@@ -53,7 +53,9 @@ snapshots: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --timeout=$(PYTEST_TIMEOUT) \
 	  --snapshot-update $$(grep -rl --include='test_*.py' snap_compare tests)
 
-# The fast loop: lint and every test not marked slow (no subprocess suites, browser, exhaustive key walks).
+# The fast loop: lint and every test not marked slow (no subprocess suites, browser, exhaustive key walks),
+# with one of each of those kept in on purpose: a seeded key burst (test_key_bursts_stress.py), a real
+# `posenc serve` (test_serve.py) and a confined grade (test_drills_containment.py). Meant to take <= 5 min.
 check: lint
 	$(PYTEST) -m "not slow"
 

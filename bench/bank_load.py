@@ -1,6 +1,6 @@
 """Benchmark: loading question banks (quizbank.loader.load_banks).
 
-Targets (issue 3): the shipped bank loads in <= 100 ms; a synthetic 10,000-question bank loads in
+Targets: the shipped bank loads in <= 100 ms; a synthetic 10,000-question bank loads in
 <= 2 s and grows linearly. Prints the numbers and ratios; it asserts nothing (see tests/ for
 correctness).
 

@@ -1,6 +1,6 @@
 """Benchmark: how long a candidate waits for a grade, measured in one run (median of --repeat).
 
-Targets (issue 18), as figures measured in this run:
+Targets, as figures measured in this run:
 - a syntax error, reported by `posenc drill check` before torch is imported:  <= 0.3 s (whole CLI process);
 - a warm grade in the app (the Drill screen's pre-started child, torch already imported here and there),
   from the call to the report:                                                <= 0.5 s;

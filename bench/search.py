@@ -1,6 +1,6 @@
 """Benchmark: search over the whole shipped bank (quizbank.search.rank).
 
-Target (issue 21): a query answers within 50 ms on the whole bank, every question's id, prompt,
+Target: a query answers within 50 ms on the whole bank, every question's id, prompt,
 answers and explanation in both languages. Prints the time of each query (the median of --repeat
 runs), the slowest, and its ratio to the 50 ms goal; it asserts nothing (see tests/quizbank/test_search.py
 for correctness). Building the index (math converted to text, once per loaded bank, in a worker

@@ -18,7 +18,7 @@ websocket carries it, so the token costs no extra round trip (the page's script 
 the address bar).
 
 The server logs which tabs took the spare (its `serve_tab` events); a run is counted under the path it
-really took. Runs alternate and medians are printed. The targets (issue 12): the browser's first frame trails
+really took. Runs alternate and medians are printed. The targets: the browser's first frame trails
 the terminal's first paint by at most one process start, and so does page-to-Home against launch-to-Home.
 Run: `.venv/bin/python bench/serve.py [--runs N]` (posenc's modules are byte-compiled first, see
 bench/startup.py). Needs Chromium at /usr/bin/chromium for parts 2-3

@@ -43,3 +43,28 @@ def app_factory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         return make_app(tmp_path, language=lang, open_store=False, **options)
 
     return factory
+
+
+@pytest.fixture
+def user_banks(env: Path) -> Path:
+    """`env`'s user-bank folder (POSENC_BANK_DIR), not created: a test writes its own banks there."""
+    return env / "user-banks"
+
+
+@pytest.fixture
+def shipped() -> Any:
+    """The shipped bank alone (no user banks), loaded once per test process: treat it as read-only."""
+    from support.banks import shipped_bankset
+
+    return shipped_bankset()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    """A progress store in tmp_path/data with fuzzing off (intervals exact), closed after the test."""
+    from quizbank.progress.store import open_store
+
+    opened = open_store(tmp_path / "data")
+    opened.set_setting("enable_fuzzing", False)
+    yield opened
+    opened.close()

@@ -304,7 +304,12 @@ def test_no_product_module_is_over_800_lines() -> None:
 # ----------------------------------------------------------------------------- the test layout
 
 TEST_FOLDERS = ("posenc_ref", "quizbank", "tui")  # tests/<package>/... mirror the packages
-TOP_LEVEL_TESTS = {"test_architecture.py", "test_gpu_check.py", "test_pilot_settle.py"}  # span the packages
+TOP_LEVEL_TESTS = {
+    "test_architecture.py",
+    "test_docs.py",
+    "test_gpu_check.py",
+    "test_pilot_settle.py",
+}  # span the packages
 CAMPAIGN_WORDS = re.compile(r"hardening|(^|_)ux(_|$)|candidate|issue|defect|batch|campaign|fixes")
 
 
@@ -323,3 +328,78 @@ def test_test_files_mirror_the_packages_and_are_named_after_concepts() -> None:
     assert [n for n in names if CAMPAIGN_WORDS.search(n[len("test_") : -len(".py")])] == []
     packages = [d for d in (tests / name for name in TEST_FOLDERS) if (d / "__init__.py").exists()]
     assert packages == []  # tests/tui as a package would shadow the tui package
+
+
+# Words that name a piece of work rather than a concept, as whole words of a name (`prefixes` is fine), and
+# numbered pieces of work (`item5`, `batch2`; `round6`, rounding to 6 digits, is a concept).
+CAMPAIGN_NAME_WORDS = {
+    "hardening",
+    "ux",
+    "issue",
+    "issues",
+    "defect",
+    "defects",
+    "campaign",
+    "fixes",
+    "bugfix",
+}
+NUMBERED_WORK = re.compile(r"(item|batch|phase|part|ticket|issue|pr|bug|wave|sprint|task)\d+")
+
+
+def _name_words(name: str) -> list[str]:
+    return [w.lower() for w in re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).split("_") if w]
+
+
+def test_functions_and_classes_are_named_after_concepts() -> None:
+    """Test names (and every function and class name in the tests and the packages) say what is true, not
+    which issue or batch of work brought them: `test_the_issue_example_loads` said neither."""
+    named = []
+    for folder in ("tests", *PACKAGES):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    words = _name_words(node.name)
+                    if any(w in CAMPAIGN_NAME_WORDS or NUMBERED_WORK.fullmatch(w) for w in words):
+                        named.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert named == []
+    assert _name_words("test_the_issue_example") == ["test", "the", "issue", "example"]
+    assert NUMBERED_WORK.fullmatch("item5") and not NUMBERED_WORK.fullmatch("round6")
+
+
+def _module_functions(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+def test_no_test_file_keeps_its_own_copy_of_a_support_helper() -> None:
+    """tests/support is the helper library: a test file defining a function of the same name as one of its
+    helpers (a wait, an app maker, a bank writer, a marker) holds a private copy. Import the helper instead,
+    or give a helper that does something else a name of its own."""
+    support = ROOT / "tests" / "support"
+    helpers = {
+        name for path in support.glob("*.py") for name in _module_functions(path) if not name.startswith("_")
+    }
+    assert {"wait_for", "make_app", "screen_text", "start_quiz", "marker_source", "alive"} <= helpers
+    copies = sorted(
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in (ROOT / "tests").rglob("*.py")
+        if support not in path.parents
+        for name in _module_functions(path) & helpers
+    )
+    assert copies == []
+
+
+def test_no_test_skips_when_our_own_code_fails_to_import() -> None:
+    """`pytest.importorskip("quizbank.cli")` turned an ImportError in our own CLI into a skip: our modules are
+    imported plainly, so that breaking one fails the tests that need it."""
+    packages = "|".join(PACKAGES)
+    ours = re.compile(rf"importorskip\(\s*[\"']({packages})\b")
+    skips = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if path != Path(__file__) and ours.search(path.read_text(encoding="utf-8"))
+    ]
+    assert skips == []
+    assert ours.search('pytest.importorskip("quizbank.cli")') and not ours.search(
+        'importorskip("playwright")'
+    )

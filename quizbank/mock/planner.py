@@ -3,7 +3,7 @@
 Pure functions over a loaded bank (`quizbank.loader.BankSet`) and a list of drills (objects with `name`,
 `topic`, `difficulty` and `minutes`, as `quizbank.drills.drills()` returns), so tests inject both.
 
-Skills, from the question type and tags (one rule, documented in README "Mock interview"):
+Skills, from the question type and tags (one rule, documented in docs/usage.md "Mock interview"):
 
 * `coding`: a drill;
 * `computation`: a numeric or cloze question;

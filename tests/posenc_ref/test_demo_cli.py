@@ -10,16 +10,13 @@ import sys
 
 import pytest
 import torch
+from support.cli import cli_runner
 
 from posenc_ref.cli import format_table, format_value, main, parse_assignments
 from posenc_ref.demos import Demo, list_demos
 from posenc_ref.demos.base import Param
 
-
-def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run_cli = cli_runner(main)
 
 
 def cli_subprocess(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -9,31 +9,21 @@ from pathlib import Path
 
 import pytest
 from support.banks import ALL_TYPES, USER_BANK, write
+from support.cli import cli_runner
 from support.paths import ROOT
 
 from quizbank import cli
 from quizbank.loader import load_bank_file, load_banks
 from quizbank.template import render_template
 
-
-@pytest.fixture
-def empty_user_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "user-banks"
-    monkeypatch.setenv("POSENC_BANK_DIR", str(folder))
-    return folder
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = cli_runner(cli.main)
 
 
 STANDALONE = USER_BANK.replace("    follow_ups: [basics.open]\n", "")
 BAD = "topic: bad\ntitle: Bad\nquestions:\n  - id: bad.one\n    type: truefalse\n    promt: x\n"
 
 
-def test_validate_clean_file_exits_0(tmp_path, capsys, empty_user_dir):
+def test_validate_clean_file_exits_0(tmp_path, capsys, user_banks):
     path = write(tmp_path, "mine.yaml", USER_BANK.replace("    follow_ups: [basics.open]\n", ""))
     code, out, err = run(capsys, "bank", "validate", "--no-checks", str(path))
     assert code == 0
@@ -41,7 +31,7 @@ def test_validate_clean_file_exits_0(tmp_path, capsys, empty_user_dir):
     assert err.startswith("ok: 2 questions in 1 file; checks not run (--no-checks)")
 
 
-def test_validate_problems_exit_1_one_line_each(tmp_path, capsys, empty_user_dir):
+def test_validate_problems_exit_1_one_line_each(tmp_path, capsys, user_banks):
     path = write(tmp_path, "bad.yaml", BAD)
     code, out, err = run(capsys, "bank", "validate", "--no-checks", str(path))
     assert code == 1
@@ -85,7 +75,7 @@ UNTRUSTED = {
 
 
 @pytest.mark.parametrize("case", sorted(UNTRUSTED))
-def test_validate_reports_each_untrusted_case_on_one_line(tmp_path, capsys, empty_user_dir, case):
+def test_validate_reports_each_untrusted_case_on_one_line(tmp_path, capsys, user_banks, case):
     data, where, fragment = UNTRUSTED[case]
     path = tmp_path / f"{case}.yaml"
     path.write_bytes(data)
@@ -98,7 +88,7 @@ def test_validate_reports_each_untrusted_case_on_one_line(tmp_path, capsys, empt
     assert not (tmp_path / "pwned").exists()
 
 
-def test_validate_refuses_a_file_over_the_size_cap(tmp_path, capsys, empty_user_dir):
+def test_validate_refuses_a_file_over_the_size_cap(tmp_path, capsys, user_banks):
     path = tmp_path / "big.yaml"
     path.write_bytes(_HEAD + b"# " + b"x" * (5 * 2**20) + b"\n")
     code, out, _ = run(capsys, "bank", "validate", str(path))
@@ -108,7 +98,7 @@ def test_validate_refuses_a_file_over_the_size_cap(tmp_path, capsys, empty_user_
     )
 
 
-def test_validate_accepts_markup_as_text(tmp_path, capsys, empty_user_dir):
+def test_validate_accepts_markup_as_text(tmp_path, capsys, user_banks):
     path = write(tmp_path, "markup.yaml", STANDALONE)
     code, out, _ = run(capsys, "bank", "validate", "--no-checks", str(path))
     assert (code, out) == (0, "")
@@ -121,7 +111,7 @@ def test_validate_missing_path_is_a_usage_error(tmp_path, capsys):
     assert err.strip() == f"posenc bank validate: no such file or folder: {tmp_path / 'nope.yaml'}"
 
 
-def test_validate_with_an_unknown_device_is_a_usage_error(tmp_path, capsys, empty_user_dir, monkeypatch):
+def test_validate_with_an_unknown_device_is_a_usage_error(tmp_path, capsys, user_banks, monkeypatch):
     monkeypatch.delenv("POSENC_DEVICE", raising=False)
     path = write(tmp_path, "mine.yaml", STANDALONE)
     code, out, err = run(capsys, "bank", "validate", "--device", "tpu", str(path))
@@ -140,8 +130,8 @@ def test_validate_folder_without_banks_is_a_usage_error(tmp_path, capsys):
     assert code == 2 and "no *.yaml or *.yml bank files" in err
 
 
-def test_validate_paths_report_only_their_own_problems(tmp_path, capsys, empty_user_dir):
-    write(empty_user_dir, "broken.yaml", BAD)  # not named, so not reported
+def test_validate_paths_report_only_their_own_problems(tmp_path, capsys, user_banks):
+    write(user_banks, "broken.yaml", BAD)  # not named, so not reported
     other = write(tmp_path / "other", "other.yaml", BAD)  # --bank context: not reported either
     mine = write(tmp_path, "mine.yaml", USER_BANK.replace("basics.open", "mine.nope"))
     code, out, err = run(capsys, "--bank", str(other), "bank", "validate", "--no-checks", str(mine))
@@ -151,7 +141,7 @@ def test_validate_paths_report_only_their_own_problems(tmp_path, capsys, empty_u
     ]
 
 
-def test_validate_sees_shipped_ids_when_checking_a_path(tmp_path, capsys, empty_user_dir):
+def test_validate_sees_shipped_ids_when_checking_a_path(tmp_path, capsys, user_banks):
     shipped = load_banks(include_user=False)
     assert shipped.questions, "the shipped bank has no questions"
     taken = next(iter(shipped.questions))
@@ -161,8 +151,8 @@ def test_validate_sees_shipped_ids_when_checking_a_path(tmp_path, capsys, empty_
     assert f"id {taken!r} is already used by the shipped bank at" in out
 
 
-def test_validate_without_paths_uses_bank_option_and_user_dir(tmp_path, capsys, empty_user_dir):
-    write(empty_user_dir, "broken.yaml", BAD)
+def test_validate_without_paths_uses_bank_option_and_user_dir(tmp_path, capsys, user_banks):
+    write(user_banks, "broken.yaml", BAD)
     code, out, err = run(capsys, "bank", "validate", "--no-checks")
     assert code == 1
     assert "broken.yaml:6:5: unknown key 'promt'" in out
@@ -171,7 +161,7 @@ def test_validate_without_paths_uses_bank_option_and_user_dir(tmp_path, capsys, 
     assert "x.yaml:6:5: unknown key 'promt'" in out and "broken.yaml" in out
 
 
-def test_validate_runs_checks_on_the_named_file(tmp_path, capsys, empty_user_dir):
+def test_validate_runs_checks_on_the_named_file(tmp_path, capsys, user_banks):
     text = ALL_TYPES.replace("basics", "mycheck")
     path = write(tmp_path, "checked.yaml", text)
     code, out, err = run(capsys, "bank", "validate", str(path))
@@ -188,7 +178,7 @@ def test_validate_runs_checks_on_the_named_file(tmp_path, capsys, empty_user_dir
     )
 
 
-def test_validate_runs_the_checks_of_a_skipped_files_valid_questions(tmp_path, capsys, empty_user_dir):
+def test_validate_runs_the_checks_of_a_skipped_files_valid_questions(tmp_path, capsys, user_banks):
     """One run shows the structural error and the failing check, not one after the other."""
     text = ALL_TYPES.replace("basics", "half").replace("expect: 0.5", "expect: 0.25")
     text = text.replace("value: 0.5", "value: 0.25").replace("    correct: false\n", "    correct: nope\n")
@@ -252,14 +242,14 @@ def test_new_rejects_a_bad_topic_id(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_new_defaults_to_the_user_bank_folder(tmp_path, capsys, empty_user_dir):
-    assert not empty_user_dir.exists()
+def test_new_defaults_to_the_user_bank_folder(tmp_path, capsys, user_banks):
+    assert not user_banks.exists()
     code, out, _ = run(capsys, "bank", "new", "fresh")
-    assert code == 0 and (empty_user_dir / "fresh.yaml").is_file()
+    assert code == 0 and (user_banks / "fresh.yaml").is_file()
     # and the app then loads it with the rest
     bankset = load_banks()
     assert "fresh.why-positions" in bankset.questions
-    assert str(empty_user_dir / "fresh.yaml") in bankset.file_kind
+    assert str(user_banks / "fresh.yaml") in bankset.file_kind
 
 
 def test_template_mentions_the_format_rules():
@@ -270,8 +260,8 @@ def test_template_mentions_the_format_rules():
         render_template("Not Valid")
 
 
-def test_stats_json_shape(tmp_path, capsys, empty_user_dir):
-    write(empty_user_dir, "mine.yaml", STANDALONE)
+def test_stats_json_shape(tmp_path, capsys, user_banks):
+    write(user_banks, "mine.yaml", STANDALONE)
     code, out, err = run(capsys, "bank", "stats", "--json")
     assert code == 0
     stats = json.loads(out)
@@ -303,9 +293,9 @@ def test_stats_json_shape(tmp_path, capsys, empty_user_dir):
     assert stats["languages"]["en"] - stats["languages"]["zh"] >= 2
 
 
-def test_stats_counts_exactly(tmp_path, capsys, empty_user_dir, monkeypatch):
-    write(empty_user_dir, "all.yaml", ALL_TYPES)
-    write(empty_user_dir, "mine.yaml", USER_BANK)
+def test_stats_counts_exactly(tmp_path, capsys, user_banks, monkeypatch):
+    write(user_banks, "all.yaml", ALL_TYPES)
+    write(user_banks, "mine.yaml", USER_BANK)
     from quizbank.stats import bank_stats
 
     stats = bank_stats(load_banks(include_shipped=False))
@@ -324,9 +314,9 @@ def test_stats_counts_exactly(tmp_path, capsys, empty_user_dir, monkeypatch):
     }
 
 
-def test_stats_human_form(tmp_path, capsys, empty_user_dir):
-    write(empty_user_dir, "mine.yaml", STANDALONE)
-    write(empty_user_dir, "broken.yaml", BAD)
+def test_stats_human_form(tmp_path, capsys, user_banks):
+    write(user_banks, "mine.yaml", STANDALONE)
+    write(user_banks, "broken.yaml", BAD)
     code, out, err = run(capsys, "bank", "stats")
     assert code == 0
     for heading in ("By topic", "By type", "By difficulty", "Languages", "with a demo", "with checks"):
@@ -335,10 +325,10 @@ def test_stats_human_form(tmp_path, capsys, empty_user_dir):
     assert "1 bank file skipped" in err
 
 
-def test_stats_lists_each_skipped_file_with_its_problems(tmp_path, capsys, empty_user_dir):
-    write(empty_user_dir, "mine.yaml", STANDALONE)
-    broken = write(empty_user_dir, "broken.yaml", BAD)
-    other = write(empty_user_dir, "other.yaml", "topic: other\ntitle: Other\nquestions: [1, 2\n")
+def test_stats_lists_each_skipped_file_with_its_problems(tmp_path, capsys, user_banks):
+    write(user_banks, "mine.yaml", STANDALONE)
+    broken = write(user_banks, "broken.yaml", BAD)
+    other = write(user_banks, "other.yaml", "topic: other\ntitle: Other\nquestions: [1, 2\n")
     code, _out, err = run(capsys, "bank", "stats")
     assert code == 0
     lines = err.splitlines()
@@ -352,9 +342,9 @@ def test_bank_without_action_prints_help(capsys):
     assert code == 2 and "validate" in err
 
 
-def test_posenc_entry_point_has_the_bank_commands(tmp_path, empty_user_dir):
+def test_posenc_entry_point_has_the_bank_commands(tmp_path, user_banks):
     path = write(tmp_path, "bad.yaml", BAD)
-    env = {**__import__("os").environ, "POSENC_BANK_DIR": str(empty_user_dir)}
+    env = {**__import__("os").environ, "POSENC_BANK_DIR": str(user_banks)}
     out = subprocess.run(
         [
             sys.executable,
@@ -411,8 +401,8 @@ topics:
 """
 
 
-def test_stats_count_hints_and_generated_questions_per_topic(empty_user_dir):
-    write(empty_user_dir, "hinted.yaml", HINTED_AND_GENERATED)
+def test_stats_count_hints_and_generated_questions_per_topic(user_banks):
+    write(user_banks, "hinted.yaml", HINTED_AND_GENERATED)
     from quizbank.stats import bank_stats, format_stats
 
     bankset = load_banks(include_shipped=False)

@@ -4,19 +4,13 @@ cuts it (argparse's own errors too), and `--seed -1` is refused alike by `bank s
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tui.cli import main
 
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "no-user-banks"))
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("env")  # data and user banks in tmp_path (conftest)
 
 
 @pytest.mark.parametrize(

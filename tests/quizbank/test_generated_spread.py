@@ -10,13 +10,7 @@ import pytest
 
 from posenc_ref.t5 import t5_relative_position_bucket_np
 from quizbank.instances import draw_instance
-from quizbank.loader import load_banks
 from quizbank.vary_findings import VALIDATION_SEEDS
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    return load_banks(include_user=False)
 
 
 @pytest.mark.parametrize(

@@ -28,24 +28,12 @@ from quizbank.instances import (
     materialise,
     resolve,
 )
-from quizbank.loader import load_bank_text, load_banks
+from quizbank.loader import load_bank_text
 from quizbank.schema import VaryParam
 from quizbank.vary import draw, fill, fill_param, fill_path, placeholders
 from quizbank.vary_findings import VALIDATION_SEEDS
 
 HEAD = "topic: live\ntitle: {en: Live, zh: 实时}\nquestions:\n"
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    return load_banks(include_user=False)
-
-
-@pytest.fixture
-def empty_user_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "user-banks"
-    monkeypatch.setenv("POSENC_BANK_DIR", str(folder))
-    return folder
 
 
 def generated(bankset):
@@ -73,7 +61,7 @@ SLOPE = """\
 
 
 # -- drawing and filling -------------------------------------------------------------------------------------------
-def test_the_issue_example_loads_and_draws_within_its_bounds():
+def test_a_generated_slope_question_loads_and_draws_within_its_bounds():
     bank, problems = load(SLOPE)
     assert problems == []
     question = bank.topics[0].questions[0]
@@ -143,7 +131,7 @@ def test_placeholders_escapes_and_path_arithmetic():
 
 
 @pytest.mark.slow
-def test_the_draw_is_the_same_in_any_process_whatever_pythonhashseed(empty_user_dir):
+def test_the_draw_is_the_same_in_any_process_whatever_pythonhashseed(user_banks):
     """Two `posenc bank sample` processes with different hash seeds print the same instance."""
     outputs = []
     for hash_seed in ("1", "4242"):
@@ -182,7 +170,7 @@ def test_the_draw_is_the_same_in_any_process_whatever_pythonhashseed(empty_user_
     assert sample["answer"]["tolerance"] == pytest.approx(1e-3 * sample["answer"]["value"])
 
 
-def test_sample_usage_errors_exit_2(capsys, empty_user_dir):
+def test_sample_usage_errors_exit_2(capsys, user_banks):
     assert cli.main(["bank", "sample", "no.such-question"]) == 2
     assert "no question" in capsys.readouterr().err
     assert cli.main(["bank", "sample", "alibi.slopes-8-heads"]) == 2  # a fixed question
@@ -190,7 +178,7 @@ def test_sample_usage_errors_exit_2(capsys, empty_user_dir):
     assert cli.main(["bank", "sample", "alibi.slope-any-heads", "--seed", "-1"]) == 2
 
 
-def test_sample_prints_the_instance_in_words(capsys, empty_user_dir):
+def test_sample_prints_the_instance_in_words(capsys, user_banks):
     assert cli.main(["bank", "sample", "relative.t5-bucket-before", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "relative.t5-bucket-before  seed 3" in out and "posenc demo run t5-buckets" in out

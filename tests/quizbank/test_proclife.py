@@ -4,30 +4,13 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
+from support.processes import alive, wait_gone
 
 from quizbank import proclife
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux-only")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
-
-
-def _wait_gone(pid: int, deadline_s: float = 10.0) -> bool:
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        if not _alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @linux
@@ -46,10 +29,10 @@ def test_a_child_dies_when_its_parent_is_killed():
     )
     middle = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     grandchild = int(middle.stdout.readline())
-    assert _alive(grandchild)
+    assert alive(grandchild)
     middle.kill()
     middle.wait()
-    assert _wait_gone(grandchild), "the grandchild outlived its SIGKILLed parent"
+    assert wait_gone([grandchild]) == [], "the grandchild outlived its SIGKILLed parent"
 
 
 @linux
@@ -60,14 +43,15 @@ def test_a_subreaper_finds_and_kills_a_setsid_double_fork():
         from quizbank import proclife
         assert proclife.become_subreaper()
         r, w = os.pipe()
-        if os.fork() == 0:
+        first = os.fork()
+        if first == 0:
             os.setsid()
             if os.fork() == 0:
                 os.write(w, str(os.getpid()).encode() + b"\\n")
                 time.sleep(60)
             os._exit(0)
         escaped = int(os.read(r, 64))
-        time.sleep(0.2)
+        os.waitpid(first, 0)  # its parent is gone: the grandchild is now this subreaper's
         assert escaped in proclife.descendants(), proclife.descendants()
         assert proclife.kill_descendants() >= 1
         print(escaped, proclife.descendants(), flush=True)
@@ -77,7 +61,7 @@ def test_a_subreaper_finds_and_kills_a_setsid_double_fork():
     assert out.returncode == 0, out.stderr
     escaped, rest = out.stdout.split(" ", 1)
     assert rest.strip() == "[]"
-    assert _wait_gone(int(escaped))
+    assert wait_gone([int(escaped)]) == []
 
 
 @linux

@@ -7,7 +7,7 @@ import sqlite3
 import textwrap
 from datetime import UTC, datetime, timedelta
 
-from support.pilot import settle
+from support.pilot import settle, wait_for
 
 from quizbank.loader import load_banks
 from quizbank.progress.scheduler import Rating
@@ -217,10 +217,9 @@ async def _app_moves_progress(tmp_path):
         store.review("old.kv-cache-b", Rating.Good, T0)
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if app.store is not None and app.bankset is not None and not app.workers:
-                break
+        await wait_for(
+            lambda: app.store is not None and app.bankset is not None and not app.workers, timeout=60
+        )
         await settle(pilot)
         assert app.bankset.replaced_by == {
             "old.kv-cache-a": "merged.kv-cache",

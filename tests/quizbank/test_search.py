@@ -8,7 +8,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -156,11 +155,6 @@ def test_words_with_a_dash_underscore_or_dot_inside_find_names_keys_and_code() -
         ("t.rope-scaling-why", TITLE),
     ]
     assert match_spans("x rope_theta y", "rope_theta") == [(2, 12)]
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    return load_banks(include_user=False)
 
 
 def test_the_shipped_bank_finds_what_a_reader_asks_for(shipped) -> None:

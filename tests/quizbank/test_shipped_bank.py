@@ -15,11 +15,6 @@ from quizbank.schema import LANGS, QUESTION_TYPES
 from quizbank.stats import bank_stats, question_languages
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    return load_banks(include_user=False)
-
-
 def test_shipped_files_exist():
     files = sorted(shipped_bank_dir().glob("*.yaml"))
     assert files, "quizbank/data/ holds no *.yaml files"
@@ -70,7 +65,7 @@ def _answer_strings(question) -> list[str]:
 
 
 def test_every_computed_question_has_a_method_hint_in_both_languages(shipped):
-    """Issue 29: numeric, cloze and generated questions hint at the method (en and zh), never the answer."""
+    """Numeric, cloze and generated questions hint at the method (en and zh), never the answer."""
     computed = [
         q for q in shipped.questions.values() if q.type in ("numeric", "cloze") or getattr(q, "vary", None)
     ]

@@ -8,13 +8,16 @@
   `FAILING_DEMO`, to exercise the failure path.
 * `make_app(tmp_path, ...)`: a `PosencApp` on the fixture bank with user/data dirs in `tmp_path`.
 * `wide_demo_runner`: the fake runner's result plus a 15-column table, math and Chinese (demo lab screenshots).
-* `start_quiz(pilot, ids)`, `correct_position(view)`: Pilot helpers for the quiz flows.
+* `start_quiz(pilot, ids)`, `correct_position(view)`, `open_study(pilot, topic)`, `topics_listed(pilot)`:
+  Pilot helpers for the quiz, Study and Home flows.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,10 @@ __all__ = [
     "correct_position",
     "fake_demo_runner",
     "make_app",
+    "open_study",
+    "palette_highlight",
     "screen_text",
+    "topics_listed",
     "start_quiz",
     "wide_demo_runner",
     "write_fixture_bank",
@@ -174,16 +180,25 @@ def fake_demo_runner(name: str, params: dict[str, Any] | None = None, device: st
     )
 
 
-def make_app(tmp_path: Path, *, language: str = "en", with_user_dir: bool = True, **kwargs: Any) -> Any:
+def make_app(
+    tmp_path: Path,
+    *,
+    language: str = "en",
+    with_user_dir: bool = True,
+    write_bank: Callable[[Path], Any] | None = None,
+    **kwargs: Any,
+) -> Any:
     """A PosencApp on the fixture bank only, with its data and user bank dirs under tmp_path.
 
-    Sets POSENC_DATA_DIR and POSENC_BANK_DIR for the process (tests should use monkeypatch to
-    restore them; the tests under `tests/tui/` do).
+    `write_bank(folder)` writes another bank instead (`support.export_bank.write_fixture_bank`); `kwargs`
+    override PosencApp's options (`demo_runner=None`: the real demos). Sets POSENC_DATA_DIR and
+    POSENC_BANK_DIR for the process (tests should use monkeypatch to restore them; the `env` fixture does).
     """
     from tui.app import PosencApp
 
     bank_dir = tmp_path / "banks"
-    write_fixture_bank(bank_dir)
+    bank_dir.mkdir(parents=True, exist_ok=True)
+    (write_bank or write_fixture_bank)(bank_dir)
     data_dir = tmp_path / "data"
     user_dir = tmp_path / "user-banks"
     if with_user_dir:
@@ -210,13 +225,65 @@ def correct_position(view: Any) -> int:
 
 
 async def start_quiz(pilot: Any, question_ids: list[str]) -> Any:
-    """Open a Quiz on `question_ids` (seed 1) over the current screen and let it settle."""
+    """Open a Quiz on `question_ids` (seed 1) over the current screen, once the app has settled, and let it
+    settle."""
     from quizbank.quiz_session import QuizConfig, QuizSession
     from support.pilot import settle
     from tui.screens.quiz import QuizScreen
 
+    await settle(pilot)
     screen = QuizScreen(QuizSession(QuizConfig(seed=1), question_ids))
     await pilot.app.push_screen(screen)
+    await settle(pilot)
+    return screen
+
+
+def palette_highlight(app: Any) -> str:
+    """The command palette's highlighted entry ("" when none is, or the palette is not open)."""
+    from textual.command import CommandList, CommandPalette
+
+    if not isinstance(app.screen, CommandPalette):
+        return ""
+    options = app.screen.query_one(CommandList)
+    index = options.highlighted
+    return "" if index is None else str(options.get_option_at_index(index).prompt)
+
+
+async def topics_listed(pilot: Any) -> None:
+    """Wait until Home's topic tree lists topics (from the bank or its cached preview) and has focus, then one
+    more frame."""
+    from textual.widgets import Tree
+
+    from support.pilot import wait_for
+
+    app = pilot.app
+
+    def listed() -> bool:
+        trees = list(app.screen.query("#topic-tree").results(Tree))
+        return bool(trees and trees[0].root.children and trees[0].has_focus)
+
+    await wait_for(listed, timeout=60, state=lambda: f"screen {app.screen}, focus {app.focused}")
+    await pilot.pause()
+
+
+STUDY_NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)  # Study's fixed clock in the tests
+
+
+async def open_study(pilot: Any, topic_id: str | None, now: datetime = STUDY_NOW) -> Any:
+    """Open Study on `topic_id` (None: every topic) at the fixed time `now`, once the bank and the store are
+    in, with fuzzing off (intervals exact), and let it settle; returns the screen."""
+    from support.pilot import settle, wait_for
+    from tui.screens.study import StudyScreen
+
+    app = pilot.app
+    await wait_for(
+        lambda: app.bankset is not None and (app.store is not None or app.store_error),
+        state=lambda: f"bankset {app.bankset is not None}, store error {app.store_error}",
+    )
+    assert app.store is not None, app.store_error
+    app.store.set_setting("enable_fuzzing", False)
+    screen = StudyScreen(topic_id, clock=lambda: now)
+    await app.push_screen(screen)
     await settle(pilot)
     return screen
 

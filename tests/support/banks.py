@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,6 +98,14 @@ USER_BANK = textwrap.dedent(
         explanation: '[red]Markup[/red] is shown literally.'
     """
 )
+
+
+@functools.cache
+def shipped_bankset() -> Any:
+    """The shipped bank alone (no user banks), loaded once per test process (conftest's `shipped`)."""
+    from quizbank.loader import load_banks
+
+    return load_banks(include_user=False)
 
 
 def write(folder: Path, name: str, text: str) -> Path:

@@ -54,19 +54,31 @@ async def settle(pilot: Any, rounds: int = 50) -> None:
 
 
 def terminal_key(key: str) -> events.Key:
-    """The Key event a terminal sends for `key`: a name (`enter`, `ctrl+u`, `3`) or a character (`" "`)."""
-    names = {" ": "space", "\r": "enter", "\t": "tab"}
+    """The Key event a terminal sends for `key`: a name (`enter`, `ctrl+u`, `3`) or a character (`" "`,
+    `"/"`, `"\\r"`, `"\\x1b"`), named as Textual's driver names it (`/` is `slash`, `.` is `full_stop`)."""
+    import unicodedata
+
+    from textual.keys import KEY_NAME_REPLACEMENTS
+
+    names = {" ": "space", "\r": "enter", "\t": "tab", "\x1b": "escape"}
     if key in names:
         return events.Key(names[key], key)
-    return events.Key(key, key if len(key) == 1 else {"space": " ", "enter": "\r", "tab": "\t"}.get(key))
+    if len(key) == 1:
+        name = (
+            key if key.isalnum() else unicodedata.name(key, key).lower().replace("-", "_").replace(" ", "_")
+        )
+        return events.Key(KEY_NAME_REPLACEMENTS.get(name, name), key)
+    return events.Key(key, {"space": " ", "enter": "\r", "tab": "\t"}.get(key))
 
 
 async def post_keys(app: Any, keys: list[str], gap: float = 0.0) -> None:
     """Deliver keys as a terminal does: posted one by one, `gap` seconds apart, never waiting for the app
-    (Pilot's `press` waits for each key; a user does not)."""
+    (Pilot's `press` waits for each key; a user does not). With no gap all are posted before the app
+    handles the first, as keys that arrive in one read (a paste, a browser tab's burst)."""
     for key in keys:
         app.post_message(terminal_key(key))
-        await asyncio.sleep(gap)
+        if gap:
+            await asyncio.sleep(gap)
 
 
 QUIET = 30.0  # seconds the app must stay settled, unchanged, before waiting for more is pointless

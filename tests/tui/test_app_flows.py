@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support.apps import correct_position, make_app, screen_text, start_quiz
-from support.pilot import pilot_test, settle
+from support.pilot import pilot_test, post_keys, settle
 from textual.widgets import Input, OptionList, Tree
 
 from tui.cjkwrap import BREAK
@@ -332,16 +331,6 @@ async def test_space_twice_reveals_without_an_answer(env: Path) -> None:
 # ---------------------------------------------------------------------------------------------------- real-terminal paths
 
 
-def post_keys(app: Any, text: str) -> None:
-    """Queue keys the way a terminal burst arrives (a paste, fast typing): all at once, without
-    waiting for the app between keys, unlike `pilot.press`. "\\r" is Enter."""
-    from textual import events
-
-    names = {"\r": "enter", "/": "slash", ".": "full_stop", " ": "space"}
-    for char in text:
-        app.post_message(events.Key(names.get(char, char), char))
-
-
 @pilot_test
 async def test_cloze_enter_moves_to_the_next_blank_in_a_key_burst(env: Path) -> None:
     app = make_app(env)
@@ -349,11 +338,11 @@ async def test_cloze_enter_moves_to_the_next_blank_in_a_key_burst(env: Path) -> 
         await settle(pilot)
         screen = await start_quiz(pilot, ["fx.cloze", "fx.numeric"])
         blanks = list(screen.view.query(".qv-blank").results(Input))
-        post_keys(app, "slope\rlogits")
+        await post_keys(app, list("slope\rlogits"))  # a burst: "\r" is Enter
         await settle(pilot)
         assert [b.value for b in blanks] == ["slope", "logits"]
         assert app.focused is blanks[1] and not screen.view.revealed
-        post_keys(app, "\rn")  # the last Enter checks; the `n` queued behind it moves on
+        await post_keys(app, list("\rn"))  # the last Enter checks; the `n` queued behind it moves on
         await settle(pilot)
         assert screen.session.grades["fx.cloze"].correct is True
         assert screen.session.current_id == "fx.numeric"
@@ -367,7 +356,7 @@ async def test_numeric_answer_then_next_in_a_key_burst(env: Path) -> None:
         await settle(pilot)
         screen = await start_quiz(pilot, ["fx.numeric", "fx.mcq"])
         field = screen.view.query_one(".qv-number", Input)
-        post_keys(app, "1/256\rn")
+        await post_keys(app, list("1/256\rn"))
         await settle(pilot)
         assert field.value == "1/256"
         assert screen.session.grades["fx.numeric"].correct is True

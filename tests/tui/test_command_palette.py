@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.apps import make_app
+from support.apps import make_app, palette_highlight
 from support.pilot import pilot_test, settle, wait_for
 
 from tui.screens.browse import BrowseScreen
@@ -68,7 +68,7 @@ async def test_palette_shows_app_actions_above_textual_commands(env: Path) -> No
 
 @pilot_test
 async def test_command_palette_opens_a_question(env: Path) -> None:
-    from textual.command import CommandList, CommandPalette
+    from textual.command import CommandPalette
 
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
@@ -77,12 +77,9 @@ async def test_command_palette_opens_a_question(env: Path) -> None:
         await wait_for(lambda: isinstance(app.screen, CommandPalette), timeout=30)
         await pilot.press(*"fx.cloze")
 
-        def highlighted() -> str:
-            options = app.screen.query_one(CommandList)
-            index = options.highlighted
-            return "" if index is None else str(options.get_option_at_index(index).prompt)
-
-        await wait_for(lambda: "fx.cloze" in highlighted(), timeout=30, state=highlighted)
+        await wait_for(
+            lambda: "fx.cloze" in palette_highlight(app), timeout=30, state=lambda: palette_highlight(app)
+        )
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, BrowseScreen)

@@ -6,22 +6,19 @@ drill item alike. The candidate's code would write a marker file; no grading chi
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
-from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.apps import make_app
-from support.pilot import pilot_test, settle
+from support.drills import marker_source, open_drill, results_text, spy_grading_children
+from support.pilot import pilot_test, settle, wait_for
 from textual.widgets import Static, TextArea
 
-from quizbank.drills import get_drill
 from quizbank.drills.codeoff import CODE_OFF_ENV
-from quizbank.drills.grader import WORKER
 from quizbank.mock.planner import InterviewPlan, PlanItem
 from tui.screens.drill import DrillCard, DrillScreen
 from tui.screens.mock import DrillItem, MockInterviewScreen
@@ -36,48 +33,14 @@ OFF_ZH = "此服务器已关闭评分"
 def off(env: Path, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """Code off; returns the grading children started (their argv), which must stay empty."""
     monkeypatch.setenv(CODE_OFF_ENV, "1")
-    started: list[list[str]] = []
-    real = subprocess.Popen
-
-    class Spy(real):  # type: ignore[misc,valid-type]
-        def __init__(self, args, *rest, **kwargs):  # noqa: ANN001, ANN002, ANN003
-            if any(str(WORKER) == str(a) for a in args):
-                started.append([str(a) for a in args])
-            super().__init__(args, *rest, **kwargs)
-
-    monkeypatch.setattr(subprocess, "Popen", Spy)
-    return started
-
-
-def marked(marker: Path) -> str:
-    """The model solution after a line that, run, creates `marker`."""
-    return f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')\n" + get_drill(NAME).solution
-
-
-async def wait_for(pilot: Any, condition: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await pilot.pause(0.05)
-
-
-def results_text(screen: DrillScreen) -> str:
-    return str(screen.query_one("#drill-results", Static).content)
-
-
-async def open_drill(app: Any, pilot: Any) -> DrillScreen:
-    app.open_drills(NAME)
-    await settle(pilot)
-    screen = app.screen
-    assert isinstance(screen, DrillScreen) and screen.drill_name == NAME
-    return screen
+    return spy_grading_children(monkeypatch)
 
 
 async def refused_and_nothing_ran(
     pilot: Any, screen: DrillScreen, marker: Path, off: list[list[str]]
 ) -> None:
     """The grader refused this grade (no report, no error), the screen says why, and nothing ran."""
-    await wait_for(pilot, lambda: screen.refused and not screen.grading)
+    await wait_for(lambda: screen.refused and not screen.grading)
     await settle(pilot)
     assert screen.report is None and screen.error is None
     assert OFF_EN in results_text(screen) and "--allow-code" in results_text(screen)
@@ -86,17 +49,25 @@ async def refused_and_nothing_ran(
 
 
 @pilot_test
-async def test_ctrl_r_on_the_drill_screen_runs_nothing(env: Path, off: list[list[str]]) -> None:
+async def test_ctrl_r_on_the_drill_screen_runs_nothing(
+    env: Path, off: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    warm_starts: list[bool] = []  # the screen's warm-grader start, a second after it opens
+    start_warm = DrillScreen._start_warm
+    monkeypatch.setattr(
+        DrillScreen, "_start_warm", lambda self: (warm_starts.append(True), start_warm(self))[1]
+    )
     app = make_app(env)
     marker = env / "marker"
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = await open_drill(app, pilot)
-        screen.query_one("#drill-code", TextArea).text = marked(marker)
+        screen = await open_drill(pilot, NAME)
+        screen.query_one("#drill-code", TextArea).text = marker_source(marker, NAME)
         await pilot.press("ctrl+r")
         await refused_and_nothing_ran(pilot, screen, marker, off)
         assert str(marker) in screen.path.read_text(encoding="utf-8")  # saved, not run
-        await pilot.pause(1.5)  # past the moment a warm grader would start its child
+        await wait_for(lambda: warm_starts, timeout=30)  # when a warm grader would start its child
+        await settle(pilot)
         assert off == [] and screen._warm is None
 
 
@@ -106,10 +77,10 @@ async def test_a_change_on_disk_is_not_graded(env: Path, off: list[list[str]]) -
     marker = env / "marker"
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = await open_drill(app, pilot)
-        screen.path.write_text(marked(marker), encoding="utf-8")  # another editor saves
+        screen = await open_drill(pilot, NAME)
+        screen.path.write_text(marker_source(marker, NAME), encoding="utf-8")  # another editor saves
         os.utime(screen.path, (time.time() + 5, time.time() + 5))
-        await wait_for(pilot, lambda: str(marker) in screen.query_one("#drill-code", TextArea).text)
+        await wait_for(lambda: str(marker) in screen.query_one("#drill-code", TextArea).text)
         await refused_and_nothing_ran(pilot, screen, marker, off)
 
 
@@ -122,7 +93,7 @@ async def test_an_editor_save_is_not_graded(
     editor = env / "editor.py"  # an $EDITOR that writes the marked solution into the file it is given
     editor.write_text(
         "import os, sys, time\n"
-        f"open(sys.argv[1], 'w', encoding='utf-8').write({marked(marker)!r})\n"
+        f"open(sys.argv[1], 'w', encoding='utf-8').write({marker_source(marker, NAME)!r})\n"
         "os.utime(sys.argv[1], (time.time() + 5, time.time() + 5))\n",
         encoding="utf-8",
     )
@@ -130,9 +101,9 @@ async def test_an_editor_save_is_not_graded(
     async with app.run_test(size=SIZE) as pilot:
         monkeypatch.setattr(app, "suspend", nullcontext)  # a headless app has no terminal to hand over
         await settle(pilot)
-        screen = await open_drill(app, pilot)
+        screen = await open_drill(pilot, NAME)
         await pilot.press("e")
-        await wait_for(pilot, lambda: str(marker) in screen.query_one("#drill-code", TextArea).text)
+        await wait_for(lambda: str(marker) in screen.query_one("#drill-code", TextArea).text)
         await refused_and_nothing_ran(pilot, screen, marker, off)
 
 
@@ -151,9 +122,9 @@ async def test_a_drill_card_in_study_grades_nothing(env: Path, off: list[list[st
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, DrillScreen) and screen.drill_name == NAME
-        screen.query_one("#drill-code", TextArea).text = marked(marker)
+        screen.query_one("#drill-code", TextArea).text = marker_source(marker, NAME)
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: screen.refused and not screen.grading)
+        await wait_for(lambda: screen.refused and not screen.grading)
         await settle(pilot)
         assert OFF_EN in results_text(screen)
         assert off == [] and not marker.exists()
@@ -177,9 +148,9 @@ async def test_the_mock_drill_item_runs_nothing_and_says_why(env: Path, off: lis
         await settle(pilot)
         item = app.screen.current
         assert isinstance(item, DrillItem)
-        item.query_one("#mock-code", TextArea).load_text(marked(marker))
+        item.query_one("#mock-code", TextArea).load_text(marker_source(marker, NAME))
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: item.refused and not item.grading)
+        await wait_for(lambda: item.refused and not item.grading)
         await settle(pilot)
         result = str(item.query_one(".mock-drill-result", Static).content)
         assert OFF_EN in result and "--allow-code" in result  # the Drill screen's words

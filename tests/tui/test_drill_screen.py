@@ -5,30 +5,19 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support.apps import make_app, screen_text
-from support.pilot import pilot_test, settle
+from support.drills import results_text
+from support.pilot import pilot_test, settle, wait_for
+from support.processes import alive
 from textual.widgets import Markdown, Static, TextArea
 
 from quizbank.drills import get_drill
 from tui.screens.drill import ConfirmSolutionScreen, DrillScreen
 
 SIZE = (120, 40)
-
-
-async def wait_for(pilot: Any, condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await pilot.pause(0.1)
-
-
-def results_text(screen: DrillScreen) -> str:
-    return str(screen.query_one("#drill-results", Static).content)
 
 
 @pytest.mark.slow  # grades twice in a child process
@@ -63,7 +52,7 @@ async def test_open_edit_grade_and_see_the_cases(env: Path) -> None:
 
         results.update = recording_update
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: screen.report is not None)
+        await wait_for(lambda: screen.report is not None)
         results.update = update
         assert "Grading in an isolated process" in shown[0], shown  # said first, before the report
         await settle(pilot)
@@ -78,8 +67,8 @@ async def test_open_edit_grade_and_see_the_cases(env: Path) -> None:
         # fixed in another editor: the screen sees the new mtime and re-grades by itself
         path.write_text(get_drill("ntk-inv-freq").solution, encoding="utf-8")
         os.utime(path, (time.time() + 5, time.time() + 5))
-        await wait_for(pilot, lambda: len(app.store.drill_attempts("ntk-inv-freq")) == 2)
-        await wait_for(pilot, lambda: screen.report is not None and screen.report.passed)
+        await wait_for(lambda: len(app.store.drill_attempts("ntk-inv-freq")) == 2)
+        await wait_for(lambda: screen.report is not None and screen.report.passed)
         await settle(pilot)
         assert editor.text == get_drill("ntk-inv-freq").solution
         assert "✓ All 5 cases pass" in results_text(screen)
@@ -168,8 +157,10 @@ async def test_existing_file_is_kept_and_edits_are_saved(env: Path) -> None:
         assert app.focused is editor
         editor.move_cursor(editor.document.end)
         await pilot.press(*"x = 1")
-        await pilot.pause(0.8)  # autosave after half a second
-        assert (folder / "t5-bucket.py").read_text(encoding="utf-8") == mine + "x = 1"
+        saved = folder / "t5-bucket.py"
+        await wait_for(  # the autosave, half a second after the last key
+            lambda: saved.read_text(encoding="utf-8") == mine + "x = 1", timeout=30, state=saved.read_text
+        )
         await pilot.press("escape", "q")
         await settle(pilot)
         assert not isinstance(app.screen, DrillScreen)
@@ -177,7 +168,14 @@ async def test_existing_file_is_kept_and_edits_are_saved(env: Path) -> None:
 
 @pytest.mark.timeout(120)  # an uncapped read of the pipe would wait for a writer forever
 @pilot_test
-async def test_a_file_too_large_or_not_regular_is_neither_loaded_nor_graded(env: Path) -> None:
+async def test_a_file_too_large_or_not_regular_is_neither_loaded_nor_graded(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    polls: list[float] = []  # each run of the screen's file poll (once a second)
+    poll = DrillScreen._poll_file
+    monkeypatch.setattr(
+        DrillScreen, "_poll_file", lambda self: (polls.append(time.monotonic()), poll(self))[1]
+    )
     app = make_app(env)
     folder = env / "data" / "drills"
     folder.mkdir(parents=True)
@@ -201,6 +199,8 @@ async def test_a_file_too_large_or_not_regular_is_neither_loaded_nor_graded(env:
         before = len(said)
         screen.select_drill("rope-half")  # a pipe: refused at once, never opened for a blocking read
         await settle(pilot)
+        screen._poll_file()  # the file poll (once a second) comes by: the unchanged pipe is not said again
+        await settle(pilot)
         assert screen.drill_name == "rope-half" and editor.text == get_drill("rope-half").starter
         # (an autosave of the shown starter may follow it, refused the same way: never written into the pipe)
         assert said[before].startswith("Could not read your file: not a regular file")
@@ -213,10 +213,13 @@ async def test_a_file_too_large_or_not_regular_is_neither_loaded_nor_graded(env:
         assert path.read_text(encoding="utf-8") == editor.text == get_drill("ntk-inv-freq").starter
         path.write_text(big, encoding="utf-8")  # another editor writes a huge file: the poll reads no more
         os.utime(path, (time.time() + 5, time.time() + 5))
-        await wait_for(pilot, lambda: said[-1] == too_large)
+        await wait_for(lambda: said[-1] == too_large)
         assert editor.text == get_drill("ntk-inv-freq").starter and not screen.grading
-        await pilot.pause(2.5)  # two more polls: said once per change, still not graded
-        assert said.count(too_large) == 2 and not screen.grading and screen.report is None
+        seen = len(polls)
+        await wait_for(lambda: len(polls) >= seen + 2, timeout=60)  # two more polls of the unchanged file:
+        assert (
+            said.count(too_large) == 2 and not screen.grading and screen.report is None
+        )  # said once a change
 
 
 @pilot_test
@@ -235,7 +238,7 @@ async def test_the_autosave_never_writes_over_a_change_made_in_another_editor(en
         os.utime(path, (time.time() + 5, time.time() + 5))
         screen._autosave()  # the autosave comes first (the file poll, once a second, may come first too)
         assert path.read_text(encoding="utf-8") == theirs  # it did not write over the other editor's save
-        await wait_for(pilot, lambda: editor.text == theirs)  # and the screen loaded it
+        await wait_for(lambda: editor.text == theirs)  # and the screen loaded it
 
 
 @pilot_test
@@ -278,8 +281,10 @@ async def test_the_screen_opens_outside_the_editor_enter_or_i_edits_escape_leave
             await pilot.pause()
             assert not isinstance(app.focused, TextArea) and isinstance(app.screen, DrillScreen)
         await pilot.press("i", "z")
-        await pilot.pause(0.8)  # autosave after half a second
-        assert editor.text == "z" + starter == path.read_text(encoding="utf-8")
+        await wait_for(  # the autosave, half a second after the key
+            lambda: path.read_text(encoding="utf-8") == "z" + starter, timeout=30, state=path.read_text
+        )
+        assert editor.text == "z" + starter
 
 
 DRILL_BANK = """
@@ -379,7 +384,7 @@ async def test_eight_quick_ctrl_r_run_one_grade_at_a_time(env: Path) -> None:
 
         def running() -> int:
             pids = [int(p) for p in log.read_text().split()] if log.exists() else []
-            return sum(_alive(p) for p in pids)
+            return sum(alive(p) for p in pids)
 
         for _ in range(8):
             await pilot.press("ctrl+r")
@@ -396,11 +401,3 @@ async def test_eight_quick_ctrl_r_run_one_grade_at_a_time(env: Path) -> None:
             True
         ]  # cancelled ones: no record
         assert running() == 0
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from support.apps import make_app
+from support.apps import make_app, open_study
 from support.pilot import pilot_test, post_keys, settle, wait_for
 from textual.widgets import Input
 
@@ -23,22 +23,12 @@ NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 SIZE = (100, 30)
 
 
-async def open_study(pilot) -> StudyScreen:
-    app = pilot.app
-    await wait_for(lambda: app.bankset is not None and app.store is not None)
-    app.store.set_setting("enable_fuzzing", False)
-    screen = StudyScreen(None, clock=lambda: NOW)
-    await app.push_screen(screen)
-    await settle(pilot)
-    return screen
-
-
 @pytest.mark.slow
 @pilot_test
 async def test_twenty_cards_rated_50_ms_apart_give_twenty_reviews(env: Path) -> None:
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, None)
         assert screen.view is not None
         # Enter shows the answer on every card type (a focused cloze or numeric field included),
         # 1 rates Again (the card comes back, so the queue never runs dry)

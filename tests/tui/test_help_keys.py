@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.apps import make_app, screen_text
+from support.apps import make_app, screen_text, start_quiz
 from support.pilot import pilot_test, settle, wait_for
 
 from quizbank.quiz_session import QuizConfig, QuizSession
@@ -118,10 +118,15 @@ async def test_help_starts_at_the_section_of_the_screen_it_was_opened_from(env: 
         assert isinstance(app.screen, QuizSetupScreen)
         await pilot.press("question_mark")
         await settle(pilot)
-        await pilot.pause(0.1)
-        await settle(pilot)
+
+        def scrolled() -> bool:  # Help scrolls to its section once laid out
+            screen = app.screen
+            return isinstance(screen, HelpScreen) and (
+                screen.query_one("#help-box", VerticalScroll).scroll_y == screen.section_line > 0
+            )
+
+        await wait_for(scrolled, timeout=30, state=lambda: app.screen)
         help_screen = app.screen
-        assert isinstance(help_screen, HelpScreen)
         box = help_screen.query_one("#help-box", VerticalScroll)
         lines = str(help_screen.query_one("#help-text").content).splitlines()
         assert lines[help_screen.section_line] == "Quiz setup" and help_screen.section_line > 10
@@ -173,13 +178,6 @@ def fingerprint(app: Any) -> tuple:
 Opener = Callable[[Any], Awaitable[None]]
 
 
-async def _quiz(pilot: Any, ids: list[str]) -> None:
-    from tui.screens.quiz import QuizScreen
-
-    await pilot.app.push_screen(QuizScreen(QuizSession(QuizConfig(seed=1), ids)))
-    await settle(pilot)
-
-
 async def _study(pilot: Any) -> None:
     from tui.screens.study import StudyScreen
 
@@ -204,7 +202,7 @@ OPENERS: dict[str, Opener] = {
     "Everywhere": lambda p: _push(p, "tui.screens.browse:BrowseScreen", p.app.bankset.topics[0].id),
     "Home": lambda p: settle(p),
     "Quiz setup": lambda p: _push(p, "tui.screens.quiz:QuizSetupScreen"),
-    "Quiz": lambda p: _quiz(p, ["fx.mcq", "fx.truefalse"]),
+    "Quiz": lambda p: start_quiz(p, ["fx.mcq", "fx.truefalse"]),
     "Quiz summary": _summary,
     "Browse": lambda p: _push(p, "tui.screens.browse:BrowseScreen", p.app.bankset.topics[0].id),
     "Study": _study,
@@ -214,14 +212,14 @@ OPENERS: dict[str, Opener] = {
 
 # binding id -> (opener override, keys that put the screen in the state where the key applies)
 SETUP: dict[str, tuple[Opener | None, tuple[str, ...]]] = {
-    "posenc.answer_true": (lambda p: _quiz(p, ["fx.truefalse"]), ()),
-    "posenc.answer_false": (lambda p: _quiz(p, ["fx.truefalse"]), ()),
-    "posenc.choice_pick": (lambda p: _quiz(p, ["fx.mcq"]), ("down",)),
-    "posenc.self_yes": (lambda p: _quiz(p, ["fx.literal"]), ("space",)),
-    "posenc.self_no": (lambda p: _quiz(p, ["fx.literal"]), ("space",)),
-    "posenc.leave_input": (lambda p: _quiz(p, ["fx.numeric"]), ("1",)),
-    "posenc.hint": (lambda p: _quiz(p, ["fx.numeric"]), ()),
-    "posenc.no_hint": (lambda p: _quiz(p, ["fx.numeric"]), ()),  # the fixture has no hints: both say so
+    "posenc.answer_true": (lambda p: start_quiz(p, ["fx.truefalse"]), ()),
+    "posenc.answer_false": (lambda p: start_quiz(p, ["fx.truefalse"]), ()),
+    "posenc.choice_pick": (lambda p: start_quiz(p, ["fx.mcq"]), ("down",)),
+    "posenc.self_yes": (lambda p: start_quiz(p, ["fx.literal"]), ("space",)),
+    "posenc.self_no": (lambda p: start_quiz(p, ["fx.literal"]), ("space",)),
+    "posenc.leave_input": (lambda p: start_quiz(p, ["fx.numeric"]), ("1",)),
+    "posenc.hint": (lambda p: start_quiz(p, ["fx.numeric"]), ()),
+    "posenc.no_hint": (lambda p: start_quiz(p, ["fx.numeric"]), ()),  # the fixture has no hints: both say so
     "posenc.study.undo": (_study, ("enter", "3")),
     "posenc.study.undo_anywhere": (_study, ("enter", "3")),
     "posenc.study.demo": (_study, ("enter",)),
@@ -308,7 +306,12 @@ async def test_every_key_help_lists_has_an_effect_on_its_screen(env: Path, secti
             state = fingerprint(app)
             await pilot.press(_press_key(keys))
             await settle(pilot)
-            await pilot.pause(0.05)
-            assert fingerprint(app) != state, f"{section}: {keys} ({binding_id}) did nothing"
+            await wait_for(
+                lambda state=state: fingerprint(app) != state,
+                timeout=10,
+                state=lambda section=section, keys=keys, bid=binding_id: (
+                    f"{section}: {keys} ({bid}) did nothing"
+                ),
+            )
             pressed += 1
         assert pressed >= 1

@@ -1,5 +1,6 @@
 """Key bursts at random speeds never crash the app: Quiz, Study (open, numeric and cloze cards, typed
-answers) and the Demo lab, 50 runs, each key 0 to 300 ms after the one before it.
+answers) and the Demo lab, 50 runs (`make test`; one seeded run in `make check`), each key 0 to 300 ms
+after the one before it.
 
 Keys are posted as a terminal sends them (`post_keys`' way: without waiting for the app), so a key can
 land while a card is being replaced, a rating saved or a demo run, which is where the `text-area--gutter`
@@ -136,14 +137,11 @@ async def one_run(pilot: Any, rng: random.Random) -> None:
     await back_to_home(pilot)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("chunk", range(CHUNKS), ids=lambda c: f"chunk{c}")
-def test_random_key_bursts_on_quiz_study_and_the_demo_lab_never_crash(env: Path, chunk: int) -> None:
-    print(f"key-burst stress: POSENC_STRESS_SEED={SEED} (chunk {chunk})")
-    runs = list(range(chunk, RUNS, CHUNKS))
+def drive(env: Path, seed: object, runs: list[int]) -> list[int]:
+    """One app doing `runs` (each a Quiz, Study and Demo lab burst); returns the runs it finished."""
     done: list[int] = []
 
-    async def drive() -> None:
+    async def run_all() -> None:
         app = make_app(env)
         (env / "banks" / "open.yaml").write_text(OPEN_BANK.lstrip(), encoding="utf-8")
         async with app.run_test(size=SIZE) as pilot:
@@ -151,9 +149,29 @@ def test_random_key_bursts_on_quiz_study_and_the_demo_lab_never_crash(env: Path,
             app.store.set_setting("enable_fuzzing", False)
             for run in runs:
                 print(f"run {run}")
-                await one_run(pilot, random.Random(f"{SEED}-{run}"))
-                assert app.is_running, f"run {run} (seed {SEED}) ended the app"
+                await one_run(pilot, random.Random(f"{seed}-{run}"))
+                assert app.is_running, f"run {run} (seed {seed}) ended the app"
                 done.append(run)
 
-    asyncio.run(drive())  # re-raises what the app raised
-    assert done == runs
+    asyncio.run(run_all())  # re-raises what the app raised
+    return done
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(CHUNKS), ids=lambda c: f"chunk{c}")
+def test_random_key_bursts_on_quiz_study_and_the_demo_lab_never_crash(env: Path, chunk: int) -> None:
+    print(f"key-burst stress: POSENC_STRESS_SEED={SEED} (chunk {chunk})")
+    runs = list(range(chunk, RUNS, CHUNKS))
+    assert drive(env, SEED, runs) == runs
+
+
+# Its bursts: Quiz moves on twice (x n enter n t), Study reveals and rates two cards in a row (u enter 4
+# enter 3: the second reveal lands while the next card mounts), the Demo lab runs and edits (enter
+# backspace 2 2 enter).
+QUICK_SEED = 0
+
+
+def test_one_seeded_key_burst_on_quiz_study_and_the_demo_lab(env: Path) -> None:
+    """The fast loop's share of the stress test (`make check`): one run of the same bursts, seeded, so
+    a change that breaks the key queue under a burst fails there and not only in `make test`."""
+    assert drive(env, QUICK_SEED, [0]) == [0]

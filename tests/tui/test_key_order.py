@@ -121,7 +121,8 @@ async def test_digits_typed_before_a_generated_questions_field_appears_go_into_i
         screen = QuizScreen(QuizSession(QuizConfig(seed=1), LIVE_FIRST))
         app.push_screen(screen)  # not awaited: the digits arrive as it opens, then while it draws
         await post_keys(app, list("0.125"))
-        await wait_for(lambda: app.key_queue.queued() == list("0.125"), 60, app.key_queue.queued)
+        typed = ["0", "full_stop", "1", "2", "5"]  # the key names a terminal's "0.125" arrives as
+        await wait_for(lambda: app.key_queue.queued() == typed, 60, app.key_queue.queued)
         assert screen.view is None  # still drawing: no field yet
         gate.set()
         await wait_for(lambda: screen.view is not None and not screen.holding_keys)

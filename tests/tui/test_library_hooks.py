@@ -2,13 +2,15 @@
 hook was written for, the hook still finds what it replaces, and Rich is patched when the app starts,
 not when `tui.app` is imported.
 
-Every private name of Textual and fsrs that product code reads, calls, overrides or imports is listed
-here with an existence check and, where it can run alone, a smoke call that does what our code relies
-on. After upgrading Textual or fsrs, run this file first (docs/architecture.md, "Private API").
+Every private name of Textual, fsrs, textual-serve, aiohttp, Rich and flatlatex that product code reads,
+calls, overrides or imports is listed here with an existence check and, where it can run alone, a smoke
+call that does what our code relies on; a scan of tui/ and quizbank/ fails on one that is not listed.
+After upgrading one of them, run this file first (docs/architecture.md, "Private API").
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import subprocess
@@ -175,6 +177,7 @@ TEXTUAL_PRIVATE_STATE = {
     "_bindings_ready": "tui/widgets/key_footer.py: Footer shows keys once bindings are ready",
     "_reactive_connect": "tui/widgets/key_footer.py: a FooterKey's data-bound `compact`",
     "_compositor": "tests/support/apps.py screen_text: the screen as text",
+    "_selected": "tui/widgets/toggles.py GlyphSelectionList: the values ticked (a SelectionList's dict)",
 }
 
 
@@ -304,6 +307,355 @@ async def test_a_footer_key_is_data_bound_to_compact_through_reactive_connect() 
         assert seen and "compact" in (seen[0] or {})  # the binding key; the palette key has none
 
 
+@pilot_test
+async def test_the_keymap_the_selection_and_the_screen_hooks_do_what_we_need() -> None:
+    """`App._keymap` holds what `set_keymap` set (Help shows it); `SelectionList._selected` holds the ticked
+    values (GlyphSelectionList draws ✓ from it); Textual calls `_on_screen_suspend` when a screen is covered
+    and `_on_unmount` when it is removed, and HeldKeys hands the queued keys on from both."""
+    from textual.app import App, ComposeResult
+    from textual.screen import Screen
+    from textual.widgets import Label
+
+    from tui.keyorder import HeldKeys
+    from tui.widgets.toggles import CHECKED, UNCHECKED, GlyphSelectionList
+
+    resumed: list[str] = []
+
+    class FakeQueue:
+        pending = False
+
+        def resume(self) -> None:
+            resumed.append("resume")
+
+    class Holding(HeldKeys, Screen[None]):
+        # Textual calls each class's `_on_<event>` along the MRO: this one, then HeldKeys' own
+        def _on_unmount(self) -> None:
+            resumed.append("unmount")
+
+        def compose(self) -> ComposeResult:
+            yield Label("holding")
+
+    class Other(Screen[None]):
+        def compose(self) -> ComposeResult:
+            yield Label("other")
+
+    class Ticks(App[None]):
+        def compose(self) -> ComposeResult:
+            yield GlyphSelectionList(("one", "a", True), ("two", "b"), id="ticks")
+
+    app = Ticks()
+    app.key_queue = FakeQueue()  # type: ignore[attr-defined]  # what HeldKeys finds through key_queue(app)
+    async with app.run_test() as pilot:
+        app.set_keymap({"posenc.next": "f5"})
+        assert app._keymap == {"posenc.next": "f5"}
+        ticks = app.query_one("#ticks", GlyphSelectionList)
+        await pilot.pause()
+        assert dict(ticks._selected) == {"a": None}
+        assert [ticks.render_line(y).text[1] for y in (0, 1)] == [CHECKED, UNCHECKED]
+        holding = Holding()
+        await app.push_screen(holding)
+        await app.push_screen(Other())  # covers Holding: _on_screen_suspend
+        await pilot.pause()
+        assert resumed == ["resume"]
+        await app.pop_screen()
+        await app.pop_screen()  # suspends and removes Holding: _on_screen_suspend, then _on_unmount
+        await pilot.pause()
+        assert resumed == ["resume", "resume", "unmount", "resume"] and not holding.is_attached
+
+
+def test_textual_still_dispatches_keys_as_the_key_queue_copies() -> None:
+    """`KeyQueue._dispatch` re-does the key and paste branches of Textual's `App.on_event`, which
+    `PosencApp.on_event` no longer calls for them. This digest of that method's source changes when Textual
+    changes it: then compare the new `App.on_event` with `KeyQueue._dispatch`, carry any new step over
+    (docs/architecture.md, "Private API"), and record the new digest here."""
+    import hashlib
+
+    from textual.app import App
+
+    from tui.app import PosencApp
+
+    source = inspect.getsource(App.on_event)
+    assert hashlib.sha256(source.encode()).hexdigest()[:16] == "3dbf14d694916fe3", source
+    ours = inspect.getsource(PosencApp.on_event)
+    assert ours.count("key_queue.arrived(event)") == 2 and "super().on_event(event)" in ours
+
+
+# ---------------------------------------------------------------------------------- textual-serve, aiohttp
+# (class, private name, where we use it): `posenc serve` subclasses textual-serve's Server and AppService,
+# and tui/serve_connections.py hands out its own aiohttp request handlers.
+SERVE_PRIVATE = [
+    ("textual_serve.server:Server", "_make_app", "tui/serve.py: PosencServer's routes and guard"),
+    ("textual_serve.server:Server", "_process_messages", "tui/serve.py: sizes clamped, bad messages skipped"),
+    ("textual_serve.app_service:AppService", "_build_environment", "tui/serve_apps.py: TabApp's environment"),
+    ("textual_serve.app_service:AppService", "_open_app_process", "tui/serve_apps.py: a session per tab app"),
+    ("aiohttp.web:AppRunner", "_make_server", "tui/serve_connections.py: CappedRunner"),
+]
+# instance attributes, checked on live objects below
+SERVE_PRIVATE_STATE = {
+    "_process": "tui/serve_apps.py: the tab app's process",
+    "_stdin": "tui/serve_apps.py: the tab app's stdin",
+    "_task": "tui/serve_apps.py: the spare's output reader",
+    "_loop": "tui/serve_connections.py: aiohttp's Server and RequestHandler loop",
+    "_kwargs": "tui/serve_connections.py: the handler options aiohttp's Server keeps",
+}
+
+
+@pytest.mark.parametrize(
+    ("owner", "name", "use"), SERVE_PRIVATE, ids=[f"{o}.{n}" for o, n, _ in SERVE_PRIVATE]
+)
+def test_each_private_serve_name_we_use_exists(owner: str, name: str, use: str) -> None:
+    assert callable(getattr(_attr(owner), name, None)), f"{owner}.{name} is gone ({use})"
+
+
+def test_textual_serve_still_calls_the_hooks_we_override() -> None:
+    from textual_serve.app_service import AppService
+    from textual_serve.server import Server
+
+    from tui.serve_apps import TabApp
+
+    assert "self._open_app_process(" in inspect.getsource(AppService.start)
+    assert "self._process_messages(" in inspect.getsource(Server.handle_websocket)
+    assert "self._make_app()" in inspect.getsource(Server.serve)
+
+    async def nothing(*_: Any) -> None:
+        pass
+
+    tab = TabApp(
+        "true",
+        write_bytes=nothing,
+        write_str=nothing,
+        close=nothing,
+        download_manager=None,
+        groups=set(),
+        extra_env=lambda: {"POSENC_HOOK_TEST": "1"},
+    )
+    assert (tab._process, tab._stdin, tab._task) == (None, None, None)
+    env = tab._build_environment(width=100, height=30)  # AppService's, then ours
+    assert (env["COLUMNS"], env["ROWS"], env["POSENC_HOOK_TEST"]) == ("100", "30", "1")
+    assert env["TEXTUAL_DRIVER"] == "textual.drivers.web_driver:WebDriver"
+
+
+def test_aiohttp_still_keeps_the_loop_and_options_capped_server_reads() -> None:
+    import asyncio
+
+    from aiohttp import web
+    from aiohttp.web_protocol import RequestHandler
+
+    async def check() -> None:
+        async def handler(request: web.BaseRequest) -> web.StreamResponse:
+            return web.Response()
+
+        server = web.Server(handler, keepalive_timeout=7)
+        assert server._loop is asyncio.get_running_loop() and server._kwargs == {"keepalive_timeout": 7}
+        assert isinstance(server(), RequestHandler)  # what CappedServer.__call__ replaces
+        handler_made = RequestHandler(server, loop=server._loop, **server._kwargs)
+        assert handler_made._loop is server._loop
+
+    asyncio.run(check())
+
+
+# ------------------------------------------------------------------------------- every private name listed
+# Private modules the product imports, with the module that does.
+PRIVATE_MODULES = {
+    "rich._wrap": "tui/cjkwrap.py",
+    "textual.widgets._footer": "tui/widgets/key_footer.py",
+    "textual.widgets._toggle_button": "tui/widgets/toggles.py",
+}
+FLATLATEX_PRIVATE = {
+    "_converter__indexed",
+    "_converter__exponent",
+    "_converter__latexfun_frac",
+    "_converter__latexfun_sqrt",
+}
+FSRS_PRIVATE = {"_get_fuzzed_interval"}
+NOT_LIBRARY_HOOKS = {"_exit": "os._exit, the standard library's documented immediate exit"}
+
+
+def _listed() -> set[str]:
+    return (
+        {name for _, name, _ in TEXTUAL_PRIVATE}
+        | set(TEXTUAL_PRIVATE_STATE)
+        | {name for _, name, _ in SERVE_PRIVATE}
+        | set(SERVE_PRIVATE_STATE)
+        | FLATLATEX_PRIVATE
+        | FSRS_PRIVATE
+        | set(NOT_LIBRARY_HOOKS)
+    )
+
+
+def _product_files() -> list[Any]:
+    return sorted([*(ROOT / "tui").rglob("*.py"), *(ROOT / "quizbank").rglob("*.py")])
+
+
+@functools.cache
+def _tree(path: Any) -> Any:
+    import ast
+
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_reads() -> dict[str, str]:
+    """Private names the product reads or writes on an object without defining them anywhere itself:
+    `x._name` and `getattr(x, "_name")`. name -> one place."""
+    import ast
+
+    defined: set[str] = set()
+    used: dict[str, str] = {}
+    for path in _product_files():
+        relative = path.relative_to(ROOT)
+        for node in ast.walk(_tree(path)):
+            where = f"{relative}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                defined.add(node.name)
+            elif isinstance(node, ast.Attribute) and _private(node.attr):
+                used.setdefault(node.attr, where)
+                if (
+                    isinstance(node.ctx, ast.Store)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "self"
+                ):
+                    defined.add(node.attr)
+            elif isinstance(node, ast.AnnAssign | ast.Assign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                defined.update(t.id for t in targets if isinstance(t, ast.Name))
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr", "setattr")
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+                and _private(node.args[1].value)
+            ):
+                used.setdefault(node.args[1].value, where)
+    return {name: where for name, where in used.items() if name not in defined}
+
+
+def _private_overrides() -> dict[str, str]:
+    """Private methods the product defines that a library base class of the same class already has (the
+    library calls ours instead of its own). name -> our class. Module-level classes are looked at through
+    their real MRO (so a mixin such as HeldKeys counts for the screens that use it); classes made inside a
+    function through the bases their source names."""
+    import ast
+    import builtins
+    import importlib
+
+    ours = ("tui", "quizbank")
+    found: dict[str, str] = {}
+    for path in _product_files():
+        tree = _tree(path)
+        module_name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        # only modules with a class that has a base besides builtins (drill modules import torch)
+        subclasses = any(
+            isinstance(node, ast.ClassDef)
+            and any(not (isinstance(b, ast.Name) and hasattr(builtins, b.id)) for b in node.bases)
+            for node in tree.body
+        )
+        module = importlib.import_module(module_name) if subclasses else None
+        for cls in [
+            v
+            for v in (vars(module) if module else {}).values()
+            if isinstance(v, type) and v.__module__ == module_name
+        ]:
+            for klass in cls.__mro__:
+                if not klass.__module__.startswith(ours):
+                    continue
+                for name, value in vars(klass).items():
+                    if not _private(name) or not (
+                        inspect.isfunction(value) or isinstance(value, property | staticmethod | classmethod)
+                    ):
+                        continue
+                    if any(
+                        name in vars(k)
+                        for k in cls.__mro__
+                        if not k.__module__.startswith((*ours, "builtins"))
+                    ):
+                        found.setdefault(name, klass.__qualname__)
+        imported: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                imported.update(
+                    {
+                        (a.asname or a.name.split(".")[0]): (a.asname and a.name) or a.name.split(".")[0]
+                        for a in node.names
+                    }
+                )
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.update({(a.asname or a.name): f"{node.module}.{a.name}" for a in node.names})
+        nested = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n not in tree.body]
+        for node in nested:
+            for base in node.bases:
+                dotted = ast.unparse(base).split("[")[0].split(".")
+                if dotted[0] not in imported or imported[dotted[0]].startswith(ours):
+                    continue
+                target = _resolve(".".join([imported[dotted[0]], *dotted[1:]]))
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and _private(item.name):
+                        if hasattr(target, item.name):
+                            found.setdefault(item.name, node.name)
+    return found
+
+
+def _resolve(dotted: str) -> Any:
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
+            obj = getattr(obj, part)
+        return obj
+    raise ImportError(dotted)
+
+
+def test_every_private_library_name_the_product_uses_is_listed_here() -> None:
+    """A private name of a library that the product reads, overrides or imports, and that no table in this
+    file lists, is a hook nobody re-checks on an upgrade: add it to a table, with a smoke call."""
+    import ast
+
+    listed = _listed()
+    all_reads, all_overrides = _private_reads(), _private_overrides()
+    reads = {n: w for n, w in all_reads.items() if n not in listed}
+    overrides = {n: c for n, c in all_overrides.items() if n not in listed}
+    modules: dict[str, str] = {}
+    for path in _product_files():
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module] if "._" in f".{node.module}" else []
+                names += [f"{node.module}.{a.name}" for a in node.names if _private(a.name)]
+                for name in names:
+                    if name.startswith(("__future__", "tui.", "quizbank.", "posenc_ref.")):
+                        continue
+                    if PRIVATE_MODULES.get(name) != str(path.relative_to(ROOT)):
+                        modules[name] = str(path.relative_to(ROOT))
+    assert (reads, overrides, modules) == ({}, {}, {})
+    # and the scan sees what it should: one read, one override and one private module of each kind
+    assert "_binding_chain" in all_reads and "_keymap" in all_reads
+    assert {
+        "_on_key",
+        "_on_screen_suspend",
+        "_get_fuzzed_interval",
+        "_make_server",
+        "_converter__indexed",
+    } <= set(all_overrides)
+
+
+@functools.cache
+def _assigned_in(klass: type) -> frozenset[str]:
+    """The private names a class's own source assigns on `self` (read once per class: it is slow)."""
+    try:
+        return frozenset(re.findall(r"self\.(_[a-z]\w*)\s*[:=]", inspect.getsource(klass)))
+    except (OSError, TypeError):
+        return frozenset()
+
+
 def test_our_textual_subclasses_set_no_private_attribute_textual_uses() -> None:
     """A `self._name = ...` in a subclass of a Textual class must not reuse a name its Textual bases keep
     (PosencApp once kept its store flag in `_closing`, which is Textual's `MessagePump._closing`)."""
@@ -324,10 +676,7 @@ def test_our_textual_subclasses_set_no_private_attribute_textual_uses() -> None:
             textual = [k for k in cls.__mro__ if k.__module__.startswith("textual.")]
             names = {n for k in textual for n in vars(k)}
             for klass in textual:
-                try:
-                    names |= set(re.findall(r"self\.(_[a-z]\w*)\s*[:=]", inspect.getsource(klass)))
-                except (OSError, TypeError):
-                    pass
+                names |= _assigned_in(klass)
             for sub in ast.walk(node):
                 targets = sub.targets if isinstance(sub, ast.Assign) else [getattr(sub, "target", None)]
                 for target in targets:

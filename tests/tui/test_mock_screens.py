@@ -4,14 +4,13 @@ export, both languages; and snapshots of the interview and report screens at 100
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.apps import make_app, screen_text
+from support.apps import make_app, palette_highlight, screen_text
 from support.pilot import pilot_test, post_keys, settle, wait_for
 from textual.widgets import Checkbox, TextArea
 
@@ -154,11 +153,8 @@ async def test_whole_interview_with_every_item_kind(env: Path) -> None:
         drill_item.query_one("#mock-code", TextArea).load_text(get_drill("alibi-slopes").solution)
         await pilot.press("ctrl+r")
         await settle(pilot)
-        for _ in range(100):  # the grading child imports torch
-            if drill_item.report is not None or drill_item.error is not None:
-                break
-            await asyncio.sleep(0.2)
-            await settle(pilot)
+        # the grading child imports torch
+        await wait_for(lambda: drill_item.report is not None or drill_item.error is not None, timeout=120)
         await settle(pilot)
         assert drill_item.error is None and drill_item.report.passed
         assert "✓" in screen_text(app) and "cases passed" in screen_text(app)
@@ -337,14 +333,15 @@ async def test_keys_typed_after_next_wait_for_the_next_item_and_land_in_its_box(
 async def test_a_slow_plan_says_planning_and_takes_it_back_when_the_interview_starts(
     env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import time
+    import threading
 
     import quizbank.mock.planner as planner
 
     real = planner.plan_interview
+    planned = threading.Event()
 
     def slow_plan(*args: Any, **kwargs: Any) -> Any:
-        time.sleep(1.0)  # in the planning worker: longer than the toast's delay
+        assert planned.wait(60), "the test never let the plan finish"  # in the planning worker
         return real(*args, **kwargs)
 
     monkeypatch.setattr(planner, "plan_interview", slow_plan)
@@ -354,11 +351,11 @@ async def test_a_slow_plan_says_planning_and_takes_it_back_when_the_interview_st
         await pilot.press("m")
         await settle(pilot)
         await pilot.press("backspace", "backspace", "1", "0", "enter")
-        for _ in range(200):  # the toast comes while the worker still plans
-            if "Planning the interview…" in notices(app):
-                break
-            await pilot.pause(0.01)
-        assert "Planning the interview…" in notices(app)
+        # the toast comes (after its delay) while the worker still plans
+        await wait_for(
+            lambda: "Planning the interview…" in notices(app), timeout=30, state=lambda: notices(app)
+        )
+        planned.set()
         await settle(pilot)
         assert isinstance(app.screen, MockInterviewScreen)
         assert notices(app) == ""  # nothing left over the first question and its clock
@@ -402,8 +399,9 @@ async def test_setup_from_home_plans_and_starts(env: Path) -> None:
         await pilot.press("ctrl+p")
         await settle(pilot)
         await pilot.press(*"模拟面试")
-        await asyncio.sleep(0.5)
-        await settle(pilot)
+        await wait_for(
+            lambda: "模拟面试" in palette_highlight(app), timeout=30, state=lambda: palette_highlight(app)
+        )
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, MockSetupScreen)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from rich.cells import cell_len
 from support.apps import make_app
-from support.pilot import pilot_test, settle
+from support.pilot import pilot_test, settle, wait_for
 from textual.widgets import Label, RadioSet, Static, Tree
 
 from tui.screens.mock import MockSetupScreen
@@ -42,8 +42,12 @@ async def test_home_topic_titles_end_in_an_ellipsis_when_cut(env: Path, lang: st
     app = long_bank_app(env, lang, open_store=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.pause(0.2)
         tree = app.screen.query_one("#topic-tree", Tree)
+
+        def long_label() -> Any:
+            return {node.data[1]: node.label for node in tree.root.children}.get("long-title")
+
+        await wait_for(lambda: long_label() is not None and long_label().plain.endswith("…"), 30, long_label)
         room = tree.scrollable_content_region.width
         labels = {node.data[1]: node.label for node in tree.root.children}
         label = labels["long-title"]
@@ -53,8 +57,8 @@ async def test_home_topic_titles_end_in_an_ellipsis_when_cut(env: Path, lang: st
         assert not short.plain.endswith("…")
         await pilot.resize_terminal(160, 40)  # wider: more of the title (up to the 60-character cap)
         await settle(pilot)
-        await pilot.pause(0.2)
-        wider = {node.data[1]: node.label for node in tree.root.children}["long-title"]
+        await wait_for(lambda: long_label().cell_len > label.cell_len, 30, long_label)  # refitted
+        wider = long_label()
         assert wider.cell_len > label.cell_len and wider.plain.rstrip("…").startswith(label.plain.rstrip("…"))
 
 
@@ -75,8 +79,14 @@ async def test_home_titles_are_refitted_when_the_topic_list_gains_a_scrollbar(en
         assert not tree.show_vertical_scrollbar
         tree.move_cursor(next(node for node in tree.root.children if node.data[1] == "long-title-0"))
         await settle(pilot)
-        await pilot.pause(0.2)
-        assert tree.show_vertical_scrollbar  # the description pane took rows from the list
+
+        def refitted() -> bool:  # the description pane took rows from the list, the titles were cut again
+            room = tree.scrollable_content_region.width
+            long = [n.label for n in tree.root.children if n.data[1] and n.data[1].startswith("long-title")]
+            return tree.show_vertical_scrollbar and all(label.cell_len + 2 <= room for label in long)
+
+        await wait_for(refitted, 30, lambda: (tree.show_vertical_scrollbar, tree.scrollable_content_region))
+        assert tree.show_vertical_scrollbar
         room = tree.scrollable_content_region.width
         for node in tree.root.children:
             if node.data[1] and node.data[1].startswith("long-title"):
@@ -233,7 +243,7 @@ async def test_footer_shows_whole_keys_only(env: Path, lang: str) -> None:
         await settle(pilot)
         await app.push_screen(QuizScreen(QuizSession(QuizConfig(seed=1), ["fx.mcq", "fx.truefalse"])))
         await settle(pilot)
-        await pilot.pause(0.1)
+        await wait_for(lambda: any(k.display for k in app.screen.query_one(Footer).query(FooterKey)), 30)
 
         def shown() -> list[FooterKey]:
             footer = app.screen.query_one(Footer)
@@ -248,8 +258,7 @@ async def test_footer_shows_whole_keys_only(env: Path, lang: str) -> None:
         assert narrow  # (the keys every screen has make room first: left out, not composed)
         await pilot.resize_terminal(200, 24)
         await settle(pilot)
-        await pilot.pause(0.1)
-        assert len(shown()) > len(narrow)
+        await wait_for(lambda: len(shown()) > len(narrow), 30, lambda: len(shown()))  # the keys come back
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -295,8 +304,14 @@ async def test_quiz_setup_opens_at_its_top_with_the_topic_list_focused(env: Path
         await settle(pilot)
         await pilot.press("z")
         await settle(pilot)
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, QuizSetupScreen)
+        await wait_for(  # laid out: the form taller than the screen
+            lambda: (
+                isinstance(app.screen, QuizSetupScreen)
+                and app.screen.query_one("#setup", VerticalScroll).max_scroll_y > 0
+            ),
+            30,
+            lambda: app.screen,
+        )
         form = app.screen.query_one("#setup", VerticalScroll)
         assert form.max_scroll_y > 0  # the form is taller than the screen
         assert isinstance(app.focused, SelectionList) and form.scroll_y == 0

@@ -13,13 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.apps import make_app, screen_text
+from support.apps import make_app, open_study, screen_text, start_quiz
 from support.pilot import pilot_test, post_keys, settle, wait_for
 from textual.widgets import Checkbox
 
-from quizbank.quiz_session import QuizConfig, QuizSession
-from tui.screens.quiz import QuizScreen
-from tui.screens.study import StudyScreen
 from tui.widgets.answers.open import OpenAnswer, OpenAnswerArea, suggested_rating
 
 SIZE = (100, 30)
@@ -73,24 +70,6 @@ def open_app(tmp_path: Path, lang: str = "en", **options: Any) -> Any:
     app = make_app(tmp_path, language=lang, **options)
     (tmp_path / "banks" / "open.yaml").write_text(OPEN_BANK.lstrip(), encoding="utf-8")
     return app
-
-
-async def start_quiz(pilot: Any, ids: list[str]) -> QuizScreen:
-    await settle(pilot)
-    screen = QuizScreen(QuizSession(QuizConfig(seed=1), ids))
-    await pilot.app.push_screen(screen)
-    await settle(pilot)
-    return screen
-
-
-async def open_study(pilot: Any) -> StudyScreen:
-    app = pilot.app
-    await wait_for(lambda: app.bankset is not None and app.store is not None)
-    app.store.set_setting("enable_fuzzing", False)
-    screen = StudyScreen("fixture-open", clock=lambda: NOW)
-    await app.push_screen(screen)
-    await settle(pilot)
-    return screen
 
 
 def open_answer(screen: Any) -> OpenAnswer:
@@ -206,7 +185,7 @@ async def test_study_shows_a_contradicted_point_with_its_correction_and_suggests
 ) -> None:
     app = open_app(env, lang)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fixture-open")
         assert screen.view.question.id == "oa.rope"
         await post_keys(app, [*WRONG[lang], "ctrl+r"])
         await wait_for(lambda: screen.revealed and screen.suggested is not None)
@@ -236,7 +215,7 @@ async def test_study_shows_a_contradicted_point_with_its_correction_and_suggests
 async def test_study_suggests_a_rating_from_coverage_and_only_the_key_rates(env: Path, lang: str) -> None:
     app = open_app(env, lang)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fixture-open")
         assert screen.view.question.id == "oa.rope"
         await post_keys(app, [*ANSWERS[lang], "ctrl+r"])
         await wait_for(lambda: screen.revealed)
@@ -270,7 +249,7 @@ async def test_study_fast_keys_type_reveal_rate_and_reveal_the_next_on_empty_ent
 ) -> None:
     app = open_app(env)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fixture-open")
         first = screen.view.question.id
         # typed, revealed with Enter (or Ctrl+R), rated 2; then Enter on the next card's empty box reveals, 1 rates
         await post_keys(app, [*"rotation angle", submit, "2", "enter", "1"], gap=0.05)
@@ -290,7 +269,7 @@ async def test_study_space_on_the_empty_box_shows_the_answer_and_the_footer_says
     Space a space and the footer drops it; on the emptied box Space reveals and 3 rates, 50 ms apart."""
     app = open_app(env)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fixture-open")
         area = screen.view.query_one(OpenAnswerArea)
         assert app.focused is area
         assert "Show answer" in screen_text(app)
@@ -330,7 +309,7 @@ async def test_study_enter_then_3_at_machine_speed_rates_six_open_cards(env: Pat
     bank = env / "banks" / "open.yaml"
     bank.write_text(bank.read_text(encoding="utf-8") + MORE_OPEN, encoding="utf-8")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fixture-open")
         boxes: list[OpenAnswerArea] = []
         assert isinstance(app.focused, OpenAnswerArea)
 
@@ -371,7 +350,7 @@ def test_snapshot_study_revealed_typed_answer(
     app = open_app(tmp_path, lang)
 
     async def run_before(pilot: Any) -> None:
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fixture-open")
         await post_keys(pilot.app, [*ANSWERS[lang], "ctrl+r"])
         await wait_for(lambda: screen.revealed and screen.suggested == 2)
         await settle(pilot)

@@ -9,24 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.apps import start_quiz
 from support.pilot import settle
 
 from quizbank.grading import Grade
 from quizbank.quiz_session import QuizConfig, QuizSession
-from tui.screens.quiz import QuizScreen, QuizSummaryScreen
+from tui.screens.quiz import QuizSummaryScreen
 
 SIZES = [(100, 30), (80, 24)]
 LANGS = ["en", "zh"]
 CASES = [(size, lang) for size in SIZES for lang in LANGS]
 IDS = [f"{w}x{h}-{lang}" for (w, h), lang in CASES]
-
-
-async def _quiz(pilot: Any, question_ids: list[str]) -> QuizScreen:
-    await settle(pilot)
-    screen = QuizScreen(QuizSession(QuizConfig(seed=1), question_ids))
-    await pilot.app.push_screen(screen)
-    await settle(pilot)
-    return screen
 
 
 @pytest.mark.parametrize(("size", "lang"), CASES, ids=IDS)
@@ -36,7 +29,7 @@ def test_question_with_a_choice_made(
     """A single-choice question with a choice made and not yet confirmed."""
 
     async def run_before(pilot: Any) -> None:
-        await _quiz(pilot, ["fx.mcq", "fx.multi"])
+        await start_quiz(pilot, ["fx.mcq", "fx.multi"])
         await pilot.press("2")
         await settle(pilot)
 
@@ -48,7 +41,7 @@ def test_multi_feedback(snap_compare: Any, app_factory: Any, size: tuple[int, in
     """Multi-select feedback: a right pick, a missed option and a wrong pick, each marked and named."""
 
     async def run_before(pilot: Any) -> None:
-        screen = await _quiz(pilot, ["fx.multi", "fx.mcq"])
+        screen = await start_quiz(pilot, ["fx.multi", "fx.mcq"])
         view = screen.view
         right = [view.order.index(i) + 1 for i, c in enumerate(view.question.choices) if c.correct]
         wrong = [view.order.index(i) + 1 for i, c in enumerate(view.question.choices) if not c.correct]

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.apps import make_app
-from support.pilot import pilot_test, settle
-from textual import events
+from support.pilot import pilot_test, post_keys, settle
 from textual.widgets import TextArea
 
 from quizbank.drills import DRILL_NAMES, get_drill
@@ -17,13 +16,6 @@ from tui.screens.drill import DrillScreen
 from tui.screens.home import HomeScreen
 
 SIZE = (120, 40)
-KEY_NAMES = {"\r": "enter", "\x1b": "escape"}
-
-
-def burst(app, keys: str) -> None:
-    """Post every key to the app before it handles the first (a tab's keys come in one read)."""
-    for character in keys:
-        app.post_message(events.Key(KEY_NAMES.get(character, character), character))
 
 
 def editor_text(app) -> str:
@@ -38,7 +30,7 @@ async def test_text_typed_with_the_key_that_opens_the_drill_screen_goes_into_the
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             assert isinstance(app.screen, HomeScreen)
-            burst(app, f"c{edit_key}# typed at once")
+            await post_keys(app, list(f"c{edit_key}# typed at once"))  # one read
             await settle(pilot)
             assert isinstance(app.screen, DrillScreen)
             assert isinstance(app.focused, TextArea)
@@ -52,13 +44,13 @@ async def test_keys_after_a_screen_change_run_on_the_new_screen_in_order(env: Pa
     app = make_app(env)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        burst(app, "ciab\x1bh")
+        await post_keys(app, list("ciab\x1bh"))
         await settle(pilot)
         drill = app.screen
         assert isinstance(drill, DrillScreen)
         assert drill.hints_shown == 1 and not isinstance(app.focused, TextArea)
         assert editor_text(app) == "ab" + get_drill(DRILL_NAMES[0]).starter
-        burst(app, "q")
+        await post_keys(app, ["q"])
         await settle(pilot)
         assert isinstance(app.screen, HomeScreen)
         assert drill.path.read_text(encoding="utf-8") == "ab" + get_drill(DRILL_NAMES[0]).starter
@@ -72,7 +64,7 @@ async def test_keys_arriving_while_a_screen_mounts_are_held_then_typed_there(env
         await settle(pilot)
         app.push_screen(DrillScreen())
         assert not app.screen.is_mounted  # its compose has not run yet
-        burst(app, "ixy")
+        await post_keys(app, list("ixy"))
         await settle(pilot)
         assert isinstance(app.focused, TextArea)
         assert editor_text(app).startswith("xy")

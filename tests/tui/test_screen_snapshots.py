@@ -10,24 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.apps import correct_position, start_quiz
 from support.pilot import settle
-
-from quizbank.quiz_session import QuizConfig, QuizSession
-from tui.screens.quiz import QuizScreen
 
 SIZE = (100, 30)
 LANGS = ["en", "zh"]
 
 
 async def _quiz(pilot: Any, answer: bool) -> None:
-    await settle(pilot)
-    screen = QuizScreen(QuizSession(QuizConfig(seed=1), ["fx.mcq"]))
-    await pilot.app.push_screen(screen)
-    await settle(pilot)
+    screen = await start_quiz(pilot, ["fx.mcq"])
     if answer:
-        view = screen.view
-        right = [view.order.index(i) for i, c in enumerate(view.question.choices) if c.correct][0]
-        await pilot.press(str(right + 1), "space")  # choose, then confirm
+        await pilot.press(str(correct_position(screen.view) + 1), "space")  # choose, then confirm
         await settle(pilot)
     screen.query_one("#quiz-qa").scroll_home(animate=False)
     await settle(pilot)

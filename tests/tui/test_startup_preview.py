@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from support.apps import topics_listed
 from support.pilot import pilot_test, wait_for
 from textual.widgets import Tree
 
@@ -32,15 +33,6 @@ def slow_full_load(env: Path, monkeypatch: pytest.MonkeyPatch) -> threading.Even
     return release
 
 
-async def _topics_listed(pilot) -> None:
-    """Until Home's tree lists topics (from the preview, while the full load is held), then one more frame."""
-    app = pilot.app
-    await wait_for(
-        lambda: bool(app.screen.query("#topic-tree")) and bool(app.screen.query_one(Tree).root.children),
-    )
-    await pilot.pause()
-
-
 @pilot_test
 async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.Event, env: Path) -> None:
     from support.apps import fake_demo_runner, screen_text
@@ -51,7 +43,7 @@ async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.
 
     app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _topics_listed(pilot)
+        await topics_listed(pilot)
         assert app.bankset is None and app.bank_preview is not None  # the full load is held
         tree = app.screen.query_one("#topic-tree", Tree)
         topics = [n for n in tree.root.children if n.data[0] == "topic"]
@@ -73,7 +65,7 @@ async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.
         await pilot.press("escape")
 
         await pilot.press("z")  # the quiz needs the full bank: asked now, opened when it is in
-        await pilot.pause(0.1)
+        await wait_for(lambda: not app.key_queue.pending)  # `z` handled (workers wait on the held load)
         assert not isinstance(app.screen, QuizSetupScreen)
         slow_full_load.set()
         await wait_for(lambda: isinstance(app.screen, QuizSetupScreen) and app.screen.query("#setup-topics"))
@@ -96,7 +88,7 @@ async def test_the_preview_speaks_the_saved_language(slow_full_load: threading.E
     store.close()
     app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await _topics_listed(pilot)
+        await topics_listed(pilot)
         assert app.bankset is None and app.language == "zh"
         text = screen_text(app)
         assert "旋转位置编码" in text and "测验" in text

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Tree
+from support.apps import topics_listed
 
 SIZES = [(100, 30), (80, 24)]
 LANGS = ["en", "zh"]
@@ -46,13 +46,8 @@ def preview_app(app_factory: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 async def _topics_listed(pilot: Any) -> None:
-    for _ in range(200):
-        trees = list(pilot.app.screen.query("#topic-tree").results(Tree))
-        if trees and trees[0].root.children and trees[0].has_focus:
-            break
-        await pilot.pause(0.05)
-    await pilot.pause()
-    assert pilot.app.bankset is None and pilot.app.bank_preview is not None
+    await topics_listed(pilot)
+    assert pilot.app.bankset is None and pilot.app.bank_preview is not None  # listed from the preview
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from support.apps import make_app as support_make_app
+from support.apps import open_study
 from support.export_bank import write_fixture_bank
-from support.pilot import settle, wait_for
+from support.pilot import pilot_test, settle, wait_for
 from textual.widgets import Button, Input
 
-from tui.app import PosencApp
 from tui.screens.stats import StatsScreen
 from tui.screens.study import StudyScreen
 from tui.widgets.question_view import QuestionView
@@ -21,38 +21,17 @@ from tui.widgets.question_view import QuestionView
 NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 
 
-def pilot_test(coro_fn):
-    """Run an async Pilot test with asyncio.run (the project does not use pytest-asyncio)."""
-
-    @functools.wraps(coro_fn)
-    def run(tmp_path):
-        asyncio.run(coro_fn(tmp_path))
-
-    return run
-
-
 def fixed_clock() -> datetime:
     return NOW
 
 
-@pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path, monkeypatch):
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "never-used"))
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "no-user-banks"))
+pytestmark = pytest.mark.usefixtures("env")  # data and user banks in tmp_path (conftest)
 
 
-def make_app(tmp_path: Path, language: str = "en") -> PosencApp:
-    bank = write_fixture_bank(tmp_path)
-    return PosencApp(
-        [str(bank)],
-        str(tmp_path / "data"),
-        include_shipped=False,
-        include_user=False,
-        language=language,
-        seed=7,
-        warm_torch=False,
-        cursor_blink=False,
-    )
+# the export fixture bank (topics fx-rope and fx-alibi), the real demos, seed 7
+make_app = functools.partial(
+    support_make_app, write_bank=write_fixture_bank, include_user=False, seed=7, demo_runner=None
+)
 
 
 async def wait_ready(pilot) -> None:
@@ -64,15 +43,6 @@ async def wait_ready(pilot) -> None:
     await pilot.pause()
 
 
-async def open_study(pilot, topic_id: str | None = "fx-rope") -> StudyScreen:
-    await wait_ready(pilot)
-    pilot.app.store.set_setting("enable_fuzzing", False)
-    screen = StudyScreen(topic_id, clock=fixed_clock)
-    await pilot.app.push_screen(screen)
-    await settle(pilot)
-    return screen
-
-
 async def open_study_at_the_numeric_card(pilot) -> StudyScreen:
     """Study on the fixture topic with the numeric question first: the others are rated out of the way."""
     app = pilot.app
@@ -81,7 +51,7 @@ async def open_study_at_the_numeric_card(pilot) -> StudyScreen:
     for qid in ("fx.mcq", "fx.multi", "fx.tf"):
         app.store.review(qid, 3, NOW)
         app.store.review(qid, 3, NOW.replace(minute=10))
-    return await open_study(pilot)
+    return await open_study(pilot, "fx-rope")
 
 
 def current_id(screen: StudyScreen) -> str | None:
@@ -101,7 +71,7 @@ def store_state(app) -> dict:
 async def test_rate_undo_quit_restart_keeps_the_same_state(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fx-rope")
         assert current_id(screen) == "fx.mcq"  # bank order for new cards
         assert not screen.query_one("#study-ratings").display
         await pilot.press("3")  # not revealed yet: the rating keys do nothing
@@ -133,7 +103,7 @@ async def test_rate_undo_quit_restart_keeps_the_same_state(tmp_path):
 
     restarted = make_app(tmp_path)
     async with restarted.run_test(size=(100, 30)) as pilot:
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fx-rope")
         assert store_state(restarted) == after_first
         assert current_id(screen) == "fx.multi"  # fx.mcq is in learning, due in 10 minutes
         assert (screen.plan.due, screen.plan.new) == (0, 5)
@@ -199,7 +169,7 @@ async def test_a_replaced_cards_late_messages_never_touch_the_next_card(tmp_path
 async def test_language_switch_relabels_at_once(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fx-rope")
         await pilot.press("space")
         assert str(screen.query_one("#rate-1", Button).label).startswith("1 Again")
         await pilot.press("l")
@@ -304,7 +274,7 @@ async def test_ctrl_z_undoes_from_inside_a_text_input(tmp_path):
         for qid in ("fx.mcq", "fx.multi"):
             app.store.review(qid, 3, NOW)
             app.store.review(qid, 3, NOW.replace(minute=10))
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fx-rope")
         assert current_id(screen) == "fx.tf"
         before = store_state(app)
         await pilot.press("space", "2")  # reveal, rate Hard
@@ -328,7 +298,7 @@ async def test_a_quiz_answer_since_the_last_review_suggests_a_rating(tmp_path):
         app.store.record_attempt(
             "fx.multi", True, "AB", 4000, NOW - timedelta(days=3)
         )  # too old for a new card
-        screen = await open_study(pilot)
+        screen = await open_study(pilot, "fx-rope")
         assert current_id(screen) == "fx.mcq"
         assert (screen.plan.quiz_correct, screen.plan.quiz_at) == (False, NOW - timedelta(hours=2))
         await pilot.press("space")  # just recall: the Quiz answer still suggests
@@ -374,7 +344,7 @@ async def test_a_corrupt_store_is_moved_aside_and_the_user_told(tmp_path):
         notice = app.store_notices[0]
         assert "could not be read (file is not a database)" in notice and aside[0] in notice
         assert [n.message for n in app._notifications] == [notice]
-        screen = await open_study(pilot)  # a fresh, working store
+        screen = await open_study(pilot, "fx-rope")  # a fresh, working store
         await pilot.press("space", "3")
         await settle(pilot)
         assert app.store.review_count() == 1 and screen.done_count == 1
@@ -510,7 +480,7 @@ def test_snapshot_study_revealed(snap_compare, tmp_path):
     async def run_before(pilot) -> None:
         await wait_ready(pilot)
         seed_history(app.store)
-        await open_study(pilot)  # fx.mcq: a leech, due now, shown first
+        await open_study(pilot, "fx-rope")  # fx.mcq: a leech, due now, shown first
         # pick the second (a wrong) choice with the arrows (Study's number keys only rate):
         # reveals, suggests Again
         await pilot.press("down", "down", "enter")

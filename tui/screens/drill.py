@@ -333,6 +333,10 @@ class DrillScreen(LocalizedScreen):
             pass
         except SourceFileError as exc:  # not a regular file, or too large: left as it is, not loaded
             self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            try:  # said now: the file poll says it again only once the file changes
+                self._saved_mtime = path.stat().st_mtime
+            except OSError:
+                pass
             return self.drill.starter
         except (OSError, UnicodeDecodeError) as exc:
             self.notify(tr("drill.save_failed", self.app.language, error=_one_line(exc)), severity="warning")

@@ -725,9 +725,10 @@ class StudyScreen(HeldKeys, Screen):
         self._rated = (view, self._elapsed_ms(), instance)  # for the card's own messages arriving late
         self._run_store("rate", (view.question_id, int(rating), self._elapsed_ms(), instance))
         # an open answer typed and judged is kept with its verdicts and the ticks the rating followed
-        keep_typed_answer(
-            self.app, view.question_id, "study", view.answer, None if self.clock is utc_now else self.clock()
-        )
+        if isinstance(view, QuestionView):  # a drill card has code, not a typed explanation
+            keep_typed_answer(
+                self.app, view.question_id, "study", view.answer, None if self.clock is utc_now else self.clock()
+            )
 
     def action_undo(self) -> None:
         store = self.app.store

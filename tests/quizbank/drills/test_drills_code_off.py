@@ -4,22 +4,17 @@ source or starts a process. A candidate that would write a marker file shows tha
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
+from support.drills import marker_source, spy_grading_children
 
-from quizbank.drills import CodeOff, WarmGrader, get_drill, grade_file, grade_source
+from quizbank.drills import CodeOff, WarmGrader, grade_file, grade_source
 from quizbank.drills.codeoff import CODE_OFF_ENV
-from quizbank.drills.grader import WORKER, Supervisor
+from quizbank.drills.grader import Supervisor
 
 NTK = "ntk-inv-freq"
-
-
-def marker_source(marker: Path) -> str:
-    """The model solution, preceded by a line that, run, creates `marker`."""
-    return f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')\n" + get_drill(NTK).solution
 
 
 @pytest.fixture
@@ -28,23 +23,13 @@ def code_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]
     monkeypatch.setenv(CODE_OFF_ENV, "1")
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    started: list[list[str]] = []
-    real = subprocess.Popen
-
-    class Spy(real):  # type: ignore[misc,valid-type]
-        def __init__(self, args, *rest, **kwargs):  # noqa: ANN001, ANN002, ANN003
-            if any(str(WORKER) == str(a) for a in args):
-                started.append([str(a) for a in args])
-            super().__init__(args, *rest, **kwargs)
-
-    monkeypatch.setattr(subprocess, "Popen", Spy)
-    return started
+    return spy_grading_children(monkeypatch)
 
 
 def test_grade_source_writes_and_starts_nothing(tmp_path: Path, code_off: list[list[str]]) -> None:
     marker = tmp_path / "marker"
     with pytest.raises(CodeOff, match="--allow-code"):
-        grade_source(NTK, marker_source(marker))
+        grade_source(NTK, marker_source(marker, NTK))
     assert code_off == [] and not marker.exists()
     assert list((tmp_path / "tmp").iterdir()) == []  # not even the temporary copy of the source
 
@@ -52,7 +37,7 @@ def test_grade_source_writes_and_starts_nothing(tmp_path: Path, code_off: list[l
 def test_grade_file_reads_and_starts_nothing(tmp_path: Path, code_off: list[list[str]]) -> None:
     marker = tmp_path / "marker"
     path = tmp_path / "ntk.py"
-    path.write_text(marker_source(marker), encoding="utf-8")
+    path.write_text(marker_source(marker, NTK), encoding="utf-8")
     with pytest.raises(CodeOff):
         grade_file(NTK, path)
     with pytest.raises(CodeOff):
@@ -80,7 +65,7 @@ def test_drill_check_refuses_in_one_line(
 
     marker = tmp_path / "marker"
     path = tmp_path / "ntk.py"
-    path.write_text(marker_source(marker), encoding="utf-8")
+    path.write_text(marker_source(marker, NTK), encoding="utf-8")
     assert main(["drill", "check", NTK, str(path)]) == 2
     assert capsys.readouterr().err.splitlines() == [
         "posenc drill: running code is off here (posenc serve --public without --allow-code): nothing was run"

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
+from support.cli import cli_runner
+from support.processes import alive
 
 from quizbank.drills import get_drill, grade_file, grade_source
 from quizbank.drills.grader import Supervisor, WarmGrader
@@ -60,17 +62,6 @@ def test_a_hang_in_a_child_process_is_killed_with_its_group(tmp_path: Path) -> N
     assert not report.passed
     pid = int(pid_file.read_text())
     assert not alive(pid), "the grandchild outlived the grade"
-
-
-def alive(pid: int) -> bool:
-    return Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid)
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/status").read_text().split("State:", 1)[1].split("\n", 1)[0]
-    except (OSError, IndexError):
-        return "zombie"
 
 
 def test_exiting_early_or_printing_a_fake_result_fails() -> None:
@@ -132,10 +123,7 @@ def test_child_runs_isolated_in_a_temporary_folder(tmp_path: Path) -> None:
     assert Path.cwd() != Path(cwd)
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run_cli = cli_runner(main)
 
 
 def test_cli_exit_codes(

@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from support.cli import cli_runner
 
 from quizbank import cli
 
@@ -59,10 +60,7 @@ def bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = cli_runner(cli.main)
 
 
 def test_judge_prints_each_point_with_its_evidence_and_correction(bank: Path, capsys) -> None:

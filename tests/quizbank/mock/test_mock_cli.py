@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import cli_runner
 
 from quizbank.loader import load_banks
 from quizbank.mock.planner import plan_interview
@@ -22,17 +23,10 @@ from tui.cli import main
 T0 = datetime(2026, 2, 1, 10, 0, tzinfo=UTC)
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "no-user-banks"))
-    monkeypatch.setenv("POSENC_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("env")  # data and user banks in tmp_path (conftest)
 
 
-def run(capsys: Any, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = cli_runner(main)
 
 
 def save_session(data_dir: Path, session_id: str, started: datetime, *, early: bool, answered: int) -> dict:
@@ -76,7 +70,7 @@ def test_plan_json_shape(capsys: Any) -> None:
 
 
 @pytest.mark.slow
-def test_a_seed_gives_the_same_plan_in_any_process(isolated: Path) -> None:
+def test_a_seed_gives_the_same_plan_in_any_process(env: Path) -> None:
     """`mock plan --seed 1` in two interpreters whose str hashes differ (PYTHONHASHSEED): one plan."""
     outputs = []
     for hash_seed in ("1", "2", "12345"):
@@ -141,8 +135,8 @@ def test_plan_bank_too_small_exits_1(capsys: Any) -> None:
     assert len(err.strip().splitlines()) == 1
 
 
-def test_history_and_report(capsys: Any, isolated: Path) -> None:
-    data_dir = isolated / "data"
+def test_history_and_report(capsys: Any, env: Path) -> None:
+    data_dir = env / "data"
     code, out, _ = run(capsys, "mock", "history", "--json")
     assert code == 0 and json.loads(out) == {"sessions": []}
     code, _, err = run(capsys, "mock", "report")
@@ -168,7 +162,7 @@ def test_history_and_report(capsys: Any, isolated: Path) -> None:
     code, out, _ = run(capsys, "mock", "report", "20260201", "--lang", "zh")
     assert code == 0 and out.startswith("# 模拟面试报告: 20260201-100000-aaaa") and "总分: 67%" in out
 
-    target = isolated / "out" / "report.md"
+    target = env / "out" / "report.md"
     target.parent.mkdir()
     target.write_text("old", encoding="utf-8")
     code, out, err = run(capsys, "mock", "report", first["id"], "--out", str(target))
@@ -184,8 +178,8 @@ def test_history_and_report(capsys: Any, isolated: Path) -> None:
     assert code == 2
 
 
-def test_make_due_now_creates_and_refreshes_cards(isolated: Path) -> None:
-    with open_store(isolated / "store") as store:
+def test_make_due_now_creates_and_refreshes_cards(env: Path) -> None:
+    with open_store(env / "store") as store:
         store.review("a.reviewed", 4, now=T0)  # easy: due days later
         later = store.card("a.reviewed").due
         assert later > T0 + timedelta(days=1)

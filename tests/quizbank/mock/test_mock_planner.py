@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from support.banks import shipped_bankset as shipped
 
 from quizbank.drills import drills as drill_catalogue
 from quizbank.loader import load_banks
@@ -28,11 +29,6 @@ from quizbank.mock.report import ItemResult, build_report, render_markdown
 from quizbank.progress.store import open_store
 
 PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-@functools.cache
-def shipped() -> Any:
-    return load_banks(include_user=False)
 
 
 @functools.cache

@@ -16,11 +16,7 @@ from support.export_bank import main, seeded_data_dir
 from quizbank.progress.backup import BackupError, export_backup, import_backup, parse_backup
 from quizbank.progress.store import open_store
 
-
-@pytest.fixture(autouse=True)
-def no_user_banks(tmp_path, monkeypatch):
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "no-user-banks"))
-    monkeypatch.delenv("POSENC_DATA_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("env")  # data and user banks in tmp_path (conftest)
 
 
 def _backup(review: dict | None = None, **extra) -> dict:

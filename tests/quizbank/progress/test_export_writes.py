@@ -16,11 +16,7 @@ import pytest
 from support.export_bank import load_fixture_bankset, main, seeded_data_dir, write_fixture_bank
 from support.paths import ROOT
 
-
-@pytest.fixture(autouse=True)
-def no_user_banks(tmp_path, monkeypatch):
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "no-user-banks"))
-    monkeypatch.delenv("POSENC_DATA_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("env")  # data and user banks in tmp_path (conftest)
 
 
 def test_progress_export_writes_through_a_symlink(tmp_path, capsys):

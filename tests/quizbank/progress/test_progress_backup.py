@@ -50,10 +50,7 @@ OWN_CARD = {
 ROW_ID_TABLES = ("reviews", "attempts", "drill_attempts", "typed_answers")
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "no-user-banks"))
-    monkeypatch.delenv("POSENC_DATA_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("env")  # data and user banks in tmp_path (conftest)
 
 
 def table_rows(folder: Path) -> dict[str, list[tuple[Any, ...]]]:

@@ -15,10 +15,7 @@ from quizbank.progress.store import open_store
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture(autouse=True)
-def no_user_banks(tmp_path, monkeypatch):
-    monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "no-user-banks"))
-    monkeypatch.delenv("POSENC_DATA_DIR", raising=False)
+pytestmark = pytest.mark.usefixtures("env")  # data and user banks in tmp_path (conftest)
 
 
 def _seed(folder, offset_days: int = 0, ids=("fx.mcq", "fx.tf", "gone.q")):

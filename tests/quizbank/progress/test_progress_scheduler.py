@@ -21,14 +21,6 @@ from quizbank.progress.store import open_store
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path)
-    s.set_setting("enable_fuzzing", False)
-    yield s
-    s.close()
-
-
 def _interval(result) -> timedelta:
     return result.card_after.due - result.reviewed_at
 

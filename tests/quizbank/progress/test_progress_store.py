@@ -29,14 +29,6 @@ from tui.i18n import tr
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "data")
-    s.set_setting("enable_fuzzing", False)
-    yield s
-    s.close()
-
-
 def test_open_creates_folder_wal_and_schema(tmp_path):
     folder = tmp_path / "a" / "b"
     with open_store(folder) as s:

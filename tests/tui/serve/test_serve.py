@@ -36,8 +36,6 @@ ANSI = re.compile(
     r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b."
 )
 
-pytestmark = pytest.mark.slow
-
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -390,7 +388,8 @@ def test_a_busy_port_is_one_line_and_exit_1(tmp_path: Path) -> None:
 
 def test_page_and_home_over_the_websocket(tmp_path: Path) -> None:
     """The page, opened with the token, sets the cookie; its socket, with that cookie and the page's own
-    origin, gets Home from the spare."""
+    origin, gets Home from the spare. Not marked slow: `make check` runs this one real server (the other
+    server tests run in `make test`)."""
     bank = write_fixture_bank(tmp_path / "extra")
     server, port = start_server(tmp_path, "--bank", str(bank))
     try:
@@ -430,6 +429,7 @@ def test_page_and_home_over_the_websocket(tmp_path: Path) -> None:
         assert stop_server(server) == 0
 
 
+@pytest.mark.slow
 def test_two_sessions_write_progress_into_one_store(tmp_path: Path) -> None:
     titles = shipped_topic_titles()
     server, port = start_server(tmp_path)
@@ -467,6 +467,7 @@ def test_two_sessions_write_progress_into_one_store(tmp_path: Path) -> None:
     assert ratings == [2, 3]
 
 
+@pytest.mark.slow
 def test_sigterm_leaves_no_process_behind(tmp_path: Path) -> None:
     titles = shipped_topic_titles()
     server, port = start_server(tmp_path, "--public", "--host", "0.0.0.0")
@@ -512,6 +513,7 @@ def test_sigterm_leaves_no_process_behind(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- the spare
 
 
+@pytest.mark.slow
 def test_the_spare_takes_the_tabs_size_and_repaints_it(tmp_path: Path) -> None:
     """A tab that asks for 100x30 in its URL alone (no resize message) gets the spare, started before it,
     painting whole 100x30 frames at once; a later resize is a whole new frame at the new size."""
@@ -555,6 +557,7 @@ def test_the_spare_takes_the_tabs_size_and_repaints_it(tmp_path: Path) -> None:
         assert stop_server(server) == 0
 
 
+@pytest.mark.slow
 def test_a_dead_spare_is_never_handed_out(tmp_path: Path) -> None:
     titles = shipped_topic_titles()
     server, port = start_server(tmp_path)
@@ -577,6 +580,7 @@ def test_a_dead_spare_is_never_handed_out(tmp_path: Path) -> None:
         assert stop_server(server) == 0
 
 
+@pytest.mark.slow
 def test_an_idle_spare_is_recycled_and_writes_no_progress(tmp_path: Path) -> None:
     server, _ = start_server(tmp_path, env={"POSENC_SERVE_SPARE_MAX_AGE_S": "4"})
     try:
@@ -598,6 +602,7 @@ def test_an_idle_spare_is_recycled_and_writes_no_progress(tmp_path: Path) -> Non
 # ---------------------------------------------------------------- terminal-only features in the browser
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("web", [False, True])
 def test_drill_hides_the_external_editor_in_a_browser(
     web: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

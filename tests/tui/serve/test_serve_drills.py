@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 CTRL_R = "\x12"
 
 
-async def open_drill(tab: Tab, titles: list[str]) -> None:
+async def open_drill_in_tab(tab: Tab, titles: list[str]) -> None:
     """Home, then `c`: the first drill; then `i`: its editor focused (the screen opens with focus outside it)."""
     await tab.wait_for(*titles[:3])
     await tab.press("c")
@@ -63,7 +63,7 @@ def test_public_without_allow_code_runs_nothing(tmp_path: Path) -> None:
 
         async with aiohttp.ClientSession() as session:
             tab = await Tab.open(session, port)
-            await open_drill(tab, titles)
+            await open_drill_in_tab(tab, titles)
             deadline = time.monotonic() + 60
             while not (found := list((root / "data" / "drills" / "tabs").glob(f"*/{DRILL_NAMES[0]}.py"))):
                 assert time.monotonic() < deadline, "the tab never wrote its drill file"
@@ -117,7 +117,7 @@ def test_two_tabs_on_one_drill_keep_their_own_text(tmp_path: Path) -> None:
 
         async with aiohttp.ClientSession() as session:
             one, two = await asyncio.gather(Tab.open(session, port), Tab.open(session, port))
-            await asyncio.gather(open_drill(one, titles), open_drill(two, titles))
+            await asyncio.gather(open_drill_in_tab(one, titles), open_drill_in_tab(two, titles))
             deadline = time.monotonic() + 60
             while len(found := sorted(tabs_root.glob(f"*/{DRILL_NAMES[0]}.py"))) < 2:
                 assert time.monotonic() < deadline, found  # each tab writes its own file
