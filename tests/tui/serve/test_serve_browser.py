@@ -216,12 +216,14 @@ def test_a_public_server_runs_no_code_from_a_mock_interview_drill(tmp_path: Path
                     break
                 assert hint in text, text[-2000:]
                 # typed at once: keys wait until the item is mounted and its editor has focus
-                page.keyboard.type("import pathlib; pathlib.Path(__import__('os').environ['HOME'])")
+                # the path goes on a line of its own: a long line's end scrolls out of the editor's view once
+                # Enter brings the cursor back to column 0 (tmp_path under xdist is long enough to do that)
+                page.keyboard.type(f"import pathlib; marker = pathlib.Path({str(marker)!r})")
                 page.keyboard.press("Enter")
-                page.keyboard.type(f"pathlib.Path({str(marker)!r}).write_text('ran')")
+                page.keyboard.type("marker.write_text('ran')")
                 page.keyboard.press("Enter")
                 try:
-                    wait_for_text(page, ["write_text('ran')"], 60_000)  # (with code on, torch warms first)
+                    wait_for_text(page, ["marker.write_text('ran')"], 60_000)  # (with code on, torch warms first)
                     page.keyboard.press("Control+r")
                     shown = wait_for_text(page, ["Grading is off on this"], 30_000)
                 except Exception:
