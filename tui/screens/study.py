@@ -727,7 +727,11 @@ class StudyScreen(HeldKeys, Screen):
         # an open answer typed and judged is kept with its verdicts and the ticks the rating followed
         if isinstance(view, QuestionView):  # a drill card has code, not a typed explanation
             keep_typed_answer(
-                self.app, view.question_id, "study", view.answer, None if self.clock is utc_now else self.clock()
+                self.app,
+                view.question_id,
+                "study",
+                view.answer,
+                None if self.clock is utc_now else self.clock(),
             )
 
     def action_undo(self) -> None:

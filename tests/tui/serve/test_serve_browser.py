@@ -223,7 +223,9 @@ def test_a_public_server_runs_no_code_from_a_mock_interview_drill(tmp_path: Path
                 page.keyboard.type("marker.write_text('ran')")
                 page.keyboard.press("Enter")
                 try:
-                    wait_for_text(page, ["marker.write_text('ran')"], 60_000)  # (with code on, torch warms first)
+                    wait_for_text(
+                        page, ["marker.write_text('ran')"], 60_000
+                    )  # (with code on, torch warms first)
                     page.keyboard.press("Control+r")
                     shown = wait_for_text(page, ["Grading is off on this"], 30_000)
                 except Exception:
