@@ -377,7 +377,7 @@ def test_validate_catches_a_path_that_fails_only_for_some_draws():
 
 
 def test_validate_says_a_problem_once_with_its_did_you_mean_and_how_many_seeds_fail(
-    tmp_path, capsys, empty_user_dir
+    tmp_path, capsys, user_banks
 ):
     """A misspelt value failed the loader once and each of the 8 seeds again: 9 lines, the useful one last."""
     bank = tmp_path / "live.yaml"
