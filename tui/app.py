@@ -418,9 +418,17 @@ class PosencApp(App[int], inherit_bindings=False):
         """What Home and Search list: the loaded bankset, else the preview (or None)."""
         return self.bankset if self.bankset is not None else self.bank_preview
 
+    @property
+    def holds_keys(self) -> bool:
+        """True while an action asked for before the banks were in waits for them (`require_banks`): the
+        keys typed after it wait in the key queue (`tui.keyorder`) and go to where that action leads."""
+        return self._after_banks is not None
+
     def on_banks_loaded(self, message: BanksLoaded) -> None:
         self._preview_shown.set()
         pending, self._after_banks = self._after_banks, None
+        if pending is not None:
+            self.key_queue.resume()  # after `pending` below: the keys go to the screen it opens
         if message.bankset is None:
             self.banks_error = message.error
             self.bank_preview = None  # the preview must not hide that the load failed
@@ -566,7 +574,8 @@ class PosencApp(App[int], inherit_bindings=False):
 
     def require_banks(self, retry: Callable[[], None] | None = None) -> bool:
         """True if banks are loaded. Otherwise False: after a failed load the user is told why; while they
-        load, `retry` (the action asked for) runs once they are in, or the user is told to wait."""
+        load, `retry` (the action asked for) runs once they are in, or the user is told to wait; the keys typed
+        after it wait for it too (`holds_keys`)."""
         if self.bankset is not None:
             return True
         if self.banks_error or retry is None:

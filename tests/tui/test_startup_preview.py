@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from support.pilot import pilot_test, wait_for
+from support.pilot import pilot_test, settle, wait_for
 from textual.widgets import Tree
 
 from quizbank import bank_cache
@@ -154,3 +154,57 @@ async def test_a_failed_full_load_is_not_hidden_by_the_preview(
         text = " ".join(screen_text(app).replace("▕", " ").split())
         assert "Could not load the question banks: RuntimeError: disk on fire" in text
         assert "mcq" not in text  # no type counts from the preview either
+
+
+# When the full bank is let in, relative to `m` and Enter typed 0.1 s apart as the topics appear from the
+# preview: before `m`, between the two keys, right after Enter, or a moment after both.
+RELEASES = ("before_m", "between", "after_enter", "later")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pilot_test
+async def test_keys_typed_as_the_topics_appear_keep_their_order(
+    release: str, slow_full_load: threading.Event, env: Path
+) -> None:
+    """`m` then Enter typed as Home lists the preview's topics: `m` opens Mock setup once the full bank is
+    in, and Enter goes to Mock setup after it (it starts the interview), never to the topic tree first
+    (Enter on "All topics" is a quiz)."""
+    import asyncio
+
+    from support.apps import fake_demo_runner
+    from support.pilot import post_keys
+
+    from tui.app import PosencApp
+    from tui.screens.mock import MockInterviewScreen
+
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    opened: list[str] = []
+    push = app.push_screen
+
+    def recording_push(screen, *args, **kwargs):
+        opened.append(type(screen).__name__)
+        return push(screen, *args, **kwargs)
+
+    app.push_screen = recording_push  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(
+            lambda: bool(app.screen.query("#topic-tree")) and bool(app.screen.query_one(Tree).root.children)
+        )
+        if release == "before_m":
+            slow_full_load.set()
+        await post_keys(app, ["m"])
+        await asyncio.sleep(0.1)
+        if release == "between":
+            slow_full_load.set()
+        await post_keys(app, ["enter"])
+        if release == "after_enter":
+            slow_full_load.set()
+        await asyncio.sleep(0.1)
+        slow_full_load.set()
+        await wait_for(
+            lambda: isinstance(app.screen, MockInterviewScreen),
+            timeout=30,
+            state=lambda: f"screen {type(app.screen).__name__}, opened {opened}",
+        )
+        assert opened == ["MockSetupScreen"]
+        await settle(pilot)
