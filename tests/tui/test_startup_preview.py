@@ -208,3 +208,68 @@ async def test_keys_typed_as_the_topics_appear_keep_their_order(
         )
         assert opened == ["MockSetupScreen"]
         await settle(pilot)
+
+
+@pilot_test
+async def test_the_body_the_footer_keys_and_the_topics_are_laid_out_together(
+    slow_full_load: threading.Event, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After Home's light first paint, its body, the footer's keys and the preview's topics come in one layout:
+    no frame shows the keys alone, or the body without the topics (each was a layout of the whole screen)."""
+    from support.apps import fake_demo_runner
+
+    import tui.screens.home as home
+    from tui.app import PosencApp
+    from tui.widgets.key_footer import KeyFooter
+
+    monkeypatch.setattr(home, "BODY_WAIT_S", 60.0)  # the preview brings the body, not the fallback timer
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    layouts: list[tuple[bool, bool, bool]] = []  # (footer keys, body, topics) at each layout of Home
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+
+        def laid_out(_screen: object) -> None:
+            trees = list(screen.query("#topic-tree").results(Tree))
+            keys = bool(screen.query_one(KeyFooter).children)
+            layouts.append((keys, bool(trees), bool(trees) and bool(trees[0].root.children)))
+
+        screen.screen_layout_refresh_signal.subscribe(screen, laid_out, immediate=True)
+        await _topics_listed(pilot)
+        slow_full_load.set()
+        await wait_for(lambda: app.bankset is not None)
+        await pilot.pause()
+    assert (True, True, True) in layouts
+    assert set(layouts) <= {(False, False, False), (True, True, True)}, layouts
+
+
+@pilot_test
+async def test_the_store_opening_keeps_the_topic_rows(
+    slow_full_load: threading.Event, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The progress store opens after the topics are listed: it adds the progress columns to the same rows
+    (the tree is refilled only when the banks or the language change)."""
+    from support.apps import fake_demo_runner
+
+    import quizbank.progress.store as store_module
+    from tui.app import PosencApp
+
+    store_held = threading.Event()
+    real_open = store_module.open_store
+
+    def held_open(*args, **kwargs):
+        assert store_held.wait(30), "the test never let the store open"
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(store_module, "open_store", held_open)
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _topics_listed(pilot)
+        tree = app.screen.query_one("#topic-tree", Tree)
+        rows = list(tree.root.children)
+        assert app.store is None
+        store_held.set()
+        await wait_for(lambda: app.store is not None and "↻" in str(tree.root.children[1].label))
+        assert list(tree.root.children) == rows and all(a is b for a, b in zip(tree.root.children, rows))
+        slow_full_load.set()
+        await wait_for(lambda: app.bankset is not None)
+        await pilot.pause()
