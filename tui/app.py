@@ -57,6 +57,7 @@ BENCH_LOG_ENV = "POSENC_BENCH_LOG"  # append JSON events (first paint, demo resu
 BENCH_EXIT_ENV = "POSENC_BENCH_EXIT"  # "paint": exit right after the first paint
 INPROCESS_ENV = "POSENC_DEMO_INPROCESS"  # "1": run demos (and torch) in the UI process
 PREVIEW_PAINT_WAIT_S = 0.5  # the longest the bank loader waits for Home to paint the preview
+THEME = "tokyo-night"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -124,7 +125,11 @@ class PosencApp(App[int], inherit_bindings=False):
             cursor_blink: False for snapshots.
         """
         cjkwrap.install()  # Rich (in this process) wraps Chinese between characters, not only at spaces
+        # The theme before `App.__init__` builds the stylesheet from its colours: set on mount, it re-parsed and
+        # re-applied all the CSS before the first paint (~13 ms).
+        self.set_reactive(App.theme, THEME)
         super().__init__()
+        self.add_class(f"-theme-{THEME}", update=False)  # (what `App._watch_theme` adds)
         self.key_queue = KeyQueue(self)  # every key, one at a time, in the order typed (tui.keyorder)
         self.bank_paths = [str(p) for p in bank_paths]
         self.data_dir = data_dir
@@ -192,7 +197,6 @@ class PosencApp(App[int], inherit_bindings=False):
             # Start the demo process as soon as the first frame is out (a fork/exec, a few ms
             # here): it imports torch on another core; the warm-up worker waits for it later.
             self.call_after_refresh(self.demo_host.start)
-        self.theme = "tokyo-night"
         self.sub_title = tr("app.subtitle", self.language)
         localize_bindings(self, self.language)
         self.watch(self, "app_focus", self._app_focus_changed, init=False)
