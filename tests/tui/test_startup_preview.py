@@ -273,3 +273,47 @@ async def test_the_store_opening_keeps_the_topic_rows(
         slow_full_load.set()
         await wait_for(lambda: app.bankset is not None)
         await pilot.pause()
+
+
+@pilot_test
+async def test_the_demo_process_starts_once_the_topics_are_listed(
+    slow_full_load: threading.Event, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Starting the demo process (a fork, ~25 ms of the UI thread) and torch's import (a core for a second) wait
+    until Home lists the preview's topics; then they start, on the UI thread, before the full bank is in."""
+    import tui.app as app_module
+    from tui.app import PosencApp
+
+    calls: list[tuple[str, bool, bool, bool]] = []  # (call, topics listed, full bank in, on the UI thread)
+
+    class FakeHost:
+        def __init__(self) -> None:
+            self.device: str | None = None
+
+        def _note(self, what: str) -> None:
+            trees = list(app.screen.query("#topic-tree").results(Tree)) if app.is_running else []
+            on_ui = threading.current_thread() is threading.main_thread()
+            calls.append((what, bool(trees and trees[0].root.children), app.bankset is not None, on_ui))
+
+        def start(self) -> None:
+            self._note("start")
+
+        def warm(self) -> str:
+            self._note("warm")
+            return "cpu"
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(app_module, "DemoHost", FakeHost)
+    monkeypatch.delenv(app_module.INPROCESS_ENV, raising=False)
+    app = PosencApp([], str(env / "data"), cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _topics_listed(pilot)
+        await wait_for(lambda: app.torch_ready)
+        assert app.bankset is None  # the full load is still held
+        slow_full_load.set()
+        await wait_for(lambda: app.bankset is not None)
+        await pilot.pause()
+    assert calls[0] == ("start", True, False, True)
+    assert calls[1][:3] == ("warm", True, False) and len(calls) == 2
