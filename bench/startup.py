@@ -7,7 +7,7 @@
    The app's own first paint is also measured without the CLI dispatcher (`run_app` directly).
    Time to topics: the same launch, timed until Home lists the topics (tree painted, from the
    cached banks' preview: every topic, prompt, answer and explanation, so the whole bank is
-   searchable from then), at 120x40 against the bare app's first paint at 120x40 (target <= 2.0).
+   searchable from then), at 120x40 against the bare app's first paint at 120x40 (target <= 1.5).
    Also printed: when the full bank (pydantic models: quiz, study, browse) is in, and both without
    the cache.
 2. First demo result: launch `posenc`, press `d` (Demo lab) as soon as Home has painted, and
@@ -15,7 +15,8 @@
 3. Keypress latency during a quiz: start a quiz and press answer / check / next keys; the app
    logs, for each key, the time from the key event to the repaint after it (target <= 50 ms).
 
-Run: `.venv/bin/python bench/startup.py [--runs N]`. Prints a table; never fails a build.
+Run: `.venv/bin/python bench/startup.py [--runs N] [--sections paint,topics,demo,keys]`. Prints a table;
+never fails a build. Sections 1 (paint, topics) take about a minute; 2 and 3 (demo, keys) several more.
 posenc's own modules are byte-compiled first, as an installed package's are (with PYTHONDONTWRITEBYTECODE
 set, every launch would otherwise compile them again, which the bare app, all site-packages, never pays).
 Progress and user banks go to a temporary folder, never to the real user directories.
@@ -246,7 +247,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="first-paint runs per app (alternating)")
     parser.add_argument("--demo-runs", type=int, default=3, help="launches timed to the first demo result")
+    parser.add_argument(
+        "--sections",
+        default="paint,topics,demo,keys",
+        help="comma-separated: paint (first paint), topics (time to topics), demo (first demo), keys (latency)",
+    )
     args = parser.parse_args()
+    sections = {name.strip() for name in args.sections.split(",")}
 
     for package in ("tui", "quizbank", "posenc_ref"):  # see the module docstring
         compileall.compile_dir(ROOT / package, quiet=1)
@@ -259,104 +266,112 @@ def main() -> int:
             "posenc (python -m tui)": [sys.executable, "-m", "tui"],
             "posenc app without CLI (run_app)": [sys.executable, "-c", DIRECT_APP],
         }
-        # warm the OS file cache once per app so the first run is not an outlier
+        # warm the OS file cache once per app (and the bank cache) so the first run is not an outlier
         for argv in apps.values():
             first_paint_seconds(argv, workdir, "warm")
-        times: dict[str, list[float]] = {name: [] for name in apps}
-        for _ in range(args.runs):
-            for name, argv in apps.items():
-                seconds = first_paint_seconds(argv, workdir, str(len(times[name])))
-                if seconds is not None:
-                    times[name].append(seconds)
-
-        print(f"First paint ({COLS}x{ROWS} pty, {args.runs} alternating runs each, median):")
-        bare = median(times["bare Textual app (one Label)"])
-        for name, values in times.items():
-            m = median(values)
-            spread = (
-                f"min {min(values) * 1000:.0f} / max {max(values) * 1000:.0f} ms" if values else "no data"
-            )
-            print(f"  {name:<34} {m * 1000:7.0f} ms   ratio {m / bare:4.2f}   ({spread})")
-        ratio = median(times["posenc (python -m tui)"]) / bare
-        print(f"  first-paint ratio posenc / bare = {ratio:.2f}  (target <= 1.30)")
-
-        cols, rows = TOPICS_SIZE
-        bare_big: list[float] = []
-        runs: dict[str, list[float]] = {"topics": [], "full": [], "topics_nc": [], "full_nc": []}
-        for _ in range(args.runs):
-            seconds = first_paint_seconds(
-                apps["bare Textual app (one Label)"], workdir, "bare-big", TOPICS_SIZE
-            )
-            if seconds is not None:
-                bare_big.append(seconds)
-            for suffix, cache in (("", True), ("_nc", False)):
-                topics, full = topics_seconds(
-                    apps["posenc (python -m tui)"], workdir, TOPICS_SIZE, cache=cache
-                )
-                if topics is not None:
-                    runs["topics" + suffix].append(topics)
-                if full is not None:
-                    runs["full" + suffix].append(full)
-        print(f"\nTime to topics ({cols}x{rows} pty, {args.runs} alternating runs each, median):")
-        if bare_big and runs["topics"]:
-            bare = median(bare_big)
-            print(f"  bare Textual app first paint                 {bare * 1000:7.0f} ms")
-            rows_out = (
-                ("topics", "posenc Home topics listed (cache preview)"),
-                ("full", "  full bank loaded (quiz, study ready)"),
-                ("topics_nc", "without the cache: topics listed"),
-                ("full_nc", "  full bank loaded"),
-            )
-            for key, label in rows_out:
-                values = runs[key]
-                if values:
-                    print(
-                        f"  {label:<44} {median(values) * 1000:7.0f} ms   ratio {median(values) / bare:4.2f}"
-                        f"   (min {min(values) * 1000:.0f} / max {max(values) * 1000:.0f} ms)"
-                    )
-            print(
-                f"  time-to-topics ratio posenc / bare = {median(runs['topics']) / bare:.2f}  (target <= 2.00)"
-            )
-        else:
-            print("  no data")
-
-        print(f"\nLaunch to first demo result (press d at Home; {args.demo_runs} launches):")
-        demo_times = []
-        for _ in range(args.demo_runs):
-            seconds, warm, note = first_demo_seconds(workdir)
-            if seconds is not None:
-                demo_times.append(seconds)
-                warm_text = f"torch warm at {warm:.2f} s" if warm is not None else "torch warm not logged"
-                print(f"  {seconds:.2f} s  ({note}; {warm_text})")
-            else:
-                print(f"  failed: {note}")
-        if demo_times:
-            print(f"  median {median(demo_times):.2f} s  (target <= 1.50 s)")
-
-        print("\nKeypress latency during a quiz (key event -> repaint):")
-        logged = quiz_key_latencies(workdir)
-        keys = [k for k in logged if k.get("screen") == k.get("shown") == "QuizScreen"]
-        for k in logged:
-            if k.get("screen") != k.get("shown") and "QuizScreen" in (k.get("screen"), k.get("shown")):
-                # entering or leaving the quiz switches screens (Textual waits 50 ms for that)
-                print(
-                    f"  (screen switch {k.get('screen')} -> {k.get('shown')}: {k['ms']:.1f} ms, not counted)"
-                )
-        if keys:
-            values = sorted(k["ms"] for k in keys)
-            p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
-            print(
-                f"  {len(values)} keys: median {median(values):.1f} ms, p95 {p95:.1f} ms, max {values[-1]:.1f} ms"
-                "  (target <= 50 ms)"
-            )
-            by_key: dict[str, list[float]] = {}
-            for k in keys:
-                by_key.setdefault(k["key"], []).append(k["ms"])
-            for key, ms in sorted(by_key.items()):
-                print(f"    {key:<8} n={len(ms):<3} median {median(ms):6.1f} ms   max {max(ms):6.1f} ms")
-        else:
-            print("  no key events logged")
+        topics_seconds(apps["posenc (python -m tui)"], workdir, TOPICS_SIZE)
+        if "paint" in sections:
+            first_paint_table(apps, workdir, args.runs)
+        if "topics" in sections:
+            topics_table(apps, workdir, args.runs)
+        if "demo" in sections:
+            demo_table(workdir, args.demo_runs)
+        if "keys" in sections:
+            keys_table(workdir)
     return 0
+
+
+def first_paint_table(apps: dict[str, list[str]], workdir: Path, runs: int) -> None:
+    times: dict[str, list[float]] = {name: [] for name in apps}
+    for _ in range(runs):
+        for name, argv in apps.items():
+            seconds = first_paint_seconds(argv, workdir, str(len(times[name])))
+            if seconds is not None:
+                times[name].append(seconds)
+
+    print(f"First paint ({COLS}x{ROWS} pty, {runs} alternating runs each, median):")
+    bare = median(times["bare Textual app (one Label)"])
+    for name, values in times.items():
+        m = median(values)
+        spread = f"min {min(values) * 1000:.0f} / max {max(values) * 1000:.0f} ms" if values else "no data"
+        print(f"  {name:<34} {m * 1000:7.0f} ms   ratio {m / bare:4.2f}   ({spread})")
+    ratio = median(times["posenc (python -m tui)"]) / bare
+    print(f"  first-paint ratio posenc / bare = {ratio:.2f}  (target <= 1.30)")
+
+
+def topics_table(apps: dict[str, list[str]], workdir: Path, runs: int) -> None:
+    cols, rows = TOPICS_SIZE
+    bare_big: list[float] = []
+    found: dict[str, list[float]] = {"topics": [], "full": [], "topics_nc": [], "full_nc": []}
+    for _ in range(runs):
+        seconds = first_paint_seconds(apps["bare Textual app (one Label)"], workdir, "bare-big", TOPICS_SIZE)
+        if seconds is not None:
+            bare_big.append(seconds)
+        for suffix, cache in (("", True), ("_nc", False)):
+            topics, full = topics_seconds(apps["posenc (python -m tui)"], workdir, TOPICS_SIZE, cache=cache)
+            if topics is not None:
+                found["topics" + suffix].append(topics)
+            if full is not None:
+                found["full" + suffix].append(full)
+    print(f"\nTime to topics ({cols}x{rows} pty, {runs} alternating runs each, median):")
+    if not bare_big or not found["topics"]:
+        print("  no data")
+        return
+    bare = median(bare_big)
+    print(f"  bare Textual app first paint                 {bare * 1000:7.0f} ms")
+    rows_out = (
+        ("topics", "posenc Home topics listed (cache preview)"),
+        ("full", "  full bank loaded (quiz, study ready)"),
+        ("topics_nc", "without the cache: topics listed"),
+        ("full_nc", "  full bank loaded"),
+    )
+    for key, label in rows_out:
+        values = found[key]
+        if values:
+            print(
+                f"  {label:<44} {median(values) * 1000:7.0f} ms   ratio {median(values) / bare:4.2f}"
+                f"   (min {min(values) * 1000:.0f} / max {max(values) * 1000:.0f} ms)"
+            )
+    print(f"  time-to-topics ratio posenc / bare = {median(found['topics']) / bare:.2f}  (target <= 1.50)")
+
+
+def demo_table(workdir: Path, demo_runs: int) -> None:
+    print(f"\nLaunch to first demo result (press d at Home; {demo_runs} launches):")
+    demo_times = []
+    for _ in range(demo_runs):
+        seconds, warm, note = first_demo_seconds(workdir)
+        if seconds is not None:
+            demo_times.append(seconds)
+            warm_text = f"torch warm at {warm:.2f} s" if warm is not None else "torch warm not logged"
+            print(f"  {seconds:.2f} s  ({note}; {warm_text})")
+        else:
+            print(f"  failed: {note}")
+    if demo_times:
+        print(f"  median {median(demo_times):.2f} s  (target <= 1.50 s)")
+
+
+def keys_table(workdir: Path) -> None:
+    print("\nKeypress latency during a quiz (key event -> repaint):")
+    logged = quiz_key_latencies(workdir)
+    keys = [k for k in logged if k.get("screen") == k.get("shown") == "QuizScreen"]
+    for k in logged:
+        if k.get("screen") != k.get("shown") and "QuizScreen" in (k.get("screen"), k.get("shown")):
+            # entering or leaving the quiz switches screens (Textual waits 50 ms for that)
+            print(f"  (screen switch {k.get('screen')} -> {k.get('shown')}: {k['ms']:.1f} ms, not counted)")
+    if not keys:
+        print("  no key events logged")
+        return
+    values = sorted(k["ms"] for k in keys)
+    p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+    print(
+        f"  {len(values)} keys: median {median(values):.1f} ms, p95 {p95:.1f} ms, max {values[-1]:.1f} ms"
+        "  (target <= 50 ms)"
+    )
+    by_key: dict[str, list[float]] = {}
+    for k in keys:
+        by_key.setdefault(k["key"], []).append(k["ms"])
+    for key, ms in sorted(by_key.items()):
+        print(f"    {key:<8} n={len(ms):<3} median {median(ms):6.1f} ms   max {max(ms):6.1f} ms")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,11 @@ programs may write):
   schema would reject. Anything that does not check out means a normal load (and a fresh cache).
 
 Locations (file, line, column) are kept, so messages and `origin` point into the YAML as before.
+
+Beside it, under the same key, its digest of its own: the preview section (`preview_file()`), just the fields
+that `quizbank.bank_preview` reads (topics; each question's type, difficulty, prompt, answer, choices' texts,
+explanation and parameter names), half the bytes and a sixth of the JSON parsing of the whole payload, so
+the app lists the topics sooner.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ __all__ = [
     "CACHE_ENV",
     "cache_file",
     "fingerprint",
+    "preview_file",
     "read_cache",
     "read_payload",
     "load_key",
@@ -65,6 +71,11 @@ _CODE = (
 def cache_file() -> Path:
     """$POSENC_CACHE_DIR/loaded-banks.json, else the user cache folder's."""
     return cache_dir() / CACHE_NAME
+
+
+def preview_file(path: Path | None = None) -> Path:
+    """The preview section of the cache at `path` (default `cache_file()`): loaded-banks.preview.json."""
+    return (path or cache_file()).with_suffix(".preview.json")
 
 
 def _sha256(path: Path) -> str:
@@ -152,17 +163,41 @@ def _payload(bankset: Any) -> dict[str, Any]:
     }
 
 
+# what the preview section keeps of each question (`quizbank.bank_preview` reads these, a choice's text only)
+_PREVIEW_FIELDS = ("id", "type", "difficulty", "prompt", "explanation", "answer", "vary")
+
+
+def _preview_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    questions = []
+    for raw in payload["questions"]:
+        question = {name: raw[name] for name in _PREVIEW_FIELDS if name in raw}
+        if raw.get("choices"):
+            question["choices"] = [{"text": choice.get("text")} for choice in raw["choices"]]
+        questions.append(question)
+    topics = [
+        {name: t[name] for name in ("id", "title", "description", "order", "question_ids")}
+        for t in payload["topics"]
+    ]
+    return {"topics": topics, "questions": questions}
+
+
+def _write(target: Path, key: dict[str, Any], payload: dict[str, Any]) -> None:
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    header = json.dumps({"key": key, "digest": hashlib.sha256(body.encode("utf-8")).hexdigest()})
+    write_text_atomic(target, header + "\n" + body)
+
+
 def write_cache(bankset: Any, key: dict[str, Any], path: Path | None = None) -> Path | None:
-    """Store `bankset` under `key` (atomically). Returns the path, or None when it could not be
-    written (a read-only folder is not an error: the next start loads normally)."""
+    """Store `bankset` under `key` (atomically), and its preview section beside it. Returns the path, or None
+    when it could not be written (a read-only folder is not an error: the next start loads normally)."""
     if bankset.skipped or any(p.severity == "error" for p in bankset.problems):
         return None  # only a clean load is worth keeping
     target = path or cache_file()
-    body = json.dumps(_payload(bankset), ensure_ascii=False, separators=(",", ":"))
-    header = json.dumps({"key": key, "digest": hashlib.sha256(body.encode("utf-8")).hexdigest()})
+    payload = _payload(bankset)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(target, header + "\n" + body)
+        _write(target, key, payload)
+        _write(preview_file(target), key, _preview_payload(payload))
     except OSError:
         return None
     return target

@@ -1,9 +1,9 @@
 """A preview of the loaded banks, read from their cache without pydantic, for the app's first second.
 
 Importing pydantic and building the schema takes about 0.3 s, longer than the app's whole first paint.
-The preview is plain data from the same verified cache (`quizbank.bank_cache`: keyed by the content
-hash of every bank file in the load and of the loader's code, its digest matching, no control or bidi
-character anywhere), with every field's type checked here by hand. It holds what Home and Search
+The preview is plain data from the same verified cache, its preview section (`quizbank.bank_cache`:
+keyed by the content hash of every bank file in the load and of the loader's code, its digest matching,
+no control or bidi character anywhere), with every field's type checked here by hand. It holds what Home and Search
 read: topics with their titles, descriptions and question ids; questions with their type, prompt,
 answers, choices and explanation. The app shows it until the full `BankSet` (every field validated
 by the schema) replaces it, a fraction of a second later; anything unexpected means no preview.
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bank_cache import load_key, read_payload
+from .bank_cache import load_key, preview_file, read_payload
 from .bankfiles import SHIPPED_LANGUAGES, bank_sources, cache_enabled
 from .question_types import NAMES
 
@@ -185,14 +185,14 @@ def read_preview(
     path: Path | None = None,
 ) -> BankPreview | None:
     """The preview of what `load_banks(extra_paths, include_shipped=..., include_user=..., use_cache=True)`
-    will load, when the cache holds that load (the same unchanged files); None otherwise (the full load
-    then decides)."""
+    will load, when the cache (at `path`, default `bank_cache.cache_file()`) holds that load (the same
+    unchanged files); None otherwise (the full load then decides). It reads the cache's preview section."""
     if not cache_enabled():
         return None
     extra = list(extra_paths)
     sources, _problems = bank_sources(extra, include_shipped=include_shipped, include_user=include_user)
     key = load_key(sources, extra, languages)
-    payload = read_payload(key, path) if key is not None else None
+    payload = read_payload(key, preview_file(path)) if key is not None else None
     if payload is None:
         return None
     try:

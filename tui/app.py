@@ -2,9 +2,9 @@
 
 Startup is built for a fast first paint: this module imports only Textual. The Home screen
 mounts in a light "loading banks" state; after the first refresh, named thread workers load the
-banks (pydantic + YAML, ~100 ms+), open the progress store, and import torch (~1 s) to warm it
-for the first demo. Workers never touch widgets: they post messages (`tui.messages`) that the
-app handles on the UI thread.
+banks (the cached preview first, then pydantic + YAML, ~100 ms+) and, once Home lists the topics, open the
+progress store, start the demo process and import torch there (~1 s) to warm it for the first demo.
+Workers never touch widgets: they post messages (`tui.messages`) that the app handles on the UI thread.
 
 API used by other screens (Study, Stats) and widgets:
 
@@ -57,6 +57,7 @@ BENCH_LOG_ENV = "POSENC_BENCH_LOG"  # append JSON events (first paint, demo resu
 BENCH_EXIT_ENV = "POSENC_BENCH_EXIT"  # "paint": exit right after the first paint
 INPROCESS_ENV = "POSENC_DEMO_INPROCESS"  # "1": run demos (and torch) in the UI process
 PREVIEW_PAINT_WAIT_S = 0.5  # the longest the bank loader waits for Home to paint the preview
+THEME = "tokyo-night"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -124,7 +125,11 @@ class PosencApp(App[int], inherit_bindings=False):
             cursor_blink: False for snapshots.
         """
         cjkwrap.install()  # Rich (in this process) wraps Chinese between characters, not only at spaces
+        # The theme before `App.__init__` builds the stylesheet from its colours: set on mount, it re-parsed and
+        # re-applied all the CSS before the first paint (~13 ms).
+        self.set_reactive(App.theme, THEME)
         super().__init__()
+        self.add_class(f"-theme-{THEME}", update=False)  # (what `App._watch_theme` adds)
         self.key_queue = KeyQueue(self)  # every key, one at a time, in the order typed (tui.keyorder)
         self.bank_paths = [str(p) for p in bank_paths]
         self.data_dir = data_dir
@@ -160,6 +165,7 @@ class PosencApp(App[int], inherit_bindings=False):
             None if demo_runner is not None or os.environ.get(INPROCESS_ENV) == "1" else DemoHost()
         )
         self._launched = time.time()
+        self._warm_up_started = False
         self.set_reactive(PosencApp.language, language or default_language())
 
     # ------------------------------------------------------------------ startup
@@ -188,11 +194,6 @@ class PosencApp(App[int], inherit_bindings=False):
         return super().switch_screen(self._presized(screen))
 
     def on_mount(self) -> None:
-        if self.demo_host is not None and self.warm_torch:
-            # Start the demo process as soon as the first frame is out (a fork/exec, a few ms
-            # here): it imports torch on another core; the warm-up worker waits for it later.
-            self.call_after_refresh(self.demo_host.start)
-        self.theme = "tokyo-night"
         self.sub_title = tr("app.subtitle", self.language)
         localize_bindings(self, self.language)
         self.watch(self, "app_focus", self._app_focus_changed, init=False)
@@ -233,8 +234,19 @@ class PosencApp(App[int], inherit_bindings=False):
             self.open_progress_store()
         else:
             self.store_ready = True
-        if self.warm_torch:
-            self.warm_up_torch()
+        if self.warm_torch:  # once the topics are shown (`preview_painted`), the banks in, or at the latest:
+            self.set_timer(PREVIEW_PAINT_WAIT_S, self._start_warm_up)
+
+    def _start_warm_up(self) -> None:
+        """Start the demo process and warm torch up, once, after Home has listed the topics: the process start
+        (importing ctypes, a fork: ~25 ms of this thread) and torch's import (a core for a second) must not
+        delay them. Called on the UI thread, so the demo process dies with the app (`tui.demo_host`)."""
+        if self._warm_up_started or not self.warm_torch or self.first_paint_at is None:
+            return
+        self._warm_up_started = True
+        if self.demo_host is not None:
+            self.demo_host.start()
+        self.warm_up_torch()
 
     def bench_event(self, event: str, **fields: Any) -> None:
         """Append one JSON line to $POSENC_BENCH_LOG (used by bench/startup.py); no-op otherwise. It names
@@ -340,8 +352,9 @@ class PosencApp(App[int], inherit_bindings=False):
         return True
 
     def preview_painted(self) -> None:
-        """Home calls this once the preview's topics are on screen: the loader goes on."""
+        """Home calls this once the preview's topics are on screen: the loader goes on, torch warms up."""
         self._preview_shown.set()
+        self._start_warm_up()
 
     @work(thread=True, name="open-store", group="store", exclusive=True, exit_on_error=False)
     def open_progress_store(self) -> None:
@@ -436,9 +449,18 @@ class PosencApp(App[int], inherit_bindings=False):
         """What Home and Search list: the loaded bankset, else the preview (or None)."""
         return self.bankset if self.bankset is not None else self.bank_preview
 
+    @property
+    def holds_keys(self) -> bool:
+        """True while an action asked for before the banks were in waits for them (`require_banks`): the
+        keys typed after it wait in the key queue (`tui.keyorder`) and go to where that action leads."""
+        return self._after_banks is not None
+
     def on_banks_loaded(self, message: BanksLoaded) -> None:
         self._preview_shown.set()
+        self._start_warm_up()
         pending, self._after_banks = self._after_banks, None
+        if pending is not None:
+            self.key_queue.resume()  # after `pending` below: the keys go to the screen it opens
         if message.bankset is None:
             self.banks_error = message.error
             self.bank_preview = None  # the preview must not hide that the load failed
@@ -584,7 +606,8 @@ class PosencApp(App[int], inherit_bindings=False):
 
     def require_banks(self, retry: Callable[[], None] | None = None) -> bool:
         """True if banks are loaded. Otherwise False: after a failed load the user is told why; while they
-        load, `retry` (the action asked for) runs once they are in, or the user is told to wait."""
+        load, `retry` (the action asked for) runs once they are in, or the user is told to wait; the keys typed
+        after it wait for it too (`holds_keys`)."""
         if self.bankset is not None:
             return True
         if self.banks_error or retry is None:
@@ -638,6 +661,8 @@ class PosencApp(App[int], inherit_bindings=False):
     def open_demo(self, name: str | None = None) -> None:
         """Open the Demo lab, optionally on demo `name`."""
         from .screens.demo_lab import DemoLabScreen
+
+        self._start_warm_up()  # asked for before the topics were listed: the demos need it now
 
         if isinstance(self.screen, DemoLabScreen):
             if name:

@@ -19,7 +19,10 @@ node on its way up (focused widget, ancestors, screen, app), one after the other
 goes when the app has run its callback. While the current screen is not mounted yet (a key just
 opened it: its `on_mount` sets the focus) or holds keys (`HeldKeys`: a rating is being saved, a
 card or form is being mounted) keys wait in the queue; they go, in order, to whatever has focus
-once it is mounted or `release_keys()` is called. Only the app's own priority keys (Ctrl+Q,
+once it is mounted or `release_keys()` is called. The app holds keys the same way (`app.holds_keys`)
+while an action typed before the question banks were in waits for them (`m` as Home lists the topics from
+the bank preview: Mock setup opens once the full bank is in, and the Enter typed after `m` goes to it, not
+to the topic tree). Only the app's own priority keys (Ctrl+Q,
 the command palette) act at once, whatever is queued. A paste (bracketed paste: one `Paste` event
 for the whole text) takes its place in the same line, so pasted text lands where the keys typed
 before it left the focus, never ahead of them.
@@ -55,8 +58,8 @@ class KeyQueue:
     @property
     def settled(self) -> bool:
         """True when no key is being handled and none is queued that could go now (keys held for a
-        screen that is replacing its content or not mounted yet wait for it)."""
-        return self._in_flight is None and (not self._keys or self._screen_holds())
+        screen that is replacing its content or not mounted yet, or by the app, wait for it)."""
+        return self._in_flight is None and (not self._keys or self._held())
 
     @property
     def in_flight(self) -> str | None:
@@ -74,7 +77,7 @@ class KeyQueue:
     async def arrived(self, event: events.Key | events.Paste) -> None:
         """A key or a paste from the terminal (called in the app's message loop, in arrival order)."""
         self._note("arrived", event)
-        if self.pending or self._screen_holds():
+        if self.pending or self._held():
             if isinstance(event, events.Paste) or not self._app_priority(event.key):
                 self._note("queued", event)
                 self._keys.append(event)
@@ -85,11 +88,14 @@ class KeyQueue:
         await self._dispatch(event)
 
     def resume(self) -> None:
-        """Send the queued keys, if the current screen no longer holds them (from any loop)."""
+        """Send the queued keys, if neither the app nor the current screen holds them any more."""
         if self._keys:
             self.app.call_later(self._pump)
 
-    def _screen_holds(self) -> bool:
+    def _held(self) -> bool:
+        """True while keys must wait: the app or the current screen holds them, or the screen is not mounted."""
+        if getattr(self.app, "holds_keys", False):
+            return True  # the app resumes the queue when it lets go (`resume`)
         try:
             screen = self.app.screen
         except Exception:  # no screen yet (start-up) or any more (shutdown)
@@ -137,7 +143,7 @@ class KeyQueue:
             return
         self._pumping = True
         try:
-            while self._keys and self._in_flight is None and self.app.is_running and not self._screen_holds():
+            while self._keys and self._in_flight is None and self.app.is_running and not self._held():
                 await self._dispatch(self._keys.popleft())
         finally:
             self._pumping = False

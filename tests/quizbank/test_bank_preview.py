@@ -21,13 +21,14 @@ from quizbank.loader import load_banks
 
 @pytest.fixture
 def cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, Path]:
-    """The shipped bank loaded through the cache (which writes it), with no user banks."""
+    """The shipped bank loaded through the cache (which writes it), with no user banks; the path of the
+    cache's preview section."""
     monkeypatch.setenv(bank_cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv("POSENC_BANK_DIR", str(tmp_path / "user-banks"))
     monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
     bankset = load_banks(use_cache=True)
-    path = tmp_path / "cache" / bank_cache.CACHE_NAME
-    assert path.is_file()
+    path = bank_cache.preview_file()
+    assert path.is_file() and path.parent == tmp_path / "cache"
     return bankset, path
 
 
@@ -58,6 +59,23 @@ def test_the_preview_says_what_the_full_bank_says(cached: tuple[object, Path]) -
             assert [c.text.get(lang) for c in mine.choices] == [
                 c.text.get(lang) for c in getattr(full, "choices", None) or []
             ]
+
+
+def test_the_preview_section_holds_only_what_the_preview_reads(cached: tuple[object, Path]) -> None:
+    """The preview reads its own section of the cache, under the same key: a fraction of the whole payload."""
+    _, path = cached
+    whole = bank_cache.cache_file()
+    section_header, _, section = path.read_bytes().partition(b"\n")
+    assert json.loads(section_header)["key"] == json.loads(whole.read_bytes().partition(b"\n")[0])["key"]
+    payload = json.loads(section)
+    assert set(payload) == {"topics", "questions"}
+    assert {name for q in payload["questions"] for name in q} <= {
+        "id", "type", "difficulty", "prompt", "explanation", "answer", "choices", "vary"
+    }  # fmt: skip
+    assert {name for q in payload["questions"] for c in q.get("choices", []) for name in c} == {"text"}
+    assert len(section) < 0.6 * whole.stat().st_size
+    whole.unlink()  # the preview needs only its section (the full load then parses the files)
+    assert read_preview() is not None
 
 
 def test_no_preview_where_the_cache_does_not_answer(

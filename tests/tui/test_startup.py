@@ -171,6 +171,41 @@ def test_bench_mode_exits_after_first_paint_and_logs_it(tmp_path: Path) -> None:
     assert [e["event"] for e in events] == ["first_paint"]
 
 
+def test_the_theme_is_in_place_before_the_stylesheet_is_built(tmp_path: Path) -> None:
+    """The app's theme is chosen before its CSS is first parsed: set on mount, it re-parsed and re-applied all
+    of it before the first paint."""
+    seen = _run(
+        """
+        import json
+        from textual.css.stylesheet import Stylesheet
+        from tui.app import PosencApp
+
+        reparsed = []
+        real_reparse = Stylesheet.reparse
+
+        def reparse(self):
+            reparsed.append(1)
+            return real_reparse(self)
+
+        Stylesheet.reparse = reparse
+        record = {}
+
+        class Probe(PosencApp):
+            def first_paint(self):
+                record.update(reparsed=len(reparsed), theme=self.theme, classes=sorted(self.classes))
+                record["background"] = self.screen.styles.background.hex  # the colours the CSS was built with
+                self.exit(0)
+
+        Probe([], None, warm_torch=False, open_store=False).run(headless=True, size=(80, 24))
+        print(json.dumps(record))
+        """,
+        tmp_path,
+    )
+    assert seen["reparsed"] == 0
+    assert seen["theme"] == "tokyo-night" and "-theme-tokyo-night" in seen["classes"]
+    assert seen["background"].upper() == "#1A1B26"  # tokyo-night's
+
+
 def test_a_subcommand_imports_only_its_own_cli_module():
     """`posenc drill check` must not load the serve, progress or demo command modules (startup of the CLI)."""
     import subprocess

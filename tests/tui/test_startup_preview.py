@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.apps import topics_listed
-from support.pilot import pilot_test, wait_for
+from support.pilot import pilot_test, settle, wait_for
 from textual.widgets import Tree
 
 from quizbank import bank_cache
@@ -146,3 +146,166 @@ async def test_a_failed_full_load_is_not_hidden_by_the_preview(
         text = " ".join(screen_text(app).replace("▕", " ").split())
         assert "Could not load the question banks: RuntimeError: disk on fire" in text
         assert "mcq" not in text  # no type counts from the preview either
+
+
+# When the full bank is let in, relative to `m` and Enter typed 0.1 s apart as the topics appear from the
+# preview: before `m`, between the two keys, right after Enter, or a moment after both.
+RELEASES = ("before_m", "between", "after_enter", "later")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pilot_test
+async def test_keys_typed_as_the_topics_appear_keep_their_order(
+    release: str, slow_full_load: threading.Event, env: Path
+) -> None:
+    """`m` then Enter typed as Home lists the preview's topics: `m` opens Mock setup once the full bank is
+    in, and Enter goes to Mock setup after it (it starts the interview), never to the topic tree first
+    (Enter on "All topics" is a quiz)."""
+    import asyncio
+
+    from support.apps import fake_demo_runner
+    from support.pilot import post_keys
+
+    from tui.app import PosencApp
+    from tui.screens.mock import MockInterviewScreen
+
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    opened: list[str] = []
+    push = app.push_screen
+
+    def recording_push(screen, *args, **kwargs):
+        opened.append(type(screen).__name__)
+        return push(screen, *args, **kwargs)
+
+    app.push_screen = recording_push  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(
+            lambda: bool(app.screen.query("#topic-tree")) and bool(app.screen.query_one(Tree).root.children)
+        )
+        if release == "before_m":
+            slow_full_load.set()
+        await post_keys(app, ["m"])
+        await asyncio.sleep(0.1)
+        if release == "between":
+            slow_full_load.set()
+        await post_keys(app, ["enter"])
+        if release == "after_enter":
+            slow_full_load.set()
+        await asyncio.sleep(0.1)
+        slow_full_load.set()
+        await wait_for(
+            lambda: isinstance(app.screen, MockInterviewScreen),
+            timeout=30,
+            state=lambda: f"screen {type(app.screen).__name__}, opened {opened}",
+        )
+        assert opened == ["MockSetupScreen"]
+        await settle(pilot)
+
+
+@pilot_test
+async def test_the_body_the_footer_keys_and_the_topics_are_laid_out_together(
+    slow_full_load: threading.Event, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After Home's light first paint, its body, the footer's keys and the preview's topics come in one layout:
+    no frame shows the keys alone, or the body without the topics (each was a layout of the whole screen)."""
+    from support.apps import fake_demo_runner
+
+    import tui.screens.home as home
+    from tui.app import PosencApp
+    from tui.widgets.key_footer import KeyFooter
+
+    monkeypatch.setattr(home, "BODY_WAIT_S", 60.0)  # the preview brings the body, not the fallback timer
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    layouts: list[tuple[bool, bool, bool]] = []  # (footer keys, body, topics) at each layout of Home
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+
+        def laid_out(_screen: object) -> None:
+            trees = list(screen.query("#topic-tree").results(Tree))
+            keys = bool(screen.query_one(KeyFooter).children)
+            layouts.append((keys, bool(trees), bool(trees) and bool(trees[0].root.children)))
+
+        screen.screen_layout_refresh_signal.subscribe(screen, laid_out, immediate=True)
+        await topics_listed(pilot)
+        slow_full_load.set()
+        await wait_for(lambda: app.bankset is not None)
+        await pilot.pause()
+    assert (True, True, True) in layouts
+    assert set(layouts) <= {(False, False, False), (True, True, True)}, layouts
+
+
+@pilot_test
+async def test_the_store_opening_keeps_the_topic_rows(
+    slow_full_load: threading.Event, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The progress store opens after the topics are listed: it adds the progress columns to the same rows
+    (the tree is refilled only when the banks or the language change)."""
+    from support.apps import fake_demo_runner
+
+    import quizbank.progress.store as store_module
+    from tui.app import PosencApp
+
+    store_held = threading.Event()
+    real_open = store_module.open_store
+
+    def held_open(*args, **kwargs):
+        assert store_held.wait(30), "the test never let the store open"
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(store_module, "open_store", held_open)
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await topics_listed(pilot)
+        tree = app.screen.query_one("#topic-tree", Tree)
+        rows = list(tree.root.children)
+        assert app.store is None
+        store_held.set()
+        await wait_for(lambda: app.store is not None and "↻" in str(tree.root.children[1].label))
+        assert list(tree.root.children) == rows and all(a is b for a, b in zip(tree.root.children, rows))
+        slow_full_load.set()
+        await wait_for(lambda: app.bankset is not None)
+        await pilot.pause()
+
+
+@pilot_test
+async def test_the_demo_process_starts_once_the_topics_are_listed(
+    slow_full_load: threading.Event, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Starting the demo process (a fork, ~25 ms of the UI thread) and torch's import (a core for a second) wait
+    until Home lists the preview's topics; then they start, on the UI thread, before the full bank is in."""
+    import tui.app as app_module
+    from tui.app import PosencApp
+
+    calls: list[tuple[str, bool, bool, bool]] = []  # (call, topics listed, full bank in, on the UI thread)
+
+    class FakeHost:
+        def __init__(self) -> None:
+            self.device: str | None = None
+
+        def _note(self, what: str) -> None:
+            trees = list(app.screen.query("#topic-tree").results(Tree)) if app.is_running else []
+            on_ui = threading.current_thread() is threading.main_thread()
+            calls.append((what, bool(trees and trees[0].root.children), app.bankset is not None, on_ui))
+
+        def start(self) -> None:
+            self._note("start")
+
+        def warm(self) -> str:
+            self._note("warm")
+            return "cpu"
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(app_module, "DemoHost", FakeHost)
+    monkeypatch.delenv(app_module.INPROCESS_ENV, raising=False)
+    app = PosencApp([], str(env / "data"), cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await topics_listed(pilot)
+        await wait_for(lambda: app.torch_ready)
+        assert app.bankset is None  # the full load is still held
+        slow_full_load.set()
+        await wait_for(lambda: app.bankset is not None)
+        await pilot.pause()
+    assert calls[0] == ("start", True, False, True)
+    assert calls[1][:3] == ("warm", True, False) and len(calls) == 2

@@ -1,12 +1,16 @@
 """Home: the topic tree (question counts, due and mastery), entry points, and load problems.
 
-This is the first screen, so it imports only Textual: it mounts in a "loading banks" state, lists the
-topics from the cached banks' preview as soon as the app has it (`app.bank_preview`), and
-fills in the rest when the app posts `banks_version` changes.
+This is the first screen, so it imports only Textual. Its first paint is light (a "loading banks" line and
+a footer without keys). The body (topic tree, menu, status) and the footer's keys then come with the topics
+of the cached banks' preview (`app.bank_preview`), all laid out at once (each layout of the screen costs
+about as much as the body's mount); with no preview within BODY_WAIT_S, they come without topics, still
+loading. `banks_version` changes (the full bank, the progress store) refill the tree only when the banks or
+the language changed: the store adds its progress columns to the rows already there.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +34,7 @@ from ..widgets.key_footer import KeyFooter
 
 MAX_QUESTION_LABEL = 70
 QUIT_WINDOW = 3.0  # seconds within which a second `q` on Home quits
+BODY_WAIT_S = 0.5  # the longest the body waits for the banks' preview after the first paint
 
 # (menu option id, i18n label key, key hint)
 MENU = (
@@ -104,16 +109,26 @@ class HomeScreen(Screen):
         self._summary: dict[str, Any] = {}
         self._quit_armed_at: float | None = None
         self._fitted_width = 0  # the topic list's width the titles were last cut to
+        self._filled: tuple[Any, str] | None = None  # (bank view, language) the tree lists
+        # the body's widgets, once mounted (held here: a query walks the whole screen, ~1 ms each)
+        self._topic_tree: Tree[tuple[str, str | None]] | None = None
+        self._topic_info: Static | None = None
+        self._status_box: Static | None = None
+        self._problems_box: Static | None = None
+        self._menu_list: OptionList | None = None
+        self._topics_title: Label | None = None
+        self._body_lock = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
-        # The first paint shows only this light "loading" state; the body (tree, menu, status)
-        # is mounted once the banks are in (see `_ensure_body`).
+        # The first paint shows only this light "loading" state; the body (tree, menu, status) and the
+        # footer's keys are mounted with the topics (see `_ensure_body`).
         yield Header()
         with Vertical(id="home-splash"):  # static: an animation would take the UI thread from the loader
             yield Static(tr("loading.banks", self.app.language), id="splash-status", markup=False)
-        yield KeyFooter()
+        yield KeyFooter(held=True)
 
-    def _body(self) -> Horizontal:
+    def _body(self) -> tuple[Horizontal, tuple[Any, ...]]:
+        """The body, and its parts that change (tree, topic info, status, problems, menu, topics title)."""
         lang = self.app.language
         tree: Tree[tuple[str, str | None]] = Tree(Text(tr("home.topics", lang)), id="topic-tree")
         tree.show_root = False
@@ -122,37 +137,53 @@ class HomeScreen(Screen):
         menu = OptionList(
             *[Option(self._menu_label(key, hint), id=option_id) for option_id, key, hint in MENU], id="menu"
         )
-        return Horizontal(
+        info = Static("", id="topic-info", markup=False)
+        status = Static("", id="status", markup=False)
+        problems = Static("", id="problems", markup=False)
+        title = Label(self._columns_title(), classes="pane-title", id="topics-title")
+        body = Horizontal(
             Vertical(
-                Label(self._columns_title(), classes="pane-title", id="topics-title"),
+                title,
                 tree,
-                Static("", id="topic-info", markup=False),
+                info,
                 id="topics-pane",
             ),
             Vertical(
                 Label(tr("home.start", lang), classes="pane-title", id="start-title"),
                 menu,
                 Label(tr("home.status", lang), classes="pane-title", id="status-title"),
-                VerticalScroll(
-                    Static("", id="status", markup=False),
-                    Static("", id="problems", markup=False),
-                    id="status-scroll",
-                ),
+                VerticalScroll(status, problems, id="status-scroll"),
                 id="side-pane",
             ),
             id="home-body",
         )
+        return body, (tree, info, status, problems, menu, title)
 
     async def _ensure_body(self) -> bool:
-        """Mount the body once; returns True if it is there."""
-        if self.query("#home-body"):
-            return True
-        await self.mount(self._body(), before=self.query_one(Footer))
-        await self.query_one("#home-splash").remove()
-        tree = self.query_one("#topic-tree", Tree)
+        """Mount the body and build the footer's keys, once; returns True if they are there. No repaint
+        comes between them, nor (the caller goes on without waiting) before the topics are in the tree: one
+        layout for all."""
+        async with self._body_lock:  # the preview and the fallback timer may ask at once
+            if self._topic_tree is not None:
+                return True
+            body, parts = self._body()
+            with self.app.batch_update():
+                await self.mount(body, before=self.query_one(Footer))
+                await self.query_one("#home-splash").remove()
+                await self.query_one(KeyFooter).show_keys()
+            (
+                self._topic_tree,
+                self._topic_info,
+                self._status_box,
+                self._problems_box,
+                self._menu_list,
+                self._topics_title,
+            ) = parts
+        tree = self._topic_tree
         self.watch(tree, "show_vertical_scrollbar", self._refit_titles, init=False)
-        # focus (which re-lays out the footer's keys) after the topics are painted
-        self.call_after_refresh(self.query_one("#topic-tree", Tree).focus)
+        if self.app.bank_view is None and not self.app.banks_error:
+            self._status_box.update(tr("loading.banks", self.app.language))
+        tree.focus()  # keys typed as the topics appear go to them
         return True
 
     def _menu_label(self, key: str, hint: str) -> Content:
@@ -167,10 +198,12 @@ class HomeScreen(Screen):
         if self.app.bank_view is not None or self.app.banks_error:
             await self._rebuild()
 
-    def _painted(self) -> None:
+    async def _painted(self) -> None:
         first_paint = getattr(self.app, "first_paint", None)
         if first_paint is not None:
             first_paint()
+        if self.app.is_running:  # (not when a benchmark exits at the first paint)
+            self.set_timer(BODY_WAIT_S, self._ensure_body)  # no preview (no cache): the body, still loading
 
     def on_screen_resume(self) -> None:
         if self.app.bank_view is not None:
@@ -195,13 +228,15 @@ class HomeScreen(Screen):
 
     async def _language_changed(self) -> None:
         lang = self.app.language
-        if not self.query("#home-body"):
+        if self._status_box is None or self._menu_list is None:
             self.query_one("#splash-status", Static).update(tr("loading.banks", lang))
             return
+        if self.app.bank_view is None and not self.app.banks_error:
+            self._status_box.update(tr("loading.banks", lang))
         self.query_one("#topics-title", Label).update(self._columns_title())
         self.query_one("#start-title", Label).update(tr("home.start", lang))
         self.query_one("#status-title", Label).update(tr("home.status", lang))
-        menu = self.query_one("#menu", OptionList)
+        menu = self._menu_list
         for option_id, key, hint in MENU:
             menu.replace_option_prompt(option_id, self._menu_label(key, hint))
         await self._rebuild()
@@ -213,27 +248,29 @@ class HomeScreen(Screen):
         if bankset is None and not app.banks_error:
             return
         await self._ensure_body()
-        tree = self.query_one("#topic-tree", Tree)
-        status = self.query_one("#status", Static)
+        tree, status, info = self._topic_tree, self._status_box, self._topic_info
+        assert tree is not None and status is not None and info is not None
         if bankset is None:
             tree.clear()  # nothing loaded: no topics (a preview shown before the failure included)
-            self.query_one("#topic-info", Static).update("")
+            self._filled = None
+            info.update("")
             status.update(tr("banks.failed", lang, error=app.banks_error))
             status.add_class("error")
             return
         status.remove_class("error")
-        self._fill_tree(tree, bankset)
+        if self._filled is None or self._filled[0] is not bankset or self._filled[1] != lang:
+            self._fill_tree(tree, bankset)  # (the progress store opening changes only the columns)
+            self._filled = (bankset, lang)
         self._update_status()
-        self.call_after_refresh(self._relabel_topics)  # the titles fitted to the laid-out tree
-        self.call_after_refresh(self._refresh_progress)  # after the topics are painted
-        self.call_after_refresh(self._refresh_info)  # the type counts of the new banks
         if not self._topics_logged:  # bench/startup.py: time to the topics on screen
             self._topics_logged = True
             self.call_after_refresh(self.app.bench_event, "topics_listed")
+        self.call_after_refresh(self._refit_titles)  # the titles fitted to the tree as laid out
+        self.call_after_refresh(self._refresh_progress)  # after the topics are painted
+        self.call_after_refresh(self._refresh_info)  # the type counts of the new banks
 
     def _refresh_info(self) -> None:
-        trees = list(self.query("#topic-tree").results(Tree))
-        node = trees[0].cursor_node if trees else None
+        node = self._topic_tree.cursor_node if self._topic_tree is not None else None
         if node is not None and node.data is not None:
             self._show_info(node.data)
 
@@ -255,8 +292,7 @@ class HomeScreen(Screen):
     def _fit_title(self, title: str, used: int) -> str:
         """`title` cut with "…" to what the topic tree shows beside `used` cells of columns (a narrow
         terminal cut it mid-word, with no sign that it was cut)."""
-        trees = list(self.query("#topic-tree").results(Tree))
-        width = trees[0].scrollable_content_region.width if trees else 0
+        width = self._topic_tree.scrollable_content_region.width if self._topic_tree is not None else 0
         self._fitted_width = width
         room = width - used
         return title if width <= 0 else fit_cells(title, room)
@@ -357,8 +393,9 @@ class HomeScreen(Screen):
             lines.append(tr("store.off", lang, error=app.store_error))
         lines.append("")
         lines.append(tr("home.hint", lang))
-        self.query_one("#status", Static).update("\n".join(lines))
-        problems = self.query_one("#problems", Static)
+        assert self._status_box is not None and self._problems_box is not None
+        self._status_box.update("\n".join(lines))
+        problems = self._problems_box
         problem_text = self._problem_text()
         problems.update(problem_text)
         problems.display = bool(problem_text)
@@ -443,10 +480,10 @@ class HomeScreen(Screen):
         self.call_after_refresh(self._relabel_topics)  # titles are fitted to the tree's new width
 
     def _relabel_topics(self) -> None:
-        if not self.query("#home-body"):
+        tree = self._topic_tree
+        if tree is None or self._topics_title is None:
             return
-        self.query_one("#topics-title", Label).update(self._columns_title())
-        tree = self.query_one("#topic-tree", Tree)
+        self._topics_title.update(self._columns_title())
         bankset = self.app.bank_view
         if bankset is None:
             return
@@ -456,12 +493,15 @@ class HomeScreen(Screen):
             kind, topic_id = node.data
             if kind == "all":
                 total = sum(len(t.question_ids) for t in bankset.topics)
-                node.set_label(self._topic_label(tr("home.all", lang), total, None, leaf=True))
+                label = self._topic_label(tr("home.all", lang), total, None, leaf=True)
             elif topic_id in titles:
                 topic = titles[topic_id]
-                node.set_label(
-                    self._topic_label(_flat(topic.title.get(lang), 60), len(topic.question_ids), topic_id)
-                )
+                label = self._topic_label(_flat(topic.title.get(lang), 60), len(topic.question_ids), topic_id)
+            else:
+                continue
+            if label != node.label:  # (an unchanged label would repaint the tree all the same)
+                node.set_label(label)
+            if kind == "topic":
                 for leaf in node.children:
                     if leaf.data is not None and leaf.data[1] in bankset.questions:
                         leaf.set_label(self._question_label(leaf.data[1], bankset.questions[leaf.data[1]]))
@@ -470,8 +510,7 @@ class HomeScreen(Screen):
     # ------------------------------------------------------------------ navigation
 
     def _highlighted(self) -> tuple[str, str | None]:
-        trees = list(self.query("#topic-tree").results(Tree))
-        node = trees[0].cursor_node if trees else None
+        node = self._topic_tree.cursor_node if self._topic_tree is not None else None
         if node is None or node.data is None:
             return ("all", None)
         kind, value = node.data
@@ -485,9 +524,8 @@ class HomeScreen(Screen):
 
     def _show_info(self, data: Any) -> None:
         """Describe the highlighted topic (description, mix of types) or question (its prompt)."""
-        infos = list(self.query("#topic-info").results(Static))
         bankset = self.app.bank_view
-        if not infos or bankset is None or data is None:
+        if self._topic_info is None or bankset is None or data is None:
             return
         lang = self.app.language
         kind, value = data
@@ -514,13 +552,15 @@ class HomeScreen(Screen):
                         types[question.type] = types.get(question.type, 0) + 1
             mix = "  ".join(f"{tr(f'type.{name}', lang)} {count}" for name, count in sorted(types.items()))
             parts.append(Content.styled(mix, "dim"))
-        self.query_one("#topic-info", Static).update(Content("\n").join(parts))
+        self._topic_info.update(Content("\n").join(parts))
 
     def _refit_titles(self, _shown: bool = False) -> None:
         """The topic list gained or lost its scrollbar (a taller description under it, say): cut
         the titles again to the width it has now."""
-        trees = list(self.query("#topic-tree").results(Tree))
-        if trees and trees[0].scrollable_content_region.width != self._fitted_width:
+        if (
+            self._topic_tree is not None
+            and self._topic_tree.scrollable_content_region.width != self._fitted_width
+        ):
             self._relabel_topics()
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
@@ -558,8 +598,7 @@ class HomeScreen(Screen):
     def action_browse(self) -> None:
         if not self.app.require_banks(self.action_browse):
             return
-        trees = list(self.query("#topic-tree").results(Tree))
-        node = trees[0].cursor_node if trees else None
+        node = self._topic_tree.cursor_node if self._topic_tree is not None else None
         if node is not None and node.data is not None and node.data[0] == "question":
             self.app.open_question(node.data[1])  # "read it": the question in Browse, answer shown
             return

@@ -7,6 +7,9 @@ Study rebuilt the footer eight times. `KeyFooter` coalesces the refreshes that a
 repaint into one check, and rebuilds only when what it would show (the keys, their labels, enabled
 state and tooltips) differs from what it shows.
 
+A footer made `held` shows no keys until `show_keys()`: Home builds them with its body, right after its
+light first paint, so that both are laid out once (not the keys alone first, then the body).
+
 It also shows whole keys only. On a narrow footer (80 columns) the keys every screen has (SPARE_ACTIONS,
 all in Help, in that order) make room first, so the screen's own keys and `? Help` stay in view; any key that still
 does not fit beside the command palette's key is hidden whole (Textual's footer clipped the last one
@@ -15,6 +18,7 @@ mid-word, '? Help  / Searc') and comes back when the footer widens.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from rich.cells import cell_len
@@ -46,10 +50,30 @@ def _spare_rank(key: FooterKey) -> int | None:
 class KeyFooter(Footer):
     """A `Footer` that rebuilds its keys only when they change (see the module docstring)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, held: bool = False, **kwargs: Any) -> None:
+        """`held`: show no keys until `show_keys()` (Home builds them with its body, in one frame)."""
         super().__init__(*args, **kwargs)
         self._shown: tuple[Any, ...] | None = None  # what the last compose showed
         self._check_pending = False
+        self._held = held
+
+    async def show_keys(self) -> None:
+        """Build the keys of a held footer now; returns once they are mounted. They are built in the
+        footer's own context (each key binds to the footer's reactives)."""
+        if not self._held:
+            return
+        self._held = False
+        built = asyncio.Event()
+
+        async def build() -> None:
+            try:
+                self._bindings_ready = True
+                await self._recompose_if_changed()
+            finally:
+                built.set()
+
+        if self.call_later(build):
+            await built.wait()
 
     def _signature(self) -> tuple[Any, ...]:
         """Everything `Footer.compose` reads: the shown bindings as displayed, and the options."""
@@ -111,6 +135,8 @@ class KeyFooter(Footer):
             yield widget
 
     def bindings_changed(self, screen: Screen) -> None:
+        if self._held:
+            return  # `show_keys` builds them
         self._bindings_ready = True
         if not screen.app.app_focus and self._shows_keys():
             # blurred (focus moved to None): keep the keys shown, as Textual's Footer does; but a footer
