@@ -52,6 +52,11 @@ def exact_dtype(ctx: Any):
     return getattr(torch, name)
 
 
+def dtype_slack(ctx: Any) -> float:
+    """Tolerance multiplier after `exact_dtype`: 1 in float64, 1e6 where only float32 is available (MPS)."""
+    return 1.0 if ctx.dtype == "float64" else 1e6
+
+
 def angle_tol(dtype_name: str, max_position: float, scale: float) -> float:
     """Tolerance for comparing rotations at positions up to max_position: the angle m·θ carries a
     rounding error of about m·ε, so the tolerance grows with the position."""
