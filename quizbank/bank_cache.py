@@ -61,6 +61,8 @@ _CODE = (
     "loader.py",
     "schema.py",
     "validate.py",
+    "reference_findings.py",
+    "vary_findings.py",
     "yamlsafe.py",
     "problems.py",
     "safetext.py",

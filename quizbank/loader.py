@@ -42,14 +42,13 @@ from .bankfiles import (  # noqa: F401  (re-exported: the loader's public path h
 )
 from .bankset import BankSet, TopicEntry
 from .problems import Location, Problem, has_errors
+from .reference_findings import demo_findings, raw_demo_findings
 from .schema import LANGS, BankFile, Question, Topic
 from .validate import (
     Finding,
-    demo_findings,
     did_you_mean,
     language_findings,
     question_self_findings,
-    raw_demo_findings,
     replaces_findings,
     schema_findings,
 )

@@ -147,7 +147,7 @@ def test_listing_and_validating_never_import_torch() -> None:
         "import sys\n"
         "from quizbank.drills import DRILL_NAMES, drills, get_drill\n"
         "from quizbank.drills import cli\n"
-        "from quizbank.validate import drill_findings\n"
+        "from quizbank.reference_findings import drill_findings\n"
         "assert [d.name for d in drills()] == list(DRILL_NAMES)\n"
         "assert drill_findings('rope-halff')\n"
         "assert 'torch' not in sys.modules, 'torch imported'\n"
