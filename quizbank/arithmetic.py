@@ -8,7 +8,7 @@ row (`--1` is refused), at most 100 characters and 20 levels of parentheses, an 
 user-facing message.
 
 Names are read only where the caller gives them (`names=`): a generated question's bound may be
-`dim/2 - 1` over the parameters drawn before it (quizbank/vary.py). A typed answer has no names.
+`dim/2 - 1` over the parameters drawn before it (quizbank/generated/draw.py). A typed answer has no names.
 """
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         problems.extend(report.problems)
     live = None
     if report is not None:
-        from .instance_checks import fold_into, instance_report
+        from .generated.instance_checks import fold_into, instance_report
 
         live = instance_report(bankset, cache, only=ids)
         origin = dict(bankset.origin)
@@ -268,11 +268,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from .instances import MAX_SEED, InstanceError, draw_instance, fresh_seed, is_generated, resolve
-    from .instances import default_runner as instance_runner
+    from .generated.draw import VaryError, format_param
+    from .generated.instances import MAX_SEED, InstanceError, draw_instance, fresh_seed, is_generated, resolve
+    from .generated.instances import default_runner as instance_runner
     from .loader import load_banks
     from .safetext import escape_json_unsafe, escape_unsafe
-    from .vary import VaryError, format_param
 
     seed = fresh_seed() if args.seed is None else args.seed
     if not 0 <= seed <= MAX_SEED:

@@ -41,6 +41,7 @@ from .bankfiles import (  # noqa: F401  (re-exported: the loader's public path h
     user_bank_dir,
 )
 from .bankset import BankSet, TopicEntry
+from .generated.findings import vary_findings
 from .problems import Location, Problem, has_errors
 from .reference_findings import demo_findings, raw_demo_findings
 from .schema import LANGS, BankFile, Question, Topic
@@ -52,7 +53,6 @@ from .validate import (
     replaces_findings,
     schema_findings,
 )
-from .vary_findings import vary_findings
 
 if TYPE_CHECKING:  # yaml (~90 ms to import) loads only when a file is parsed, not from the cache
     from .yamlsafe import YamlDoc

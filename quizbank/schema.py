@@ -316,7 +316,7 @@ VaryChoice = StrictInt | FiniteNumber | NonBlankText
 class VaryParam(_Strict):
     """One parameter drawn per showing: `{int: [lo, hi]}`, `{float: [lo, hi]}` (with `step:` or
     `log: true` for either), or `{choices: [...]}`. Bounds are inclusive and may name an earlier
-    parameter. See quizbank/vary.py for how a value is drawn."""
+    parameter. See quizbank/generated/draw.py for how a value is drawn."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .vary import fill
+from .generated.draw import fill
 
 __all__ = [
     "ANSWER",

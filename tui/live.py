@@ -1,4 +1,4 @@
-"""Fresh instances of generated questions for the app (quizbank.instances), one per showing.
+"""Fresh instances of generated questions for the app (quizbank.generated.instances), one per showing.
 
 A generated question is a template; a session shows it as an ordinary numeric question whose
 numbers were drawn from a fresh seed and whose answer the demo host computed. `draw_showing` blocks
@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from quizbank.instances import (
+from quizbank.generated.draw import VaryError
+from quizbank.generated.instances import (
     Instance,
     InstanceError,
     draw_instance,
@@ -20,7 +21,6 @@ from quizbank.instances import (
     materialise,
     resolve,
 )
-from quizbank.vary import VaryError
 
 __all__ = ["LiveShowing", "draw_plan_showings", "draw_showing", "is_generated", "instance_record"]
 

@@ -124,7 +124,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     seed = None
     if args.seed is not None:
-        from quizbank.instances import MAX_SEED
+        from quizbank.generated.instances import MAX_SEED
 
         seed = _whole(args.seed, "--seed", 0, MAX_SEED)  # as `posenc bank sample --seed`
         if seed is None:

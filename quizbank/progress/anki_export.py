@@ -188,7 +188,7 @@ def build_anki_package(bankset: Any, lang: str = "en"):
             # a generated question becomes three notes, one per export seed (stable GUIDs and numbers)
             notes = [(question, genanki.guid_for(question.id))]
             if getattr(question, "vary", None):
-                from quizbank.instances import EXPORT_SEEDS, export_showings
+                from quizbank.generated.instances import EXPORT_SEEDS, export_showings
 
                 shown = export_showings(question)
                 notes = [

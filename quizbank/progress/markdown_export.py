@@ -86,14 +86,14 @@ def _general(question: Any, text: str) -> str:
     """A generated question's text for the general case: `{{name}}` literals unescaped, `{name}` kept."""
     if not getattr(question, "vary", None):
         return text
-    from quizbank.vary import fill
+    from quizbank.generated.draw import fill
 
     return fill(text, {})
 
 
 def _instance_lines(question: Any, lang: str) -> list[str]:
     """A generated question's three export instances: each prompt with its numbers and its answer."""
-    from quizbank.instances import EXPORT_SEEDS, export_showings
+    from quizbank.generated.instances import EXPORT_SEEDS, export_showings
 
     lines = [f"*{label('instances', lang, seeds=', '.join(map(str, EXPORT_SEEDS)))}:*", ""]
     for n, shown in enumerate(export_showings(question), start=1):

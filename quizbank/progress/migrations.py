@@ -84,7 +84,7 @@ MIGRATIONS: tuple[str, ...] = (
         applied_at TEXT NOT NULL                  -- when this store first moved history old -> new
     );
     """,
-    # a generated question's showing (quizbank/instances.py): JSON {"seed": N, "params": {...}}; NULL otherwise
+    # a generated question's showing (quizbank/generated/instances.py): JSON {"seed": N, "params": {...}}; NULL otherwise
     """
     ALTER TABLE attempts ADD COLUMN instance TEXT;
     ALTER TABLE reviews ADD COLUMN instance TEXT;

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from posenc_ref.t5 import t5_relative_position_bucket_np
-from quizbank.instances import draw_instance
-from quizbank.vary_findings import VALIDATION_SEEDS
+from quizbank.generated.findings import VALIDATION_SEEDS
+from quizbank.generated.instances import draw_instance
 
 
 @pytest.mark.parametrize(

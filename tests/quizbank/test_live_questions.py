@@ -18,9 +18,10 @@ from support.paths import ROOT
 from posenc_ref import cli as demo_cli
 from quizbank import cli
 from quizbank.checks import RunCache, as_number, default_runner, resolve_path
-from quizbank.grading import grade_numeric
-from quizbank.instance_checks import instance_report
-from quizbank.instances import (
+from quizbank.generated.draw import draw, fill, fill_param, fill_path, placeholders
+from quizbank.generated.findings import VALIDATION_SEEDS
+from quizbank.generated.instance_checks import instance_report
+from quizbank.generated.instances import (
     EXPORT_SEEDS,
     InstanceError,
     draw_instance,
@@ -28,10 +29,9 @@ from quizbank.instances import (
     materialise,
     resolve,
 )
+from quizbank.grading import grade_numeric
 from quizbank.loader import load_bank_text
 from quizbank.schema import VaryParam
-from quizbank.vary import draw, fill, fill_param, fill_path, placeholders
-from quizbank.vary_findings import VALIDATION_SEEDS
 
 HEAD = "topic: live\ntitle: {en: Live, zh: 实时}\nquestions:\n"
 
@@ -257,7 +257,7 @@ def test_loader_reports_each_problem_at_its_place(edit, expected):
 def test_loading_generated_questions_never_imports_torch():
     code = (
         "import sys; from quizbank.loader import load_banks; b = load_banks(include_user=False); "
-        "from quizbank.instances import draw_instance, is_generated; "
+        "from quizbank.generated.instances import draw_instance, is_generated; "
         "[draw_instance(q, 1) for q in b.questions.values() if is_generated(q)]; "
         "print(sum(map(is_generated, b.questions.values())), 'torch' in sys.modules)"
     )
@@ -490,8 +490,8 @@ def test_export_seeds_are_fixed():
 
 def test_a_range_too_large_through_a_named_bound_is_a_vary_error():
     """The schema sees literal bounds only; a bound naming an earlier parameter is checked at the draw."""
+    from quizbank.generated.draw import VaryError, draw, fill_path
     from quizbank.schema import VaryParam
-    from quizbank.vary import VaryError, draw, fill_path
 
     vary = {
         "n": VaryParam.model_validate({"choices": [1.0e300, 2.0e300]}),

@@ -583,7 +583,7 @@ def test_a_huge_seed_is_named_not_a_traceback(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_the_seed_range_is_the_apps() -> None:
-    from quizbank.instances import MAX_SEED
+    from quizbank.generated.instances import MAX_SEED
     from quizbank.progress.backup_check import MAX_INSTANCE_SEED
 
     assert MAX_INSTANCE_SEED == MAX_SEED

@@ -23,10 +23,10 @@ from typing import Any
 
 from posenc_ref.demos import DemoError, check_memory, get_demo, list_demos
 
-from .checks import CheckPathError, parse_path, value_name
-from .schema import LANGS, Text
-from .validate import Finding, did_you_mean
-from .vary import VaryError, bound_names, draw, fill_params, fill_path, format_param, param_refs, placeholders
+from ..checks import CheckPathError, parse_path, value_name
+from ..schema import LANGS, Text
+from ..validate import Finding, did_you_mean
+from .draw import VaryError, bound_names, draw, fill_params, fill_path, format_param, param_refs, placeholders
 
 # the seeds `posenc bank validate` runs; the loader checks their parameters without running
 VALIDATION_SEEDS: tuple[int, ...] = tuple(range(8))

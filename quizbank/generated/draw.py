@@ -29,7 +29,7 @@ import random
 import re
 from typing import Any
 
-from .arithmetic import evaluate, names_in
+from ..arithmetic import evaluate, names_in
 
 # {{name}} (a literal) or {name} (a placeholder)
 _TOKEN = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -1,6 +1,6 @@
 """`posenc bank validate` for generated questions: draw 8 seeded instances of each and run them.
 
-For every instance (seeds 0..7, quizbank.vary_findings.VALIDATION_SEEDS) the answer's demo runs at
+For every instance (seeds 0..7, quizbank.generated.findings.VALIDATION_SEEDS) the answer's demo runs at
 the instance's parameters, and a problem is reported at `path:line:col` for:
 
 - a placeholder left unfilled in the prompt or explanation (an undeclared `{name}`);
@@ -22,11 +22,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checks import RunCache
+from ..checks import RunCache
+from ..problems import Location, Problem
+from .draw import VaryError, format_param, unfilled
+from .findings import VALIDATION_SEEDS
 from .instances import InstanceError, answer_from, draw_instance, is_generated
-from .problems import Location, Problem
-from .vary import VaryError, format_param, unfilled
-from .vary_findings import VALIDATION_SEEDS
 
 # distinct answers the 8 validation draws must give, unless the question's `few_answers:` says why not
 MIN_DISTINCT_ANSWERS = 4

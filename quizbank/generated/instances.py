@@ -1,6 +1,6 @@
 """Instances of generated questions: draw parameters from a seed, fill the texts, compute the answer.
 
-A generated question (a numeric question with `vary:`, see quizbank/vary.py) is a template. An
+A generated question (a numeric question with `vary:`, see quizbank/generated/draw.py) is a template. An
 instance is one showing of it::
 
     inst = draw_instance(question, seed=7)        # pure Python: params, filled texts, demo call
@@ -19,9 +19,9 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .checks import CheckPathError, as_number, resolve_path
-from .schema import LANGS, CheckSpec, DemoRef, NumericQuestion, Text
-from .vary import draw, fill, fill_params, fill_path
+from ..checks import CheckPathError, as_number, resolve_path
+from ..schema import LANGS, CheckSpec, DemoRef, NumericQuestion, Text
+from .draw import draw, fill, fill_params, fill_path
 
 # the seeds the Anki and Markdown exports write (stable across exports)
 EXPORT_SEEDS: tuple[int, ...] = (1, 2, 3)
