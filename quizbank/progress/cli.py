@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from quizbank.cli_text import cli_language, say
-from quizbank.progress.render import LANG_CHOICES
+from quizbank.exports.render import LANG_CHOICES
 
 __all__ = ["add_export_parser", "add_parser"]
 
@@ -590,7 +590,7 @@ def add_parser(
 
 @_guard
 def _cmd_export_anki(args: argparse.Namespace) -> int:
-    from quizbank.progress.anki_export import write_anki
+    from quizbank.exports.anki import write_anki
     from quizbank.safetext import escape_unsafe
 
     out = Path(args.out)
@@ -614,7 +614,7 @@ def _cmd_export_anki(args: argparse.Namespace) -> int:
 
 @_guard
 def _cmd_export_markdown(args: argparse.Namespace) -> int:
-    from quizbank.progress.markdown_export import write_markdown
+    from quizbank.exports.markdown import write_markdown
     from quizbank.safetext import escape_unsafe
 
     out = Path(args.out_dir)

@@ -14,10 +14,10 @@ from support.export_bank import load_fixture_bankset
 
 from quizbank import grading, schema
 from quizbank.bank_preview import QUESTION_TYPES as PREVIEW_TYPES
+from quizbank.exports.anki import MODEL_IDS, _models
 from quizbank.grading import Grade
 from quizbank.mock.planner import SKILLS, base_minutes, skill_of
 from quizbank.mock.report import model_answer
-from quizbank.progress.anki_export import MODEL_IDS, _models
 from quizbank.question_types import (
     ANSWER_MODES,
     NAMES,

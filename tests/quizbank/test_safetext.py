@@ -337,7 +337,7 @@ def _hostile_bankset():
 
 
 def test_markdown_export_escapes_control_characters(tmp_path):
-    from quizbank.progress.markdown_export import write_markdown
+    from quizbank.exports.markdown import write_markdown
 
     result = write_markdown(_hostile_bankset(), tmp_path / "md")
     assert len(result.files) == 2
@@ -351,7 +351,7 @@ def test_anki_export_escapes_control_characters(tmp_path):
     import sqlite3
     import zipfile
 
-    from quizbank.progress.anki_export import write_anki
+    from quizbank.exports.anki import write_anki
 
     out = tmp_path / "deck.apkg"
     write_anki(_hostile_bankset(), out)

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
+import quizbank.exports.render as render
 import quizbank.mock.report as report
-import quizbank.progress.render as render
 from quizbank.texts import TEXTS, label
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -78,7 +78,7 @@ MARKDOWN_ON_A_FULL_DISK = """
 import resource, signal, sys
 sys.path.insert(0, sys.argv[3])
 from support.export_bank import load_fixture_bankset
-from quizbank.progress.markdown_export import write_markdown
+from quizbank.exports.markdown import write_markdown
 from pathlib import Path
 bankset = load_fixture_bankset(Path(sys.argv[1]))
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
@@ -92,7 +92,7 @@ except OSError as exc:
 
 def test_markdown_export_leaves_no_partial_file_on_a_full_disk(tmp_path):
     bankset = load_fixture_bankset(tmp_path)
-    from quizbank.progress.markdown_export import write_markdown
+    from quizbank.exports.markdown import write_markdown
 
     first = write_markdown(bankset, tmp_path / "md")
     before = {p.name: p.read_bytes() for p in first.files}

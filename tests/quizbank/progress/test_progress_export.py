@@ -19,10 +19,10 @@ from support.export_bank import (
     write_fixture_bank,
 )
 
+from quizbank.exports.anki import MODEL_IDS, build_anki_package, write_anki
+from quizbank.exports.markdown import render_topic, write_markdown
+from quizbank.exports.render import choice_order, markdown_to_html, math_to_mathjax
 from quizbank.loader import load_banks
-from quizbank.progress.anki_export import MODEL_IDS, build_anki_package, write_anki
-from quizbank.progress.markdown_export import render_topic, write_markdown
-from quizbank.progress.render import choice_order, markdown_to_html, math_to_mathjax
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from support.export_bank import load_fixture_bankset
 
+from quizbank.exports.anki import write_anki
+from quizbank.exports.markdown import write_markdown
 from quizbank.mock.planner import InterviewPlan, PlanItem
 from quizbank.mock.report import ItemResult, build_report, render_markdown
-from quizbank.progress.anki_export import write_anki
 from quizbank.progress.backup import backup_json, export_backup
-from quizbank.progress.markdown_export import write_markdown
 from quizbank.progress.store import open_store
 from quizbank.safetext import UNSAFE_RE
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from quizbank.atomicio import write_text_atomic
-from quizbank.progress.render import localized, right_answer_in
+from quizbank.exports.render import localized, right_answer_in
 from quizbank.question_types import right_answer
 from quizbank.safetext import escape_unsafe
 from quizbank.schema import BLANK_RE

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizbank.atomicio import write_bytes_atomic
-from quizbank.progress.render import choice_order, localized, markdown_to_html, right_answer_in
+from quizbank.exports.render import choice_order, localized, markdown_to_html, right_answer_in
 from quizbank.question_types import QUESTION_TYPES, question_type, right_answer
 from quizbank.safetext import escape_unsafe
 from quizbank.texts import label
