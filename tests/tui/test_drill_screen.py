@@ -195,6 +195,8 @@ async def test_a_file_too_large_or_not_regular_is_neither_loaded_nor_graded(
         assert editor.text == get_drill("t5-bucket").starter  # the starter, not the file
         assert said == [too_large]
         assert (folder / "t5-bucket.py").read_text(encoding="utf-8") == big  # left as it is
+        screen._autosave()  # the autosave after showing the starter (its timer, run now): not written over
+        assert (folder / "t5-bucket.py").read_text(encoding="utf-8") == big
 
         before = len(said)
         screen.select_drill("rope-half")  # a pipe: refused at once, never opened for a blocking read
@@ -220,6 +222,9 @@ async def test_a_file_too_large_or_not_regular_is_neither_loaded_nor_graded(
         assert (
             said.count(too_large) == 2 and not screen.grading and screen.report is None
         )  # said once a change
+        editor.insert("# typed\n")  # an edit, then its save: the refused file is never written over
+        assert screen.save() is False
+        assert path.read_text(encoding="utf-8") == big
 
 
 @pilot_test

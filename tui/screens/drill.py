@@ -246,6 +246,8 @@ class DrillScreen(LocalizedScreen):
         self.attempted = False
         self._saved_mtime: float | None = None
         self._save_timer: Any = None
+        # a regular file refused on reading (too large): never written over, or the candidate's file is lost
+        self._kept_path: Path | None = None
         self._picker_lang = ""
         self._warm: Any = None  # quizbank.drills.WarmGrader: the next grade's child, started ahead
         self._cancel: threading.Event | None = None  # set to cancel the running grade
@@ -316,6 +318,7 @@ class DrillScreen(LocalizedScreen):
         self.report = None
         self.error = None
         self.attempted = self._stored_attempts() > 0
+        self._kept_path = None
         text = self._read_or_create()
         editor = self.query_one("#drill-code", TextArea)
         editor.load_text(text)
@@ -333,6 +336,7 @@ class DrillScreen(LocalizedScreen):
             pass
         except SourceFileError as exc:  # not a regular file, or too large: left as it is, not loaded
             self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            self._keep_if_regular(path)
             try:  # said now: the file poll says it again only once the file changes
                 self._saved_mtime = path.stat().st_mtime
             except OSError:
@@ -343,6 +347,15 @@ class DrillScreen(LocalizedScreen):
             return self.drill.starter
         self._write(self.drill.starter)
         return self.drill.starter
+
+    def _keep_if_regular(self, path: Path) -> None:
+        """A refused regular file stays as it is: save() leaves it alone until a load succeeds. (A pipe or a
+        device is refused by `_write` itself, with a message.)"""
+        try:
+            if path.is_file():
+                self._kept_path = path
+        except OSError:
+            pass
 
     def _write(self, text: str) -> bool:
         from quizbank.atomicio import write_text_atomic
@@ -364,6 +377,8 @@ class DrillScreen(LocalizedScreen):
         if self._save_timer is not None:
             self._save_timer.stop()
             self._save_timer = None
+        if self._kept_path == self.path:
+            return False  # the file on disk was not loaded (too large): writing the editor over it would lose it
         text = self._editor.text
         try:
             if _read_text(self.path) == text:
@@ -403,11 +418,13 @@ class DrillScreen(LocalizedScreen):
             text = _read_text(self.path)
         except SourceFileError as exc:  # said once per change on disk; neither loaded nor graded
             self._saved_mtime = mtime
+            self._keep_if_regular(self.path)
             self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
             return
         except (OSError, UnicodeDecodeError):
             return
         self._saved_mtime = mtime
+        self._kept_path = None  # loaded: the editor holds the file now
         if self._save_timer is not None:
             self._save_timer.stop()
             self._save_timer = None
