@@ -378,7 +378,9 @@ class DrillScreen(LocalizedScreen):
             self._save_timer.stop()
             self._save_timer = None
         if self._kept_path == self.path:
-            return False  # the file on disk was not loaded (too large): writing the editor over it would lose it
+            return (
+                False  # the file on disk was not loaded (too large): writing the editor over it would lose it
+            )
         text = self._editor.text
         try:
             if _read_text(self.path) == text:
