@@ -345,3 +345,52 @@ async def test_the_footer_keeps_the_screens_keys_and_help_at_80_columns(env: Pat
         wide = screen_text(app).splitlines()[-1]
         for key in ("key.check", "key.help", "key.reload", "key.quit", "key.search"):
             assert tr(key, lang) in wide, (key, wide)
+
+
+def _many_topics(env: Path, n: int = 14) -> list[str]:
+    """`n` user banks of one topic each (with a long title); returns their question ids."""
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        bank = BANK.replace("long-title", f"long-title-{i}").replace(LONG_TITLE, f"{LONG_TITLE} {i}")
+        (env / "user-banks" / f"long{i}.yaml").write_text(bank, encoding="utf-8")
+    return [f"long-title-{i}.tf" for i in range(n)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(env: Path, lang: str) -> None:
+    """At 80x24 a dozen topics' lines took every row and left the revisit list none: the topic lines
+    give up rows (and scroll), the list keeps at least four rows; at 120x40 all the topic lines show."""
+    from textual.containers import VerticalScroll
+    from textual.widgets import OptionList
+
+    from quizbank.grading import Grade
+    from quizbank.quiz_session import QuizConfig, QuizSession
+    from tui.screens.quiz import REVISIT_ROWS, QuizSummaryScreen
+
+    ids = _many_topics(env)
+    app = make_app(env, language=lang, open_store=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_for(lambda: app.bankset is not None and "long-title-13.tf" in app.bankset.questions, 30)
+        session = QuizSession(QuizConfig(seed=1), ids)
+        for qid in ids:
+            session.record(qid, Grade(False, "false"))
+            session.advance()
+        session.end()
+        await app.push_screen(QuizSummaryScreen(session))
+        await settle(pilot)
+        options = app.screen.query_one("#summary-revisit", OptionList)
+        box = app.screen.query_one("#summary-topics-box", VerticalScroll)
+
+        def rows() -> int:
+            return options.scrollable_content_region.height
+
+        await wait_for(lambda: rows() >= REVISIT_ROWS, 30, lambda: (rows(), box.region, options.region))
+        assert options.option_count == 14 and options.max_scroll_y > 0  # the rest scroll
+        assert box.max_scroll_y > 0 and options.region.bottom <= 24 - 1 - 4  # the buttons show below it
+        assert app.screen.query_one("#summary-buttons").region.bottom <= 23
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        await wait_for(lambda: box.max_scroll_y == 0, 30, lambda: (box.region, box.max_scroll_y))
+        assert rows() >= REVISIT_ROWS
