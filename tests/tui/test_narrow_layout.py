@@ -394,3 +394,61 @@ async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(e
         await settle(pilot)
         await wait_for(lambda: box.max_scroll_y == 0, 30, lambda: (box.region, box.max_scroll_y))
         assert rows() >= REVISIT_ROWS
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_drill_statement_code_wraps_and_the_file_path_keeps_its_name_at_80_columns(
+    env: Path, lang: str
+) -> None:
+    """The statement's code block scrolled sideways with no scrollbar and no focus, so at 80 columns the
+    signature read `def sinusoidal_pe(seq_len`: it wraps. The file line (the same widget `posenc serve`
+    shows) lost the file name off its end under a long data dir: it keeps the end, `…/drills/<name>.py`."""
+    from support.drills import open_drill
+    from textual.widgets._markdown import MarkdownFence
+
+    from quizbank.drills import get_drill
+
+    deep = env / ("a-workspace-folder-with-a-long-name-" * 3) / "nested"
+    app = make_app(deep, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await open_drill(pilot, "sinusoidal-pe")
+        fence = screen.query_one("#drill-statement").query(MarkdownFence).first()
+        await wait_for(lambda: fence.region.width > 0, 30, lambda: fence.region)
+        signature = "def sinusoidal_pe(seq_len, dim, base=10000.0) -> torch.Tensor"
+        assert signature in get_drill("sinusoidal-pe").text("statement", lang)
+        code = fence.query_one(Label)
+        assert signature.replace(" ", "") in _shown(code), _shown(code)
+        assert (
+            code.region.width <= fence.region.width and fence.max_scroll_x == 0
+        )  # nothing left out sideways
+        line = screen.query_one("#drill-file", Static)
+        name = "sinusoidal-pe.py"
+        await wait_for(lambda: _shown(line).endswith(name), 30, lambda: _shown(line))
+        text = str(line.content)
+        assert "…/" in text and text.endswith("/drills/" + name), text  # the start cut, the end kept
+        assert cell_len(text) <= line.content_region.width, (text, line.content_region)
+        await pilot.resize_terminal(200, 40)  # wide: more of the path, cut again to the new width
+        await settle(pilot)
+        path = str(deep / "data" / "drills" / name)
+        await wait_for(lambda: cell_len(str(line.content)) > cell_len(text), 30, lambda: str(line.content))
+        wide = str(line.content)
+        assert cell_len(wide) <= line.content_region.width and path.endswith(wide.split("…", 1)[1]), wide
+
+
+@pytest.mark.parametrize(
+    ("cells", "shown"),
+    [
+        (60, "/tmp/a/long/data/dir/drills/rope-half.py"),
+        (30, "…/data/dir/drills/rope-half.py"),
+        (22, "…/drills/rope-half.py"),
+        (13, "…rope-half.py"),  # not even "…/rope-half.py": the name's last characters
+        (1, "…"),
+        (0, ""),
+    ],
+)
+def test_fit_path_keeps_the_end_of_a_path(cells: int, shown: str) -> None:
+    from tui.cells import fit_path
+
+    assert fit_path("/tmp/a/long/data/dir/drills/rope-half.py", cells) == shown
