@@ -452,3 +452,38 @@ def test_fit_path_keeps_the_end_of_a_path(cells: int, shown: str) -> None:
     from tui.cells import fit_path
 
     assert fit_path("/tmp/a/long/data/dir/drills/rope-half.py", cells) == shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_browse_index_takes_the_demos_place_below_120_columns(env: Path, lang: str) -> None:
+    """At 80x24 `i` put the index beside the note and the demo, leaving the question 23 columns: the
+    index takes the demo's place (and is narrower); `i` again, or `d`, brings the demo back. From 120
+    columns all three stand side by side as before."""
+    from tui.screens.browse import BrowseScreen
+
+    app = make_app(env, language=lang, open_store=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        assert isinstance(app.screen, BrowseScreen) and app.screen.question_id == "fx.mcq"  # has a demo
+        screen = app.screen
+        index, note, demo = (screen.query_one(f"#browse-{n}") for n in ("index", "note", "demo"))
+        assert not index.display and demo.display
+        await pilot.press("i")
+        await settle(pilot)
+        assert index.display and not demo.display
+        assert note.region.width >= 50 and note.region.right == 80, note.region
+        assert index.region.width <= 28
+        await pilot.press("i")  # the index goes, the demo comes back
+        await settle(pilot)
+        assert not index.display and demo.display
+        await pilot.press("i", "d")  # `d` with the index in its place: the demo comes back and runs
+        await settle(pilot)
+        assert not index.display and demo.display
+        await pilot.resize_terminal(120, 40)  # wide: index, note and demo side by side
+        await settle(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+        assert index.display and demo.display and index.region.width == 34, index.region
