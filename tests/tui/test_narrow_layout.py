@@ -487,3 +487,34 @@ async def test_browse_index_takes_the_demos_place_below_120_columns(env: Path, l
         await pilot.press("i")
         await settle(pilot)
         assert index.display and demo.display and index.region.width == 34, index.region
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (120, 40)])
+@pilot_test
+async def test_home_type_counts_break_between_types_never_inside_one(
+    env: Path, lang: str, size: tuple[int, int]
+) -> None:
+    """Under the topic list, `判断 65` broke between the type and its count (a terminal wraps at any
+    space, and a CJK character takes two cells): each `type count` stays on one line, inside the pane."""
+    from tui.i18n import tr
+
+    app = make_app(env, language=lang, open_store=False, include_shipped=True)  # counts of 2-3 digits
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await wait_for(lambda: app.bankset is not None, 30)
+        await settle(pilot)
+        info = app.screen.query_one("#topic-info", Static)
+        types: dict[str, int] = {}
+        for question in app.bankset.questions.values():
+            types[question.type] = types.get(question.type, 0) + 1
+        items = [f"{tr(f'type.{name}', lang)} {n}" for name, n in types.items()]
+
+        def lines() -> list[str]:
+            return [strip.text.rstrip() for strip in info.render_lines(info.region.reset_offset)]
+
+        await wait_for(lambda: any(items[0] in line for line in lines()), 30, lines)
+        for item in items:
+            assert any(item in line for line in lines()), (item, lines())
+        for line in lines():
+            assert cell_len(line) <= info.region.width, (line, info.region)

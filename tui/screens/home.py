@@ -27,7 +27,7 @@ from textual.widgets import Footer, Header, Label, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from ..cells import fit_cells
+from ..cells import fit_cells, pack_items
 from ..i18n import count, tr
 from ..keys import bind, localize_bindings
 from ..widgets.key_footer import KeyFooter
@@ -478,6 +478,7 @@ class HomeScreen(Screen):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._relabel_topics)  # titles are fitted to the tree's new width
+        self.call_after_refresh(self._refresh_info)  # the type counts packed to the new width
 
     def _relabel_topics(self) -> None:
         tree = self._topic_tree
@@ -550,7 +551,10 @@ class HomeScreen(Screen):
                     question = bankset.questions.get(qid)
                     if question is not None:
                         types[question.type] = types.get(question.type, 0) + 1
-            mix = "  ".join(f"{tr(f'type.{name}', lang)} {count}" for name, count in sorted(types.items()))
+            mix = pack_items(
+                [f"{tr(f'type.{name}', lang)} {count}" for name, count in sorted(types.items())],
+                self._topic_info.content_region.width or 1000,
+            )
             parts.append(Content.styled(mix, "dim"))
         self._topic_info.update(Content("\n").join(parts))
 
