@@ -518,3 +518,38 @@ async def test_home_type_counts_break_between_types_never_inside_one(
             assert any(item in line for line in lines()), (item, lines())
         for line in lines():
             assert cell_len(line) <= info.region.width, (line, info.region)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_stats_topic_titles_take_the_width_the_number_columns_leave(env: Path, lang: str) -> None:
+    """The mastery table cut every title to 22 cells: at 80 columns, beside the leeches, its Mastery
+    column was off the right edge; at 120 the table had cells to spare. Below 90 columns the tables
+    stack; the titles take what the number columns leave, and nothing scrolls sideways."""
+    from datetime import UTC, datetime
+
+    from textual.widgets import DataTable
+
+    app = long_bank_app(env, lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_for(lambda: app.bankset is not None and app.store is not None, 30)
+        for qid in ("long-title.tf", "fx.mcq"):
+            app.store.review(qid, 3, datetime.now(UTC))
+        app.open_stats()
+        await settle(pilot)
+        assert isinstance(app.screen, StatsScreen)
+        table = app.screen.query_one("#stats-mastery", DataTable)
+        title = next(t for t in app.bankset.topics if t.id == "long-title").title.get(lang)
+
+        def cell() -> str:
+            rows = [table.get_row_at(i) for i in range(table.row_count)]
+            return next((str(r[0]) for r in rows if title.startswith(str(r[0]).rstrip("…"))), "")
+
+        for size, least in (((80, 24), 36), ((120, 40), 26)):  # (both were 22)
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            await wait_for(lambda: cell().endswith("…") and cell_len(cell()) >= least, 30, cell)  # noqa: B023
+            assert table.max_scroll_x == 0 and table.virtual_size.width <= table.size.width, size
+            bars = "".join(str(table.get_row_at(i)[-1]) for i in range(table.row_count))
+            assert "█" in bars or "░" in bars, bars  # the mastery column, whole
