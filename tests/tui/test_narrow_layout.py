@@ -55,11 +55,17 @@ async def test_home_topic_titles_end_in_an_ellipsis_when_cut(env: Path, lang: st
         assert label.cell_len + 2 <= room  # the expand arrow, then the label: all of it shows
         short = labels[next(t.id for t in app.bankset.topics if t.id != "long-title")]
         assert not short.plain.endswith("…")
-        await pilot.resize_terminal(160, 40)  # wider: more of the title (up to the 60-character cap)
+        await pilot.resize_terminal(120, 40)  # wider: more of the title, to the width the tree has
         await settle(pilot)
         await wait_for(lambda: long_label().cell_len > label.cell_len, 30, long_label)  # refitted
         wider = long_label()
         assert wider.cell_len > label.cell_len and wider.plain.rstrip("…").startswith(label.plain.rstrip("…"))
+        title = next(t for t in app.bankset.topics if t.id == "long-title").title.get(lang)
+        room = tree.scrollable_content_region.width
+        assert wider.plain.endswith(title) or wider.cell_len + 2 >= room - 1, (wider, room)  # all the width
+        await pilot.resize_terminal(160, 40)  # wide: the whole title (it was cut at 60 characters)
+        await settle(pilot)
+        await wait_for(lambda: long_label().plain.endswith(title), 30, long_label)
 
 
 @pilot_test

@@ -33,6 +33,7 @@ from ..keys import bind, localize_bindings
 from ..widgets.key_footer import KeyFooter
 
 MAX_QUESTION_LABEL = 70
+MAX_TITLE_LABEL = 200  # a topic title is cut to the tree's width (`_fit_title`); this only bounds the work
 QUIT_WINDOW = 3.0  # seconds within which a second `q` on Home quits
 BODY_WAIT_S = 0.5  # the longest the body waits for the banks' preview after the first paint
 
@@ -328,7 +329,9 @@ class HomeScreen(Screen):
         for topic in bankset.topics:
             data = ("topic", topic.id)
             node = tree.root.add(
-                self._topic_label(_flat(topic.title.get(lang), 60), len(topic.question_ids), topic.id),
+                self._topic_label(
+                    _flat(topic.title.get(lang), MAX_TITLE_LABEL), len(topic.question_ids), topic.id
+                ),
                 data=data,
                 allow_expand=bool(topic.question_ids),
             )
@@ -497,7 +500,9 @@ class HomeScreen(Screen):
                 label = self._topic_label(tr("home.all", lang), total, None, leaf=True)
             elif topic_id in titles:
                 topic = titles[topic_id]
-                label = self._topic_label(_flat(topic.title.get(lang), 60), len(topic.question_ids), topic_id)
+                label = self._topic_label(
+                    _flat(topic.title.get(lang), MAX_TITLE_LABEL), len(topic.question_ids), topic_id
+                )
             else:
                 continue
             if label != node.label:  # (an unchanged label would repaint the tree all the same)
