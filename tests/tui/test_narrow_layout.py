@@ -378,7 +378,10 @@ async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(e
     app = make_app(env, language=lang, open_store=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await wait_for(lambda: app.bankset is not None and "long-title-13.tf" in app.bankset.questions, 30)
+        await wait_for(
+            lambda: app.bankset is not None and "long-title-13.tf" in app.bankset.questions,
+            state=lambda: sorted(app.bankset.questions) if app.bankset is not None else "no bankset",
+        )
         session = QuizSession(QuizConfig(seed=1), ids)
         for qid in ids:
             session.record(qid, Grade(False, "false"))
@@ -392,13 +395,19 @@ async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(e
         def rows() -> int:
             return options.scrollable_content_region.height
 
-        await wait_for(lambda: rows() >= REVISIT_ROWS, 30, lambda: (rows(), box.region, options.region))
+        await wait_for(
+            lambda: rows() >= REVISIT_ROWS,
+            30,
+            lambda: (rows(), box.region, options.region, box.styles.max_height),
+        )
         assert options.option_count == 14 and options.max_scroll_y > 0  # the rest scroll
         assert box.max_scroll_y > 0 and options.region.bottom <= 24 - 1 - 4  # the buttons show below it
         assert app.screen.query_one("#summary-buttons").region.bottom <= 23
         await pilot.resize_terminal(120, 40)
         await settle(pilot)
-        await wait_for(lambda: box.max_scroll_y == 0, 30, lambda: (box.region, box.max_scroll_y))
+        await wait_for(
+            lambda: box.max_scroll_y == 0, 30, lambda: (box.region, box.max_scroll_y, box.styles.max_height)
+        )
         assert rows() >= REVISIT_ROWS
 
 
