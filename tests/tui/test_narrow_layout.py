@@ -568,3 +568,18 @@ async def test_stats_topic_titles_take_the_width_the_number_columns_leave(env: P
             assert table.max_scroll_x == 0 and table.virtual_size.width <= table.size.width, size
             bars = "".join(str(table.get_row_at(i)[-1]) for i in range(table.row_count))
             assert "█" in bars or "░" in bars, bars  # the mastery column, whole
+
+
+@pytest.mark.parametrize(
+    ("cells", "packed"),
+    [
+        (26, "填空 51  单选 120  判断 66"),  # two spaces apart when they fit
+        (24, "填空 51 单选 120 判断 66"),  # one space apart keeps them on one line
+        (23, "填空 51  单选 120\n判断 66"),  # else whole items per line
+        (5, "填空 51\n单选 120\n判断 66"),  # (an item wider than the line is left to the terminal)
+    ],
+)
+def test_pack_items_never_splits_an_item(cells: int, packed: str) -> None:
+    from tui.cells import pack_items
+
+    assert pack_items(["填空 51", "单选 120", "判断 66"], cells) == packed

@@ -279,7 +279,10 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
 
     def _place_demo(self) -> None:
         """The demo panel shows when the question has a demo and the index does not take its place."""
-        question = self.app.bankset.questions.get(self.question_id) if self.question_id else None
+        bankset = self.app.bankset
+        if bankset is None:
+            return  # (banks reloading: the panel stays as it is)
+        question = bankset.questions.get(self.question_id) if self.question_id else None
         has_demo = question is not None and question.demo is not None
         self.query_one("#browse-demo", DemoPanel).display = has_demo and not self.has_class("-index-narrow")
 

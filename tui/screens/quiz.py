@@ -680,8 +680,10 @@ class QuizSummaryScreen(LocalizedScreen):
         """The per-topic lines give up rows (and scroll) so that the revisit list keeps at least
         REVISIT_ROWS: at 80x24 a dozen topics left it none. Their two heights add up to the rows the
         screen has left once the list has any (so a second pass after the next layout settles it)."""
-        box = self.query_one("#summary-topics-box", VerticalScroll)
-        options = self.query_one("#summary-revisit", OptionList)
+        boxes = list(self.query("#summary-topics-box").results(VerticalScroll))
+        if not boxes:
+            return  # (left meanwhile)
+        box, options = boxes[0], self.query_one("#summary-revisit", OptionList)
         if not options.display:
             box.styles.max_height = None
             return
