@@ -55,11 +55,17 @@ async def test_home_topic_titles_end_in_an_ellipsis_when_cut(env: Path, lang: st
         assert label.cell_len + 2 <= room  # the expand arrow, then the label: all of it shows
         short = labels[next(t.id for t in app.bankset.topics if t.id != "long-title")]
         assert not short.plain.endswith("…")
-        await pilot.resize_terminal(160, 40)  # wider: more of the title (up to the 60-character cap)
+        await pilot.resize_terminal(120, 40)  # wider: more of the title, to the width the tree has
         await settle(pilot)
         await wait_for(lambda: long_label().cell_len > label.cell_len, 30, long_label)  # refitted
         wider = long_label()
         assert wider.cell_len > label.cell_len and wider.plain.rstrip("…").startswith(label.plain.rstrip("…"))
+        title = next(t for t in app.bankset.topics if t.id == "long-title").title.get(lang)
+        room = tree.scrollable_content_region.width
+        assert wider.plain.endswith(title) or wider.cell_len + 2 >= room - 1, (wider, room)  # all the width
+        await pilot.resize_terminal(160, 40)  # wide: the whole title (it was cut at 60 characters)
+        await settle(pilot)
+        await wait_for(lambda: long_label().plain.endswith(title), 30, long_label)
 
 
 @pilot_test
@@ -345,3 +351,235 @@ async def test_the_footer_keeps_the_screens_keys_and_help_at_80_columns(env: Pat
         wide = screen_text(app).splitlines()[-1]
         for key in ("key.check", "key.help", "key.reload", "key.quit", "key.search"):
             assert tr(key, lang) in wide, (key, wide)
+
+
+def _many_topics(env: Path, n: int = 14) -> list[str]:
+    """`n` user banks of one topic each (with a long title); returns their question ids."""
+    (env / "user-banks").mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        bank = BANK.replace("long-title", f"long-title-{i}").replace(LONG_TITLE, f"{LONG_TITLE} {i}")
+        (env / "user-banks" / f"long{i}.yaml").write_text(bank, encoding="utf-8")
+    return [f"long-title-{i}.tf" for i in range(n)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(env: Path, lang: str) -> None:
+    """At 80x24 a dozen topics' lines took every row and left the revisit list none: the topic lines
+    give up rows (and scroll), the list keeps at least four rows; at 120x40 all the topic lines show."""
+    from textual.containers import VerticalScroll
+    from textual.widgets import OptionList
+
+    from quizbank.grading import Grade
+    from quizbank.quiz_session import QuizConfig, QuizSession
+    from tui.screens.quiz import REVISIT_ROWS, QuizSummaryScreen
+
+    ids = _many_topics(env)
+    app = make_app(env, language=lang, open_store=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_for(
+            lambda: app.bankset is not None and "long-title-13.tf" in app.bankset.questions,
+            state=lambda: sorted(app.bankset.questions) if app.bankset is not None else "no bankset",
+        )
+        session = QuizSession(QuizConfig(seed=1), ids)
+        for qid in ids:
+            session.record(qid, Grade(False, "false"))
+            session.advance()
+        session.end()
+        await app.push_screen(QuizSummaryScreen(session))
+        await settle(pilot)
+        options = app.screen.query_one("#summary-revisit", OptionList)
+        box = app.screen.query_one("#summary-topics-box", VerticalScroll)
+
+        def rows() -> int:
+            return options.scrollable_content_region.height
+
+        await wait_for(
+            lambda: rows() >= REVISIT_ROWS,
+            30,
+            lambda: (rows(), box.region, options.region, box.styles.max_height),
+        )
+        assert options.option_count == 14 and options.max_scroll_y > 0  # the rest scroll
+        assert box.max_scroll_y > 0 and options.region.bottom <= 24 - 1 - 4  # the buttons show below it
+        assert app.screen.query_one("#summary-buttons").region.bottom <= 23
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        await wait_for(
+            lambda: box.max_scroll_y == 0, 30, lambda: (box.region, box.max_scroll_y, box.styles.max_height)
+        )
+        assert rows() >= REVISIT_ROWS
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_drill_statement_code_wraps_and_the_file_path_keeps_its_name_at_80_columns(
+    env: Path, lang: str
+) -> None:
+    """The statement's code block scrolled sideways with no scrollbar and no focus, so at 80 columns the
+    signature read `def sinusoidal_pe(seq_len`: it wraps. The file line (the same widget `posenc serve`
+    shows) lost the file name off its end under a long data dir: it keeps the end, `…/drills/<name>.py`."""
+    from support.drills import open_drill
+    from textual.widgets._markdown import MarkdownFence
+
+    from quizbank.drills import get_drill
+
+    deep = env / ("a-workspace-folder-with-a-long-name-" * 3) / "nested"
+    app = make_app(deep, language=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await open_drill(pilot, "sinusoidal-pe")
+        fence = screen.query_one("#drill-statement").query(MarkdownFence).first()
+        await wait_for(lambda: fence.region.width > 0, 30, lambda: fence.region)
+        signature = "def sinusoidal_pe(seq_len, dim, base=10000.0) -> torch.Tensor"
+        assert signature in get_drill("sinusoidal-pe").text("statement", lang)
+        code = fence.query_one(Label)
+        assert signature.replace(" ", "") in _shown(code), _shown(code)
+        assert (
+            code.region.width <= fence.region.width and fence.max_scroll_x == 0
+        )  # nothing left out sideways
+        line = screen.query_one("#drill-file", Static)
+        name = "sinusoidal-pe.py"
+        await wait_for(lambda: _shown(line).endswith(name), 30, lambda: _shown(line))
+        text = str(line.content)
+        assert "…/" in text and text.endswith("/drills/" + name), text  # the start cut, the end kept
+        assert cell_len(text) <= line.content_region.width, (text, line.content_region)
+        await pilot.resize_terminal(200, 40)  # wide: more of the path, cut again to the new width
+        await settle(pilot)
+        path = str(deep / "data" / "drills" / name)
+        await wait_for(lambda: cell_len(str(line.content)) > cell_len(text), 30, lambda: str(line.content))
+        wide = str(line.content)
+        assert cell_len(wide) <= line.content_region.width and path.endswith(wide.split("…", 1)[1]), wide
+
+
+@pytest.mark.parametrize(
+    ("cells", "shown"),
+    [
+        (60, "/tmp/a/long/data/dir/drills/rope-half.py"),
+        (30, "…/data/dir/drills/rope-half.py"),
+        (22, "…/drills/rope-half.py"),
+        (13, "…rope-half.py"),  # not even "…/rope-half.py": the name's last characters
+        (1, "…"),
+        (0, ""),
+    ],
+)
+def test_fit_path_keeps_the_end_of_a_path(cells: int, shown: str) -> None:
+    from tui.cells import fit_path
+
+    assert fit_path("/tmp/a/long/data/dir/drills/rope-half.py", cells) == shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_browse_index_takes_the_demos_place_below_120_columns(env: Path, lang: str) -> None:
+    """At 80x24 `i` put the index beside the note and the demo, leaving the question 23 columns: the
+    index takes the demo's place (and is narrower); `i` again, or `d`, brings the demo back. From 120
+    columns all three stand side by side as before."""
+    from tui.screens.browse import BrowseScreen
+
+    app = make_app(env, language=lang, open_store=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        assert isinstance(app.screen, BrowseScreen) and app.screen.question_id == "fx.mcq"  # has a demo
+        screen = app.screen
+        index, note, demo = (screen.query_one(f"#browse-{n}") for n in ("index", "note", "demo"))
+        assert not index.display and demo.display
+        await pilot.press("i")
+        await settle(pilot)
+        assert index.display and not demo.display
+        assert note.region.width >= 50 and note.region.right == 80, note.region
+        assert index.region.width <= 28
+        await pilot.press("i")  # the index goes, the demo comes back
+        await settle(pilot)
+        assert not index.display and demo.display
+        await pilot.press("i", "d")  # `d` with the index in its place: the demo comes back and runs
+        await settle(pilot)
+        assert not index.display and demo.display
+        await pilot.resize_terminal(120, 40)  # wide: index, note and demo side by side
+        await settle(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+        assert index.display and demo.display and index.region.width == 34, index.region
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (120, 40)])
+@pilot_test
+async def test_home_type_counts_break_between_types_never_inside_one(
+    env: Path, lang: str, size: tuple[int, int]
+) -> None:
+    """Under the topic list, `判断 65` broke between the type and its count (a terminal wraps at any
+    space, and a CJK character takes two cells): each `type count` stays on one line, inside the pane."""
+    from tui.i18n import tr
+
+    app = make_app(env, language=lang, open_store=False, include_shipped=True)  # counts of 2-3 digits
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await wait_for(lambda: app.bankset is not None, 30)
+        await settle(pilot)
+        info = app.screen.query_one("#topic-info", Static)
+        types: dict[str, int] = {}
+        for question in app.bankset.questions.values():
+            types[question.type] = types.get(question.type, 0) + 1
+        items = [f"{tr(f'type.{name}', lang)} {n}" for name, n in types.items()]
+
+        def lines() -> list[str]:
+            return [strip.text.rstrip() for strip in info.render_lines(info.region.reset_offset)]
+
+        await wait_for(lambda: any(items[0] in line for line in lines()), 30, lines)
+        for item in items:
+            assert any(item in line for line in lines()), (item, lines())
+        for line in lines():
+            assert cell_len(line) <= info.region.width, (line, info.region)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pilot_test
+async def test_stats_topic_titles_take_the_width_the_number_columns_leave(env: Path, lang: str) -> None:
+    """The mastery table cut every title to 22 cells: at 80 columns, beside the leeches, its Mastery
+    column was off the right edge; at 120 the table had cells to spare. Below 90 columns the tables
+    stack; the titles take what the number columns leave, and nothing scrolls sideways."""
+    from datetime import UTC, datetime
+
+    from textual.widgets import DataTable
+
+    app = long_bank_app(env, lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_for(lambda: app.bankset is not None and app.store is not None, 30)
+        for qid in ("long-title.tf", "fx.mcq"):
+            app.store.review(qid, 3, datetime.now(UTC))
+        app.open_stats()
+        await settle(pilot)
+        assert isinstance(app.screen, StatsScreen)
+        table = app.screen.query_one("#stats-mastery", DataTable)
+        title = next(t for t in app.bankset.topics if t.id == "long-title").title.get(lang)
+
+        def cell() -> str:
+            rows = [table.get_row_at(i) for i in range(table.row_count)]
+            return next((str(r[0]) for r in rows if title.startswith(str(r[0]).rstrip("…"))), "")
+
+        for size, least in (((80, 24), 36), ((120, 40), 26)):  # (both were 22)
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            await wait_for(lambda: cell().endswith("…") and cell_len(cell()) >= least, 30, cell)  # noqa: B023
+            assert table.max_scroll_x == 0 and table.virtual_size.width <= table.size.width, size
+            bars = "".join(str(table.get_row_at(i)[-1]) for i in range(table.row_count))
+            assert "█" in bars or "░" in bars, bars  # the mastery column, whole
+
+
+@pytest.mark.parametrize(
+    ("cells", "packed"),
+    [
+        (26, "填空 51  单选 120  判断 66"),  # two spaces apart when they fit
+        (24, "填空 51 单选 120 判断 66"),  # one space apart keeps them on one line
+        (23, "填空 51  单选 120\n判断 66"),  # else whole items per line
+        (5, "填空 51\n单选 120\n判断 66"),  # (an item wider than the line is left to the terminal)
+    ],
+)
+def test_pack_items_never_splits_an_item(cells: int, packed: str) -> None:
+    from tui.cells import pack_items
+
+    assert pack_items(["填空 51", "单选 120", "判断 66"], cells) == packed

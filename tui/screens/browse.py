@@ -146,7 +146,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
             note.remove_children()
             self.view = self.history = None
             note.mount(Static(tr("browse.empty", self.app.language), classes="hint"))
-            panel.display = False
+            self._place_demo()
             return
         question = self.app.bankset.questions[self.question_id]
         flagged, text = self.mark_of(question.id)
@@ -167,11 +167,10 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         ids = self._ids()
         if self.question_id in ids:
             index.highlighted = ids.index(self.question_id)
+        self._place_demo()
         if question.demo is None:
             panel.set_demo(None, run=False)
-            panel.display = False
         else:
-            panel.display = True
             # the question's text first: the demo runs once the note has been painted, so its
             # run (a thread that competes for the interpreter) never delays the text
             if (panel.demo_name, panel.params) != (question.demo.name, dict(question.demo.params)):
@@ -271,8 +270,21 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         self._layout_index(event.size.width)
 
     def _layout_index(self, width: int) -> None:
+        """The index beside the note from WIDE columns; narrower, only on `i`, and then in the demo's
+        place (and narrower): beside both, the question had 22 columns at 80."""
         show = self.index_forced if self.index_forced is not None else width >= WIDE
         self.query_one("#browse-index", OptionList).display = show
+        self.set_class(show and width < WIDE, "-index-narrow")
+        self._place_demo()
+
+    def _place_demo(self) -> None:
+        """The demo panel shows when the question has a demo and the index does not take its place."""
+        bankset = self.app.bankset
+        if bankset is None:
+            return  # (banks reloading: the panel stays as it is)
+        question = bankset.questions.get(self.question_id) if self.question_id else None
+        has_demo = question is not None and question.demo is not None
+        self.query_one("#browse-demo", DemoPanel).display = has_demo and not self.has_class("-index-narrow")
 
     # ------------------------------------------------------------------ actions
 
@@ -292,6 +304,9 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
     def action_demo(self) -> None:
         panel = self.query_one("#browse-demo", DemoPanel)
         if panel.demo_name:
+            if self.has_class("-index-narrow"):  # the index in the demo's place: the demo comes back
+                self.index_forced = False
+                self._layout_index(self.size.width)
             panel.run()
         else:
             self.app.notify(tr("quiz.no_demo", self.app.language), timeout=2)
@@ -304,6 +319,6 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
     def action_toggle_index(self) -> None:
         index = self.query_one("#browse-index", OptionList)
         self.index_forced = not index.display
-        index.display = self.index_forced
+        self._layout_index(self.size.width)
         if self.index_forced:
             index.focus()

@@ -26,6 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
@@ -36,6 +37,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Header, Markdown, Select, Static, TextArea
 
 from ..appenv import code_off, workspace_override
+from ..cells import fit_path
 from ..i18n import count, tr
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import markdown_source
@@ -290,6 +292,7 @@ class DrillScreen(LocalizedScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.load_drill(self.drill_name)
+        self.call_after_refresh(self._render_file)  # cut to the width it was laid out with
         self.set_interval(POLL_SECONDS, self._poll_file, name="drill-poll")
         self.set_timer(WARM_AFTER_SECONDS, self._start_warm, name="drill-warm-start")
         # focus starts outside the editor, so that a key meant for the app (l, q) never lands in the file
@@ -466,12 +469,26 @@ class DrillScreen(LocalizedScreen):
         self.query_one("#drill-keys", Static).update(tr("drill.keys_hint", lang, function=drill.function))
         self._render_hints()
         self._render_solution()
+        self._render_file()
+        self._render_results()
+
+    def _render_file(self) -> None:
+        """ "Your file: <path>", the path cut at its start ("…/drills/rope-half.py") to the line's width:
+        a long data dir (a `posenc serve` workspace) cut the file name off its end."""
         from quizbank.safetext import escape_unsafe
 
-        self.query_one("#drill-file", Static).update(
-            Content.styled(tr("drill.file", lang, path=escape_unsafe(str(self.path), one_line=True)), "dim")
-        )
-        self._render_results()
+        lines = self.query("#drill-file").results(Static)
+        line = next(iter(lines), None)
+        if line is None:
+            return  # (left meanwhile)
+        lang = self.app.language
+        path = escape_unsafe(str(self.path), one_line=True)
+        room = line.content_region.width - cell_len(tr("drill.file", lang, path=""))
+        shown = fit_path(path, room) if line.content_region.width > 0 else path
+        line.update(Content.styled(tr("drill.file", lang, path=shown), "dim"))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._render_file)
 
     def _relabel_picker(self, lang: str) -> None:
         """The drill selector's titles in `lang` (it keeps the drill shown; no Changed reaches `_picked`)."""

@@ -27,12 +27,13 @@ from textual.widgets import Footer, Header, Label, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from ..cells import fit_cells
+from ..cells import fit_cells, pack_items
 from ..i18n import count, tr
 from ..keys import bind, localize_bindings
 from ..widgets.key_footer import KeyFooter
 
 MAX_QUESTION_LABEL = 70
+MAX_TITLE_LABEL = 200  # a topic title is cut to the tree's width (`_fit_title`); this only bounds the work
 QUIT_WINDOW = 3.0  # seconds within which a second `q` on Home quits
 BODY_WAIT_S = 0.5  # the longest the body waits for the banks' preview after the first paint
 
@@ -328,7 +329,9 @@ class HomeScreen(Screen):
         for topic in bankset.topics:
             data = ("topic", topic.id)
             node = tree.root.add(
-                self._topic_label(_flat(topic.title.get(lang), 60), len(topic.question_ids), topic.id),
+                self._topic_label(
+                    _flat(topic.title.get(lang), MAX_TITLE_LABEL), len(topic.question_ids), topic.id
+                ),
                 data=data,
                 allow_expand=bool(topic.question_ids),
             )
@@ -478,6 +481,7 @@ class HomeScreen(Screen):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._relabel_topics)  # titles are fitted to the tree's new width
+        self.call_after_refresh(self._refresh_info)  # the type counts packed to the new width
 
     def _relabel_topics(self) -> None:
         tree = self._topic_tree
@@ -496,7 +500,9 @@ class HomeScreen(Screen):
                 label = self._topic_label(tr("home.all", lang), total, None, leaf=True)
             elif topic_id in titles:
                 topic = titles[topic_id]
-                label = self._topic_label(_flat(topic.title.get(lang), 60), len(topic.question_ids), topic_id)
+                label = self._topic_label(
+                    _flat(topic.title.get(lang), MAX_TITLE_LABEL), len(topic.question_ids), topic_id
+                )
             else:
                 continue
             if label != node.label:  # (an unchanged label would repaint the tree all the same)
@@ -550,7 +556,10 @@ class HomeScreen(Screen):
                     question = bankset.questions.get(qid)
                     if question is not None:
                         types[question.type] = types.get(question.type, 0) + 1
-            mix = "  ".join(f"{tr(f'type.{name}', lang)} {count}" for name, count in sorted(types.items()))
+            mix = pack_items(
+                [f"{tr(f'type.{name}', lang)} {count}" for name, count in sorted(types.items())],
+                self._topic_info.content_region.width or 1000,
+            )
             parts.append(Content.styled(mix, "dim"))
         self._topic_info.update(Content("\n").join(parts))
 

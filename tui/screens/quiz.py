@@ -636,6 +636,9 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
 # ---------------------------------------------------------------------------------------------------- summary
 
 
+REVISIT_ROWS = 4  # the fewest questions the summary's revisit list shows, however many topics
+
+
 class QuizSummaryScreen(LocalizedScreen):
     """Score, per-topic breakdown and the questions to revisit (Enter opens one in Browse)."""
 
@@ -656,7 +659,8 @@ class QuizSummaryScreen(LocalizedScreen):
         with Vertical(id="summary"):
             yield Static("", id="summary-score", markup=False)
             yield Static("", id="summary-detail", markup=False)
-            yield Static("", id="summary-topics", markup=False)
+            with VerticalScroll(id="summary-topics-box"):  # capped by `_share_rows`
+                yield Static("", id="summary-topics", markup=False)
             yield Label("", id="summary-revisit-label", classes="section-title")
             yield OptionList(id="summary-revisit")
             with Horizontal(id="summary-buttons"):
@@ -668,6 +672,26 @@ class QuizSummaryScreen(LocalizedScreen):
         super().on_mount()
         self.relabel()
         self.query_one("#summary-revisit", OptionList).focus()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._share_rows)
+
+    def _share_rows(self) -> None:
+        """The per-topic lines give up rows (and scroll) so that the revisit list keeps at least
+        REVISIT_ROWS: at 80x24 a dozen topics left it none. Their two heights add up to the rows the
+        screen has left once the list has any (so a second pass after the next layout settles it)."""
+        boxes = list(self.query("#summary-topics-box").results(VerticalScroll))
+        if not boxes:
+            return  # (left meanwhile)
+        box, options = boxes[0], self.query_one("#summary-revisit", OptionList)
+        if not options.display:
+            box.styles.max_height = None
+            return
+        room = box.outer_size.height + options.outer_size.height
+        cap = max(3, room - REVISIT_ROWS - options.styles.gutter.height)
+        if box.styles.max_height is None or box.styles.max_height.value != cap:
+            box.styles.max_height = cap
+            self.call_after_refresh(self._share_rows)
 
     def relabel(self) -> None:
         lang = self.app.language
@@ -738,6 +762,7 @@ class QuizSummaryScreen(LocalizedScreen):
         retry.label = tr("key.retry", lang)
         retry.display = bool(revisit)
         self.query_one("#summary-new", Button).label = tr("key.new_quiz", lang)
+        self.call_after_refresh(self._share_rows)
 
     def banks_reloaded(self) -> None:
         self.relabel()

@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -23,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..cells import fit_cells
 from ..i18n import count, tr
 from ..keys import bind, localize_bindings
 from ..richtext import plain
@@ -35,12 +37,12 @@ __all__ = ["StatsScreen", "mastery_bar"]
 LEECH_LAPSES = 5
 
 
-def _topic_cell(title: str, max_cells: int = 22) -> Text:
-    """A topic title cut to `max_cells` terminal cells, so the number columns stay on screen."""
-    text = Text(title)
-    if text.cell_len > max_cells:
-        text.truncate(max_cells, overflow="ellipsis")
-    return text
+MIN_TOPIC_CELLS = 12  # the topic column's least width: narrower, the table scrolls sideways
+
+
+def _topic_cell(title: str, max_cells: int) -> Text:
+    """A topic title cut with "…" to `max_cells` terminal cells, so the number columns stay on screen."""
+    return Text(fit_cells(title, max_cells))
 
 
 def mastery_bar(value: float | None, width: int = 8) -> Text:
@@ -78,6 +80,7 @@ class StatsScreen(Screen):
         self.clock = clock or utc_now
         self.stats: Any = None
         self.error: str | None = None
+        self._mastery_width = 0  # the mastery table's width its titles were last cut to
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -310,14 +313,31 @@ class StatsScreen(Screen):
                 continue
             rows.append(
                 [
-                    _topic_cell(plain(topic.title.get(lang))),
+                    plain(topic.title.get(lang)),
                     Text(str(progress.studied), justify="right"),
                     Text(str(progress.due), justify="right"),
                     Text(str(progress.new), justify="right"),
                     mastery_bar(progress.mastery),
                 ]
             )
-        table.add_rows(rows)
+        # the titles take the width the number columns leave (each column has a cell of padding a side)
+        numbers = sum(
+            max([cell_len(tr(key, lang))] + [row[i].cell_len for row in rows]) + 2
+            for i, key in enumerate(keys[1:], start=1)
+        )
+        width = table.scrollable_content_region.width - numbers - 2 - table.styles.scrollbar_size_vertical
+        room = max(MIN_TOPIC_CELLS, width) if table.size.width else 22
+        table.add_rows([[_topic_cell(row[0], room), *row[1:]] for row in rows])
+        self._mastery_width = table.size.width
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refit_mastery)
+
+    def _refit_mastery(self) -> None:
+        """Cut the titles again to the table's new width (narrow, the tables stack: see stats.tcss)."""
+        table = self.query_one("#stats-mastery", DataTable)
+        if self.stats is not None and self.error is None and table.size.width != self._mastery_width:
+            self._render_mastery(self.stats, self.app.language)
 
     def _render_leeches(self, stats: Any, lang: str) -> None:
         self.query_one("#stats-leeches-title", Label).update(tr("stats.leeches", lang, n=LEECH_LAPSES))
