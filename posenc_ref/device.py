@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 VALID_DEVICES = ("auto", "cpu", "cuda", "mps")
 
@@ -11,16 +16,16 @@ class DeviceUnavailableError(RuntimeError):
     pass
 
 
-def _cuda_available(torch) -> bool:
+def _cuda_available(torch: ModuleType) -> bool:
     return bool(torch.cuda.is_available())
 
 
-def _mps_available(torch) -> bool:
+def _mps_available(torch: ModuleType) -> bool:
     mps = getattr(torch.backends, "mps", None)
     return bool(mps is not None and mps.is_available())
 
 
-def pick_device(prefer: str = "auto"):
+def pick_device(prefer: str = "auto") -> torch.device:
     """Return a `torch.device`.
 
     `prefer` is one of auto, cpu, cuda, mps (or an indexed form such as ``cuda:1``). The

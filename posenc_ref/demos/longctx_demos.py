@@ -3,14 +3,19 @@ positions, packing."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._common import randn
 from .base import Constraint, DemoContext, Param, ParamError, Value
 from .registry import register_demo
 
+if TYPE_CHECKING:
+    import torch
+
 GIB = 2**30
 
 
-def _exact(ctx: DemoContext):
+def _exact(ctx: DemoContext) -> torch.dtype:
     """float64 where the device has it (CPU, CUDA), float32 on MPS; recorded on ctx.dtype."""
     import torch
 

@@ -392,7 +392,7 @@ def _rebuild(info: dict[str, Any]) -> Exception:
     except Exception:  # noqa: BLE001 - a builtin with a stricter constructor
         exc = type(names[0][:100], (Exception,), {})(message)
     line = info.get("line")
-    exc.candidate_line = line if isinstance(line, int) else 0  # type: ignore[attr-defined]
+    exc.candidate_line = line if isinstance(line, int) else 0
     return exc
 
 

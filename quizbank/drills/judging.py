@@ -9,6 +9,7 @@ a match names the mistake, and the smallest probe that fails is reported with it
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import time
@@ -125,9 +126,9 @@ def compare_tensors(out: Any, expected: Any, case: Case) -> Verdict:
     if not want.is_floating_point():
         if got.is_floating_point() or got.is_complex():
             return Verdict(False, math.inf, f"returned dtype {got.dtype}, expected integers")
-        diff = (got.long() != want.long()).sum().item()
+        wrong = (got.long() != want.long()).sum().item()
         return Verdict(
-            diff == 0, float(diff), "" if diff == 0 else f"{diff} of {want.numel()} entries differ"
+            wrong == 0, float(wrong), "" if wrong == 0 else f"{wrong} of {want.numel()} entries differ"
         )
     if not (got.is_floating_point() or got.is_complex()):
         got = got.to(torch.float64)
@@ -320,7 +321,7 @@ class Grader:
 
     def run(self) -> Iterator[tuple[str, Callable[[], tuple[bool, str]]]]:
         for case in self.spec.cases():
-            yield case.name, lambda case=case: self.grade(case)
+            yield case.name, functools.partial(self.grade, case)
 
 
 def timed(step: Callable[[], tuple[bool, str]]) -> tuple[bool, str, float]:

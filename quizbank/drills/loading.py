@@ -15,7 +15,7 @@ import sys
 import traceback
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from quizbank.safetext import escape_unsafe
 
@@ -83,7 +83,7 @@ def _missing(name: str) -> str:
 def precheck(source: bytes, path: str, name: str) -> str:
     """'' when `source` compiles and may define `name`; otherwise what is wrong. Runs nothing."""
     try:
-        tree = compile(source, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        tree = cast(ast.Module, compile(source, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True))
         compile(
             tree, path, "exec", dont_inherit=True
         )  # errors found after parsing ('return' outside function)
