@@ -556,7 +556,7 @@ class PosencApp(App[int], inherit_bindings=False):
 
     # ------------------------------------------------------------------ actions
 
-    def action_back(self) -> None:
+    def action_back(self) -> None:  # type: ignore[override]  # Textual takes sync or async
         """Close the current screen. On the first screen nothing is closed: Home binds `q` to
         its quit confirmation instead (Ctrl+Q quits at once)."""
         if len(self.screen_stack) > 1:
@@ -584,7 +584,7 @@ class PosencApp(App[int], inherit_bindings=False):
         """The command palette, with a placeholder in the app language."""
         from textual.command import CommandPalette
 
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]  # App[int]
             self.push_screen(
                 CommandPalette(placeholder=tr("palette.placeholder", self.language), id="--command-palette")
             )

@@ -27,7 +27,7 @@ import struct
 import subprocess
 import sys
 import threading
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 __all__ = ["DemoHost", "RemoteDemoError"]
 
@@ -42,13 +42,13 @@ class RemoteDemoError(Exception):
         self.kind = kind
 
 
-def _send(stream: BinaryIO, message: Any) -> None:
+def _send(stream: IO[bytes], message: Any) -> None:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
 
 
-def _recv(stream: BinaryIO) -> Any:
+def _recv(stream: IO[bytes]) -> Any:
     header = stream.read(_HEADER.size)
     if len(header) < _HEADER.size:
         raise EOFError("the demo process closed its output")

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 
@@ -215,7 +215,14 @@ def key_queue(app: Any) -> KeyQueue | None:
     return getattr(app, "key_queue", None)
 
 
-class HeldKeys:
+# HeldKeys is mixed into Screens only: to mypy it is one (self.app), at run time a plain class.
+if TYPE_CHECKING:
+    from textual.screen import Screen as _ScreenMixin
+else:
+    _ScreenMixin = object
+
+
+class HeldKeys(_ScreenMixin):
     """Screen mixin: keys that arrive while the screen replaces its content wait in the app's
     `KeyQueue`, then go, in order, to what has focus in the new content.
 
@@ -235,7 +242,7 @@ class HeldKeys:
     @property
     def holding_keys(self) -> bool:
         """True while keys wait for this screen or one is being handled."""
-        queue = key_queue(self.app)  # type: ignore[attr-defined]
+        queue = key_queue(self.app)
         return self._holding or (queue is not None and queue.pending)
 
     def hold_keys(self) -> None:
@@ -245,7 +252,7 @@ class HeldKeys:
     def release_keys(self) -> None:
         """Stop holding: the queued keys go to the focused widget next, in order."""
         self._holding = False
-        queue = key_queue(self.app)  # type: ignore[attr-defined]
+        queue = key_queue(self.app)
         if queue is not None:
             queue.resume()
 
@@ -255,7 +262,7 @@ class HeldKeys:
 
     def _on_screen_suspend(self) -> None:
         # keys waiting for this screen go to the one now on top
-        queue = key_queue(self.app)  # type: ignore[attr-defined]
+        queue = key_queue(self.app)
         if queue is not None:
             queue.resume()
 

@@ -36,6 +36,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Header, Markdown, Select, Static, TextArea
 
 from ..appenv import code_off, workspace_override
+from ..appref import posenc_app
 from ..i18n import count, tr
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import markdown_source
@@ -128,7 +129,7 @@ class DrillCard(Vertical):
     def render_texts(self) -> None:
         from quizbank.drills import DRILL_NAMES, get_drill
 
-        lang = self.app.language
+        lang = posenc_app(self).language
         name = self.drill_name
         title = get_drill(name).text("title", lang) if name in DRILL_NAMES else name
         self.query_one(".drill-card-title", Static).update(
@@ -141,7 +142,7 @@ class DrillCard(Vertical):
         from quizbank.drills import DRILL_NAMES
 
         if self.drill_name in DRILL_NAMES:
-            self.app.open_drills(self.drill_name)
+            posenc_app(self).open_drills(self.drill_name)
         if not self.revealed:
             self.revealed = True
             self.render_texts()
@@ -172,7 +173,7 @@ class ConfirmSolutionScreen(ModalScreen[bool]):
     ]
 
     def compose(self) -> ComposeResult:
-        lang = self.app.language
+        lang = posenc_app(self).language
         with Vertical():
             yield Static(tr("drill.confirm_question", lang), id="confirm-question", markup=False)
             yield Static(tr("drill.confirm_detail", lang), markup=False)
@@ -181,7 +182,7 @@ class ConfirmSolutionScreen(ModalScreen[bool]):
                 yield Button(tr("drill.no", lang), id="confirm-no")
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.app.language)
+        localize_bindings(self, posenc_app(self).language)
 
     def action_answer(self, show: bool) -> None:
         self.dismiss(show)
@@ -256,7 +257,7 @@ class DrillScreen(LocalizedScreen):
     def compose(self) -> ComposeResult:
         from quizbank.drills import drills
 
-        lang = self.app.language
+        lang = posenc_app(self).language
         self._picker_lang = lang  # the language of the selector's titles
         yield Header()
         with Horizontal(id="drill-body"):
@@ -276,7 +277,7 @@ class DrillScreen(LocalizedScreen):
             with Vertical(id="drill-right"):
                 yield Static("", id="drill-file", markup=False)
                 editor = SafeTextArea.code_editor("", language=_python_language(), id="drill-code")
-                editor.cursor_blink = getattr(self.app, "cursor_blink", True)
+                editor.cursor_blink = posenc_app(self).cursor_blink
                 self._editor = (
                     editor  # kept: the last save on leaving runs after the screen's children are gone
                 )
@@ -332,14 +333,18 @@ class DrillScreen(LocalizedScreen):
         except FileNotFoundError:
             pass
         except SourceFileError as exc:  # not a regular file, or too large: left as it is, not loaded
-            self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            self.notify(
+                tr("drill.read_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
+            )
             try:  # said now: the file poll says it again only once the file changes
                 self._saved_mtime = path.stat().st_mtime
             except OSError:
                 pass
             return self.drill.starter
         except (OSError, UnicodeDecodeError) as exc:
-            self.notify(tr("drill.save_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            self.notify(
+                tr("drill.save_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
+            )
             return self.drill.starter
         self._write(self.drill.starter)
         return self.drill.starter
@@ -355,7 +360,9 @@ class DrillScreen(LocalizedScreen):
             write_text_atomic(path, text)
             self._saved_mtime = path.stat().st_mtime
         except OSError as exc:
-            self.notify(tr("drill.save_failed", self.app.language, error=_one_line(exc)), severity="error")
+            self.notify(
+                tr("drill.save_failed", posenc_app(self).language, error=_one_line(exc)), severity="error"
+            )
             return False
         return True
 
@@ -403,7 +410,9 @@ class DrillScreen(LocalizedScreen):
             text = _read_text(self.path)
         except SourceFileError as exc:  # said once per change on disk; neither loaded nor graded
             self._saved_mtime = mtime
-            self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            self.notify(
+                tr("drill.read_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
+            )
             return
         except (OSError, UnicodeDecodeError):
             return
@@ -414,13 +423,13 @@ class DrillScreen(LocalizedScreen):
         editor = self.query_one("#drill-code", TextArea)
         if editor.text != text:
             editor.load_text(text)
-        self.notify(tr("drill.changed", self.app.language, path=self.path.name), timeout=3)
+        self.notify(tr("drill.changed", posenc_app(self).language, path=self.path.name), timeout=3)
         self._start_grading()
 
     # ------------------------------------------------------------------ texts
 
     def relabel(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         drill = self.drill
         self.sub_title = tr("drill.title", lang)
         self._relabel_picker(lang)
@@ -466,11 +475,11 @@ class DrillScreen(LocalizedScreen):
             picker.value = self.drill_name
             # the value may be the one it had (the first drill): no watcher runs and the closed selector
             # keeps the old language's title; run it
-            picker.mutate_reactive(Select.value)
+            picker.mutate_reactive(Select.value)  # type: ignore[misc]  # (Textual's own idiom)
         self._picker_lang = lang
 
     def _render_hints(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         hints = self.drill.hints
         parts = []
         for i in range(min(self.hints_shown, len(hints))):
@@ -486,14 +495,14 @@ class DrillScreen(LocalizedScreen):
         widget = self.query_one("#drill-solution", Markdown)
         widget.display = self.solution_shown
         if self.solution_shown:
-            source = f"**{tr('drill.solution', self.app.language)}**\n\n```python\n{self.drill.solution}```\n"
+            source = f"**{tr('drill.solution', posenc_app(self).language)}**\n\n```python\n{self.drill.solution}```\n"
             if widget.source != source:
                 widget.update(source)
 
     def _render_results(self) -> None:
         from quizbank.safetext import escape_unsafe
 
-        lang = self.app.language
+        lang = posenc_app(self).language
         widget = self.query_one("#drill-results", Static)
         if self.refused or code_off():
             widget.update(Content.styled(tr("drill.code_off", lang), "bold $text-warning"))
@@ -580,7 +589,7 @@ class DrillScreen(LocalizedScreen):
         self.set_focus(self.leave_input_target())
 
     def action_edit(self) -> None:
-        if focused_takes_text(self.app) or self.app.screen is not self:
+        if focused_takes_text(self.app) or posenc_app(self).screen is not self:
             raise SkipAction()  # typing in a field (or a dialog is open): `i` is a letter there
         # at once (focus() waits a turn): the keys typed right after `i`, already on their way, are text
         self.set_focus(self.query_one("#drill-code", TextArea))
@@ -610,7 +619,9 @@ class DrillScreen(LocalizedScreen):
         except CodeOff:  # no grading child: the next grade says why
             pass
         except OSError as exc:  # no grading child ahead: the next grade starts one itself
-            self.notify(tr("drill.grade_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            self.notify(
+                tr("drill.grade_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
+            )
 
     @work(thread=True, name="drill-warm", group="drill-warm", exit_on_error=False)
     def _warm_parent(self) -> None:
@@ -655,15 +666,16 @@ class DrillScreen(LocalizedScreen):
             if cancel.is_set():  # a newer Ctrl+R arrived as this grade ended: that one is the answer
                 return
         created = False
-        store = getattr(self.app, "store", None)
+        store = posenc_app(self).store
         if store is not None:
             try:
                 created = store.record_drill_attempt(
                     name, report.passed, report.cases_passed, len(report.cases), report.elapsed_ms
                 )
-            except Exception as exc:  # grading worked; only the record is lost
-                self.app.call_from_thread(
-                    self.app.notify, tr("store.record_failed", self.app.language, error=_one_line(exc))
+            except Exception as exc:  # noqa: BLE001 - grading worked; only the record is lost
+                posenc_app(self).call_from_thread(
+                    posenc_app(self).notify,
+                    tr("store.record_failed", posenc_app(self).language, error=_one_line(exc)),
                 )
         self.post_message(self.DrillGraded(name, report, card_created=created))
 
@@ -679,11 +691,11 @@ class DrillScreen(LocalizedScreen):
             self.attempted = True
         self._render_results()
         if message.card_created:
-            self.notify(tr("drill.card", self.app.language, name=self.drill_name), timeout=6)
+            self.notify(tr("drill.card", posenc_app(self).language, name=self.drill_name), timeout=6)
 
     def action_hint(self) -> None:
         if self.hints_shown >= len(self.drill.hints):
-            self.notify(tr("drill.no_more_hints", self.app.language))
+            self.notify(tr("drill.no_more_hints", posenc_app(self).language))
             return
         self.hints_shown += 1
         self._render_hints()
@@ -693,7 +705,7 @@ class DrillScreen(LocalizedScreen):
         if self.solution_shown:
             return
         if not self.attempted:
-            self.notify(tr("drill.solution_locked", self.app.language), severity="warning")
+            self.notify(tr("drill.solution_locked", posenc_app(self).language), severity="warning")
             return
 
         def shown(show: bool | None) -> None:
@@ -702,7 +714,7 @@ class DrillScreen(LocalizedScreen):
                 self._render_solution()
                 self.query_one("#drill-solution", Markdown).scroll_visible()
 
-        self.app.push_screen(ConfirmSolutionScreen(), shown)
+        posenc_app(self).push_screen(ConfirmSolutionScreen(), shown)
 
     def action_external_editor(self) -> None:
         """Open the file in $VISUAL / $EDITOR; the mtime poll re-grades when it comes back changed."""
@@ -710,15 +722,17 @@ class DrillScreen(LocalizedScreen):
             return
         command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         try:
-            with self.app.suspend():
+            with posenc_app(self).suspend():
                 subprocess.run([*shlex.split(command), str(self.path)], check=False)
-        except Exception as exc:  # no terminal to give (headless), editor missing, bad $EDITOR
-            self.notify(tr("drill.editor_failed", self.app.language, error=_one_line(exc)), severity="error")
+        except Exception as exc:  # noqa: BLE001 - no terminal to give (headless), editor missing, bad $EDITOR
+            self.notify(
+                tr("drill.editor_failed", posenc_app(self).language, error=_one_line(exc)), severity="error"
+            )
             return
         self._poll_file()
 
     def _stored_attempts(self) -> int:
-        store = getattr(self.app, "store", None)
+        store = posenc_app(self).store
         if store is None:
             return 0
         try:
