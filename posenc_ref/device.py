@@ -48,11 +48,10 @@ def pick_device(prefer: str = "auto") -> torch.device:
         return torch.device("cpu")
     if kind == "cuda" and not _cuda_available(torch):
         raise DeviceUnavailableError("device 'cuda' was requested but CUDA is not available on this machine")
-    if kind == "cuda" and colon:
-        if int(index) >= torch.cuda.device_count():
-            raise DeviceUnavailableError(
-                f"device {requested!r} was requested but only {torch.cuda.device_count()} CUDA device(s) exist"
-            )
+    if kind == "cuda" and colon and int(index) >= torch.cuda.device_count():
+        raise DeviceUnavailableError(
+            f"device {requested!r} was requested but only {torch.cuda.device_count()} CUDA device(s) exist"
+        )
     if kind == "mps" and not _mps_available(torch):
         raise DeviceUnavailableError("device 'mps' was requested but MPS is not available on this machine")
     return torch.device(requested)

@@ -56,7 +56,7 @@ def search_targets(app: Any) -> Iterator[tuple[str, str, str, Callable[[], None]
         from posenc_ref.demos import list_demos
 
         demos = list_demos()
-    except Exception:
+    except Exception:  # noqa: BLE001 - the palette lists what it can
         demos = []
     for demo in demos:
         yield (

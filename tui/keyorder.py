@@ -98,7 +98,7 @@ class KeyQueue:
             return True  # the app resumes the queue when it lets go (`resume`)
         try:
             screen = self.app.screen
-        except Exception:  # no screen yet (start-up) or any more (shutdown)
+        except Exception:  # noqa: BLE001 - no screen yet (start-up) or any more (shutdown)
             return False
         if not screen.is_mounted:
             self._wake_when_mounted(screen)
@@ -118,7 +118,7 @@ class KeyQueue:
             try:
                 if self.app.screen is not screen:
                     break
-            except Exception:
+            except Exception:  # noqa: BLE001 - no screen to wait for (the app is closing)
                 return
             try:
                 await asyncio.wait_for(screen._mounted_event.wait(), 0.5)
@@ -131,7 +131,7 @@ class KeyQueue:
         """True if one of the app's own priority bindings (keymap applied) takes `key`."""
         try:
             chain = self.app.screen._binding_chain
-        except Exception:
+        except Exception:  # noqa: BLE001 - no screen: no priority binding
             return False
         for namespace, bindings in chain:
             if namespace is self.app:
@@ -153,7 +153,7 @@ class KeyQueue:
         app = self.app
         try:
             screen = app.screen
-        except Exception:  # the app is closing: no screen to type on
+        except Exception:  # noqa: BLE001 - the app is closing: no screen to type on
             return
         self._note("dispatched", event)
         if isinstance(event, events.Paste):  # no bindings: straight to what has focus
@@ -169,7 +169,7 @@ class KeyQueue:
         if app.focused is not None:
             try:
                 screen._clear_tooltip()
-            except Exception:
+            except Exception:  # noqa: BLE001 - a tooltip that cannot clear must not lose the key
                 pass
         if await app._check_bindings(event.key, priority=True):
             return

@@ -397,7 +397,7 @@ def _make_server(settings: ServeSettings) -> Any:
                 await self._process_messages(websocket, tab)
             except asyncio.CancelledError:
                 await websocket.close()
-            except Exception as error:  # one tab's failure never stops the server
+            except Exception as error:  # noqa: BLE001 - one tab's failure never stops the server
                 self.log.report(
                     f"tab:{type(error).__name__}", f"a session failed: {type(error).__name__}: {error}"
                 )

@@ -119,7 +119,7 @@ def load_function(path: str, name: str, source: bytes | None = None) -> tuple[Ca
     sys.modules[MODULE_NAME] = module  # dataclasses and friends look their module up
     try:
         exec(code, module.__dict__)
-    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the file must import cleanly
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too: the file must import cleanly
         return None, f"importing your file raised {exception_text(exc)}{_line_in(exc, path)}."
     fn = getattr(module, name, None)
     if fn is None:

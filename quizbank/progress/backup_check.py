@@ -225,9 +225,9 @@ class _Checker:
             if isinstance(item, str):
                 if self.text(path, item, MAX_PARAM_TEXT) is not None:
                     out[name] = item
-            elif isinstance(item, bool):
-                out[name] = item
-            elif isinstance(item, int | float) and math.isfinite(item) and abs(item) <= MAX_PARAM_MAGNITUDE:
+            elif isinstance(item, bool) or (
+                isinstance(item, int | float) and math.isfinite(item) and abs(item) <= MAX_PARAM_MAGNITUDE
+            ):
                 out[name] = item
             else:
                 self.fail(

@@ -84,7 +84,7 @@ def _move_saved_predictions(args: argparse.Namespace) -> None:
 
     try:
         moved = move_legacy_file(getattr(args, "data_dir", None), user_bank_dir())
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a warning: the command goes on
         line = f"posenc: warning: saved predictions not moved into Study yet: {exc}"
         print(escape_unsafe(line, one_line=True), file=sys.stderr)
         return

@@ -229,11 +229,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
             return values
         for param in demo.params:
             widget = self.query_one(f"#param-{param.name}")
-            if isinstance(widget, Input):
-                values[param.name] = widget.value
-            elif isinstance(widget, Switch):
-                values[param.name] = widget.value
-            elif isinstance(widget, Select):
+            if isinstance(widget, (Input, Switch, Select)):
                 values[param.name] = widget.value
         return values
 

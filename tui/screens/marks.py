@@ -103,7 +103,7 @@ class QuestionMarks(_ScreenMixin):
     def _question_status_worker(self, store: Any) -> None:
         try:
             status = load_status(store)
-        except Exception:
+        except Exception:  # noqa: BLE001 - marks are a convenience: without them the screen still works
             return  # marks are a convenience: without them the screen still works
         self.post_message(StatusReady(status))
 
@@ -136,7 +136,7 @@ class QuestionMarks(_ScreenMixin):
         app = posenc_app(self)
         try:
             store.set_question_mark(question_id, flagged=flagged, note=note)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             app.call_from_thread(
                 app.notify, tr("store.setting_failed", app.language, error=str(exc)), severity="error"
             )

@@ -265,7 +265,7 @@ class MockSetupScreen(LocalizedScreen):
         except PlanError as exc:
             self.post_message(self.Planned(error=str(exc)))
             return
-        except Exception as exc:  # the store may fail; say so in one line
+        except Exception as exc:  # noqa: BLE001 - the store may fail; say so in one line
             self.post_message(self.Planned(error=f"{type(exc).__name__}: {exc}"))
             return
         # every generated item gets numbers drawn for it alone; one without an answer is left out
@@ -635,7 +635,7 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
         except CodeOff:  # posenc serve --public without --allow-code: nothing was written or run
             self.post_message(self.DrillGraded(name, refused=True))
             return
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             text = str(exc).strip().splitlines()
             self.post_message(self.DrillGraded(name, error=text[0] if text else type(exc).__name__))
             return
@@ -644,7 +644,7 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
             try:  # the drills' own history (and its Study card once solved)
                 passed = sum(case.passed for case in report.cases)
                 store.record_drill_attempt(name, report.passed, passed, len(report.cases), report.elapsed_ms)
-            except Exception:
+            except Exception:  # noqa: BLE001 - the interview's own record is saved with its report
                 pass  # the interview's own record is saved with its report
         self.post_message(self.DrillGraded(name, report))
 
@@ -723,7 +723,7 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
             return
         try:
             store.save_mock_report(self._report(ended_early=True))
-        except Exception:  # the app is closing: nowhere to show it; the store keeps what it had
+        except Exception:  # noqa: BLE001 - the app is closing: nowhere to show it; the store keeps what it had
             return
 
     def _finish(self, *, ended_early: bool) -> None:

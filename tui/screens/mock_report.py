@@ -88,7 +88,7 @@ class MockReportScreen(LocalizedScreen):
             return
         try:
             store.save_mock_report(report)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             self.post_message(self.Done(tr("mock.save_failed", lang, error=self._fail_line(exc)), "error"))
             return
         self.post_message(self.Done(tr("mock.saved", lang, id=report["id"])))
@@ -120,7 +120,7 @@ class MockReportScreen(LocalizedScreen):
             return
         try:
             store.make_due_now(ids)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             self.post_message(self.Done(tr("mock.save_failed", lang, error=self._fail_line(exc)), "error"))
             return
         self.added = len(ids)

@@ -152,7 +152,7 @@ class PredictScreen(ModalScreen[None]):
             return
         try:
             self.actual = actual_value(message.result, self.target)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - shown, never raised: the UI must not crash
             box.update(tr("predict.failed", lang, error=str(exc)))
             return
         result = score(self.predicted, self.actual)

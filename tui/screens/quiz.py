@@ -531,9 +531,12 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         elif not view.revealed:
             self._show_current()
         panel = self.query_one("#quiz-demo", DemoPanel)
-        if view.revealed and fresh.demo is not None:
-            if (panel.demo_name, panel.params) != (fresh.demo.name, dict(fresh.demo.params)):
-                panel.set_demo(fresh.demo.name, dict(fresh.demo.params))
+        if (
+            view.revealed
+            and fresh.demo is not None
+            and (panel.demo_name, panel.params) != (fresh.demo.name, dict(fresh.demo.params))
+        ):
+            panel.set_demo(fresh.demo.name, dict(fresh.demo.params))
         self._update_bar()
 
     # ------------------------------------------------------------------ events

@@ -106,7 +106,7 @@ def _demo_documents() -> list[Document]:
             from posenc_ref.demos import list_demos
 
             demos = list_demos()
-        except Exception:
+        except Exception:  # noqa: BLE001 - search lists what it can
             return []
         _STATIC["demo"] = [
             Document(
@@ -129,7 +129,7 @@ def _term_documents() -> list[Document]:
             from quizbank.glossary import load_glossary
 
             terms = load_glossary()
-        except Exception:
+        except Exception:  # noqa: BLE001 - search lists what it can
             return []
         _STATIC["term"] = [
             Document(

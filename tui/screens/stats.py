@@ -148,7 +148,7 @@ class StatsScreen(LocalizedScreen):
 
         try:
             stats = compute_stats(store, topics, now, leech_lapses=LEECH_LAPSES)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             text = str(exc).strip().splitlines()
             self.post_message(self.Computed(error=text[0] if text else type(exc).__name__))
             return

@@ -341,7 +341,7 @@ class StudyScreen(HeldKeys, LocalizedScreen):
                     return
                 force = undone.question_id
             plan = self._compute_plan(store, ids, self.clock(), avoid, force)
-        except Exception as exc:  # shown to the user; the app keeps running
+        except Exception as exc:  # noqa: BLE001 - shown to the user; the app keeps running
             text = str(exc).strip().splitlines()
             self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
             return
@@ -358,14 +358,14 @@ class StudyScreen(HeldKeys, LocalizedScreen):
             try:  # fresh numbers for every showing, computed by the demo host (still in this worker)
                 live = draw_showing(question, posenc_app(self).demo_runner)
                 break
-            except Exception as exc:  # no seed gave an answer: skip the card, plan the next one
+            except Exception as exc:  # noqa: BLE001 - no seed gave an answer: skip the card, plan the next one
                 skipped.append((question.id, " ".join(str(exc).split())))
                 left_out = {qid for qid, _ in skipped}
                 try:
                     plan = self._compute_plan(
                         store, [q for q in ids if q not in left_out], self.clock(), avoid, None
                     )
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - a worker reports any failure
                     text = str(exc).strip().splitlines()
                     self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
                     return
@@ -374,7 +374,7 @@ class StudyScreen(HeldKeys, LocalizedScreen):
 
             try:
                 own = study_question(store, plan.question_id)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a worker reports any failure
                 self.post_message(self.Planned(None, error=" ".join(str(exc).split())))
                 return
         self.post_message(

@@ -402,7 +402,7 @@ class DemoPanel(VerticalScroll):
             from posenc_ref.demos import get_demo
 
             return get_demo(self.demo_name)
-        except Exception:
+        except Exception:  # noqa: BLE001 - an unknown or broken demo has no spec to show
             return None
 
     def _render_heading(self) -> None:
@@ -567,7 +567,7 @@ class DemoPanel(VerticalScroll):
     def _plot(self, series: Any) -> Any:
         try:
             from textual_plotext import PlotextPlot
-        except Exception:
+        except ImportError:
             return None
         plot = PlotextPlot(classes="demo-plot")
         plt = plot.plt
