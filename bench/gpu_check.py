@@ -288,7 +288,7 @@ def part_demos(device: str) -> dict:
     for demo in demos:
         try:
             result = run_demo(demo.name, device=device)
-        except Exception as exc:  # one bad demo must not hide the others
+        except Exception as exc:  # noqa: BLE001 - one bad demo must not hide the others
             failed.append(f"{demo.name}: {type(exc).__name__}: {str(exc)[:200]}")
             continue
         times.append((result.elapsed_ms, demo.name))

@@ -43,7 +43,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from startup import ROOT, Terminal, base_env, read_events, wait_for  # noqa: E402
+from startup import ROOT, Terminal, base_env, read_events, wait_for
 
 # ROOT too: with only tests/ on the path, the folder tests/tui would stand in for the tui package
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]

@@ -19,8 +19,12 @@ identical under a causal mask, but the raw bias matrices are not. `alibi_bias_bl
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch
 
 
 def _check_heads(n_heads: int) -> None:
@@ -63,7 +67,9 @@ def alibi_slopes_np(n_heads: int) -> np.ndarray:
     return np.asarray(slopes, dtype=np.float64)
 
 
-def alibi_slopes(n_heads: int, device=None, dtype=None):
+def alibi_slopes(
+    n_heads: int, device: torch.device | str | None = None, dtype: torch.dtype | None = None
+) -> torch.Tensor:
     """Head slopes as a torch tensor ``[n_heads]`` (float32 by default), equal to the paper's ``get_slopes``.
 
     Computed as exponents in float64, then rounded once to `dtype`.
@@ -120,8 +126,14 @@ def alibi_bias_np(n_heads: int, q_len: int, k_len: int | None = None, *, causal:
 
 
 def alibi_bias(
-    n_heads: int, q_len: int, k_len: int | None = None, *, causal: bool = True, device=None, dtype=None
-):
+    n_heads: int,
+    q_len: int,
+    k_len: int | None = None,
+    *,
+    causal: bool = True,
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | None = None,
+) -> torch.Tensor:
     """ALiBi bias as a torch tensor ``[n_heads, q_len, k_len]`` (float32 by default).
 
     Args:
@@ -149,7 +161,14 @@ def alibi_bias(
     return bias
 
 
-def alibi_bias_bloom(n_heads: int, k_len: int, *, attention_mask=None, device=None, dtype=None):
+def alibi_bias_bloom(
+    n_heads: int,
+    k_len: int,
+    *,
+    attention_mask: torch.Tensor | None = None,
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | None = None,
+) -> torch.Tensor:
     """BLOOM's form of the bias, ``+m_h · j``, as in transformers' ``build_alibi_tensor``.
 
     Returns ``[n_heads, 1, k_len]`` (one row, broadcast over queries), or ``[batch, n_heads, 1, k_len]``

@@ -21,8 +21,12 @@ How many channels each axis gets is a design choice: Wan's rule gives ``d - 4⌊
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["apply_axial_rope", "apply_axial_rope_np", "axial_inv_freqs_np", "wan_axis_split"]
 
@@ -84,7 +88,9 @@ def apply_axial_rope_np(
     return out
 
 
-def apply_axial_rope(x, coords, dims: Sequence[int], *, base: float = 10000.0):
+def apply_axial_rope(
+    x: torch.Tensor, coords: torch.Tensor, dims: Sequence[int], *, base: float = 10000.0
+) -> torch.Tensor:
     """Fast form, as Wan's ``rope_apply``: view channel pairs as complex numbers and multiply by
     ``exp(i · angle)``, the angles of each section built from its own axis. x ``[..., N, d]``, coords
     ``[N, n_axes]``; angles in float64, the result in x's dtype."""

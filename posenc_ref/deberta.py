@@ -33,9 +33,12 @@ exact up to ±mid, then log-spaced, reaching ±(buckets - 1) at ``|r| = max_pos 
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch
 
 
 class DebertaScoreTerms(NamedTuple):
@@ -62,7 +65,9 @@ def deberta_delta_np(i: int, j: int, span: int) -> int:
     return i - j + span
 
 
-def deberta_relative_indices(q_len: int, k_len: int, span: int, *, device=None):
+def deberta_relative_indices(
+    q_len: int, k_len: int, span: int, *, device: torch.device | str | None = None
+) -> torch.Tensor:
     """δ(i, j) for every pair, long ``[q_len, k_len]`` (HF: ``clamp(i - j + k, 0, 2k - 1)``)."""
     import torch
 
@@ -90,7 +95,7 @@ def deberta_log_bucket_np(relative_position: Any, buckets: int, max_position: in
     return out
 
 
-def deberta_log_bucket(relative_position, buckets: int, max_position: int):
+def deberta_log_bucket(relative_position: torch.Tensor, buckets: int, max_position: int) -> torch.Tensor:
     """Fast log buckets, long tensor, vectorised as in transformers (float32 logs, like the original)."""
     import torch
 
@@ -148,7 +153,14 @@ def deberta_score_terms_np(
 
 
 def deberta_score_terms(
-    h, rel_emb, w_q_c, w_k_c, w_q_r, w_k_r, *, span: int | None = None
+    h: torch.Tensor,
+    rel_emb: torch.Tensor,
+    w_q_c: torch.Tensor,
+    w_k_c: torch.Tensor,
+    w_q_r: torch.Tensor,
+    w_k_r: torch.Tensor,
+    *,
+    span: int | None = None,
 ) -> DebertaScoreTerms:
     """Fast terms. h ``[..., L, d_model]``; other arguments as in `deberta_score_terms_np`.
 

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 VALID_DEVICES = ("auto", "cpu", "cuda", "mps")
 
@@ -11,16 +16,16 @@ class DeviceUnavailableError(RuntimeError):
     pass
 
 
-def _cuda_available(torch) -> bool:
+def _cuda_available(torch: ModuleType) -> bool:
     return bool(torch.cuda.is_available())
 
 
-def _mps_available(torch) -> bool:
+def _mps_available(torch: ModuleType) -> bool:
     mps = getattr(torch.backends, "mps", None)
     return bool(mps is not None and mps.is_available())
 
 
-def pick_device(prefer: str = "auto"):
+def pick_device(prefer: str = "auto") -> torch.device:
     """Return a `torch.device`.
 
     `prefer` is one of auto, cpu, cuda, mps (or an indexed form such as ``cuda:1``). The
@@ -43,11 +48,10 @@ def pick_device(prefer: str = "auto"):
         return torch.device("cpu")
     if kind == "cuda" and not _cuda_available(torch):
         raise DeviceUnavailableError("device 'cuda' was requested but CUDA is not available on this machine")
-    if kind == "cuda" and colon:
-        if int(index) >= torch.cuda.device_count():
-            raise DeviceUnavailableError(
-                f"device {requested!r} was requested but only {torch.cuda.device_count()} CUDA device(s) exist"
-            )
+    if kind == "cuda" and colon and int(index) >= torch.cuda.device_count():
+        raise DeviceUnavailableError(
+            f"device {requested!r} was requested but only {torch.cuda.device_count()} CUDA device(s) exist"
+        )
     if kind == "mps" and not _mps_available(torch):
         raise DeviceUnavailableError("device 'mps' was requested but MPS is not available on this machine")
     return torch.device(requested)

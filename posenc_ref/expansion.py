@@ -16,9 +16,12 @@ DeBERTa drops position-position and keeps the two cross terms with relative embe
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch
 
 
 class ExpansionTerms(NamedTuple):
@@ -47,7 +50,9 @@ def absolute_score_terms_np(x: np.ndarray, p: np.ndarray, w_q: np.ndarray, w_k: 
     return ExpansionTerms(cc, cp, pc, pp, cc + cp + pc + pp)
 
 
-def absolute_score_terms(x, p, w_q, w_k) -> ExpansionTerms:
+def absolute_score_terms(
+    x: torch.Tensor, p: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor
+) -> ExpansionTerms:
     """Fast terms: x ``[..., L, d_model]``, p ``[L, d_model]`` (broadcast over the batch), weights
     ``[d_model, d]``. Four matrix products of the projected halves."""
     qx, qp = x @ w_q, p @ w_q

@@ -12,10 +12,14 @@ resolves names lazily.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 from torch import nn
+
+if TYPE_CHECKING:
+    import torch
 
 
 class PositionOutOfRangeError(ValueError):
@@ -47,7 +51,13 @@ class LearnedPositionalEmbedding(nn.Module):
     """
 
     def __init__(
-        self, max_len: int, dim: int, *, init_std: float | None = None, device=None, dtype=None
+        self,
+        max_len: int,
+        dim: int,
+        *,
+        init_std: float | None = None,
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
         if max_len < 1 or dim < 1:

@@ -147,7 +147,7 @@ class FusedHalfKernel:
                     raise RuntimeError("compiled kernel returned a wrong shape")
                 with self._lock:
                     self._ready.add(key)
-            except Exception as exc:  # no compiler, unsupported Python, missing triton, ...
+            except Exception as exc:  # noqa: BLE001 - no compiler, unsupported Python, missing triton, ...
                 with self._lock:
                     self.error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 

@@ -155,7 +155,7 @@ def yarn_correction_range(
     dim: int,
     *,
     base: float = 10000.0,
-    original_max_position_embeddings: int,
+    original_max_position_embeddings: float,
     beta_fast: float = 32,
     beta_slow: float = 1,
     truncate: bool = True,
@@ -276,8 +276,12 @@ NTK = ScalingRule("ntk", ("factor",), ("factor",), _compute_ntk, _compute_ntk_np
 
 
 def _dynamic_base(
-    dim: int, base: float, factor: float, max_position_embeddings: float, seq_len: Any
+    dim: int, base: float, factor: float, max_position_embeddings: float | None, seq_len: Any
 ) -> float:
+    if max_position_embeddings is None:  # `_check_dynamic` refuses this before any call gets here
+        raise ValueError(
+            "rope_type 'dynamic' needs max_position_embeddings or original_max_position_embeddings"
+        )
     # L = max(seq_len, max_pos): the default base applies while the sequence fits
     seq_len = (
         seq_len if seq_len is not None and seq_len > max_position_embeddings else max_position_embeddings

@@ -20,8 +20,12 @@ Here ``q = x W^Q``, ``k = x W^K``, ``v = x W^V`` are given already projected; ``
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch
 
 
 def _check_table(table_rows: int, clip: int, name: str) -> None:
@@ -31,7 +35,9 @@ def _check_table(table_rows: int, clip: int, name: str) -> None:
         raise ValueError(f"{name} must have 2·clip + 1 = {2 * clip + 1} rows, got {table_rows}")
 
 
-def shaw_relative_indices(q_len: int, k_len: int, clip: int, *, device=None):
+def shaw_relative_indices(
+    q_len: int, k_len: int, clip: int, *, device: torch.device | str | None = None
+) -> torch.Tensor:
     """Row of the relative table used by each (query i, key j): ``clip(j - i, clip) + clip``.
 
     Returns a long tensor ``[q_len, k_len]`` with values in ``0 .. 2·clip``.
@@ -99,7 +105,9 @@ def shaw_attention_np(
     return z, weights
 
 
-def shaw_attention_scores(q, k, rel_k, clip: int, *, scale: float | None = None):
+def shaw_attention_scores(
+    q: torch.Tensor, k: torch.Tensor, rel_k: torch.Tensor, clip: int, *, scale: float | None = None
+) -> torch.Tensor:
     """Fast logits ``e [..., Lq, Lk]`` for q ``[..., Lq, d]``, k ``[..., Lk, d]``, rel_k ``[2·clip+1, d]``.
 
     Shaw's efficient form (§3.3): instead of materialising a^K as ``[Lq, Lk, d]``, compute
@@ -118,7 +126,16 @@ def shaw_attention_scores(q, k, rel_k, clip: int, *, scale: float | None = None)
     return (content + position) * scale
 
 
-def shaw_attention(q, k, v, rel_k, clip: int, *, rel_v=None, scale: float | None = None):
+def shaw_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    rel_k: torch.Tensor,
+    clip: int,
+    *,
+    rel_v: torch.Tensor | None = None,
+    scale: float | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Fast Shaw attention. Returns ``(z [..., Lq, d_v], weights [..., Lq, Lk])``.
 
     The value term Σ_j α_ij a^V_ij is computed by summing the weights that share a table row

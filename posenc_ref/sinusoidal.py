@@ -26,8 +26,12 @@ are torch, device-aware and float32 by default.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch
 
 LAYOUTS = ("interleaved", "concat")
 FREQUENCY_RULES = ("paper", "tensor2tensor")
@@ -102,11 +106,11 @@ def sinusoidal_pe(
     *,
     base: float = 10000.0,
     layout: str = "interleaved",
-    device=None,
-    dtype=None,
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | None = None,
     frequencies: str = "paper",
     offset: int = 0,
-):
+) -> torch.Tensor:
     """Sinusoidal table as a torch tensor ``[seq_len, dim]`` (float32 by default).
 
     Args:
@@ -170,10 +174,10 @@ def sinusoidal_shift(
     *,
     base: float = 10000.0,
     layout: str = "interleaved",
-    device=None,
-    dtype=None,
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | None = None,
     frequencies: str = "paper",
-):
+) -> torch.Tensor:
     """Shift matrix ``M_k`` as a torch tensor ``[dim, dim]``: ``pe[p + k] == M_k @ pe[p]`` for every p.
 
     Block-diagonal 2×2 rotations by -ω_i·k (see `sinusoidal_shift_np`). Same arguments as

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch
 
 
 def t5_validate_params(bidirectional: bool, num_buckets: int, max_distance: int) -> int:
@@ -54,8 +57,8 @@ def t5_relative_position_bucket_np(
     t5_validate_params(bidirectional, num_buckets, max_distance)
     rp = np.asarray(relative_position, dtype=np.int64)
     out = np.empty(rp.shape, dtype=np.int64)
-    for index, r in np.ndenumerate(rp):
-        r = int(r)
+    for index, value in np.ndenumerate(rp):
+        r = int(value)
         buckets = num_buckets
         bucket = 0
         if bidirectional:
@@ -81,7 +84,7 @@ def t5_relative_position_bucket(
     bidirectional: bool = True,
     num_buckets: int = 32,
     max_distance: int = 128,
-):
+) -> Any:
     """Bucket ids equal to transformers' ``T5Attention._relative_position_bucket``.
 
     Args:
@@ -102,7 +105,7 @@ def t5_relative_position_bucket(
         raise TypeError(f"relative_position must hold integers, got dtype {rp.dtype}")
     rp = rp.long()
 
-    buckets = 0
+    buckets: torch.Tensor | int = 0
     n_buckets = num_buckets
     if bidirectional:
         n_buckets //= 2
@@ -128,8 +131,8 @@ def t5_bucket_grid(
     bidirectional: bool = True,
     num_buckets: int = 32,
     max_distance: int = 128,
-    device=None,
-):
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
     """Bucket id for every (query i, key j) pair, ``[q_len, k_len]``, with relative position j - i.
 
     Mirrors HF's ``compute_bias`` without a cache: ``memory_position - context_position`` with

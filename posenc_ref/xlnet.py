@@ -22,11 +22,14 @@ including j after i; a causal model masks those afterwards.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from .sinusoidal import sinusoidal_pe_np
+
+if TYPE_CHECKING:
+    import torch
 
 
 class XLScoreTerms(NamedTuple):
@@ -74,7 +77,17 @@ def xlnet_score_terms_np(
     return XLScoreTerms(a, b, c, d, a + b + c + d)
 
 
-def xlnet_score_terms(x, w_q, w_k_e, w_k_r, u, v, *, memory=None, base: float = 10000.0) -> XLScoreTerms:
+def xlnet_score_terms(
+    x: torch.Tensor,
+    w_q: torch.Tensor,
+    w_k_e: torch.Tensor,
+    w_k_r: torch.Tensor,
+    u: torch.Tensor,
+    v: torch.Tensor,
+    *,
+    memory: torch.Tensor | None = None,
+    base: float = 10000.0,
+) -> XLScoreTerms:
     """Fast terms. x ``[..., Lq, d_model]``, memory ``[..., M, d_model]`` or None; weights as in
     `xlnet_score_terms_np`. Returns `XLScoreTerms` of ``[..., Lq, M + Lq]`` tensors.
 

@@ -217,7 +217,7 @@ def read_cache(key: dict[str, Any], path: Path | None = None) -> Any | None:
         return None
     try:
         return _rebuild(payload)
-    except Exception:  # any shape or validation problem: not a cache we can trust
+    except Exception:  # noqa: BLE001 - any shape or validation problem: not a cache we can trust
         return None
 
 

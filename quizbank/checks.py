@@ -185,7 +185,7 @@ class RunCache:
                 self.results[key] = (data, None)
             except DemoError as exc:
                 self.results[key] = (None, f"demo {name!r} cannot run: {_one_line(str(exc))}")
-            except Exception as exc:  # a broken demo is a finding, not a crash of the validator
+            except Exception as exc:  # noqa: BLE001 - a broken demo is a finding, not a crash of the validator
                 self.results[key] = (
                     None,
                     f"demo {name!r} failed: {type(exc).__name__}: {_one_line(str(exc))}",

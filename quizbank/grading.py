@@ -45,7 +45,7 @@ def grade_choices(question: Any, selected: set[int] | frozenset[int]) -> Grade:
     correct_set = {i for i, c in enumerate(question.choices) if c.correct}
     ok = set(selected) == correct_set
     response = ",".join(str(i + 1) for i in sorted(selected))
-    details = {"selected": sorted(selected), "correct": sorted(correct_set)}
+    details: dict[str, Any] = {"selected": sorted(selected), "correct": sorted(correct_set)}
     details["credit"] = choice_credit(correct_set, selected)
     return Grade(ok, response, details)
 

@@ -197,11 +197,11 @@ def _load_file(file: Path, shown: str, kind: str, require_languages: tuple[str, 
         from .yamlsafe import read_yaml_file
 
         doc, problems = read_yaml_file(file, shown)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a file that cannot be read is a problem reported, not a crash
         return _FileResult(shown, kind, problems=[Problem(shown, 0, 0, f"cannot read the file: {exc}")])
     try:
         return _check_doc(doc, problems, shown, kind, require_languages)
-    except Exception as exc:  # pragma: no cover - a bug here must not stop the other files
+    except Exception as exc:  # pragma: no cover - a bug here must not stop the other files  # noqa: BLE001
         message = f"internal error while checking this file ({type(exc).__name__}: {exc}); please report it"
         return _FileResult(shown, kind, problems=[Problem(shown, 0, 0, " ".join(message.split()))])
 
@@ -284,7 +284,7 @@ def load_bank_text(
             from .yamlsafe import parse_yaml_text
 
             doc, problems = parse_yaml_text(text, path)
-        except Exception as exc:  # pragma: no cover - the last guard, as for files
+        except Exception as exc:  # pragma: no cover - the last guard, as for files  # noqa: BLE001
             return None, [Problem(path, 0, 0, f"cannot read the text: {exc}")]
         result = _check_doc(doc, problems, path, USER, tuple(require_languages))
     if has_errors(result.problems):

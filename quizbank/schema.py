@@ -298,7 +298,7 @@ def _vary_bound(value: Any) -> Any:
             raise ValueError(f"bound {shown!r} is not arithmetic of earlier parameters: {exc}") from None
         return value
     if isinstance(value, bool) or not isinstance(value, int | float):
-        shown = {True: "true", False: "false"}.get(value) if isinstance(value, bool) else type(value).__name__
+        shown = {True: "true", False: "false"}[value] if isinstance(value, bool) else type(value).__name__
         raise ValueError(
             f"a bound is a number, an earlier parameter or arithmetic such as dim/2 - 1, got {shown}"
         )

@@ -293,9 +293,10 @@ def _adopt_preview_index(bankset: Any) -> None:
     held = _INDEX.get("bank")
     if held is None or held[0] is bankset or not isinstance(held[0], BankPreview):
         return
-    if getattr(bankset, "from_cache", False):
-        if [d.key for d in held[1]] == [q.id for q in bankset.ordered_questions()]:
-            _INDEX["bank"] = (bankset, held[1])
+    if getattr(bankset, "from_cache", False) and [d.key for d in held[1]] == [
+        q.id for q in bankset.ordered_questions()
+    ]:
+        _INDEX["bank"] = (bankset, held[1])
 
 
 def question_index_ready(bankset: Any) -> bool:

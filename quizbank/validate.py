@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -227,7 +227,7 @@ def _fmt_bound(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _message(error: dict[str, Any], info: _LocInfo) -> tuple[Loc, bool, str]:
+def _message(error: Mapping[str, Any], info: _LocInfo) -> tuple[Loc, bool, str]:
     """(path to mark, mark the key?, message) for one pydantic error."""
     kind = error["type"]
     ctx = error.get("ctx") or {}

@@ -304,7 +304,7 @@ class PosencApp(App[int], inherit_bindings=False):
                 include_user=self.include_user,
                 use_cache=True,  # unchanged files load from quizbank.bank_cache
             )
-        except Exception as exc:  # the loader reports file problems itself; this is the unexpected
+        except Exception as exc:  # noqa: BLE001 - the loader reports file problems itself; this is the unexpected
             self.post_message(BanksLoaded(None, _one_line(exc), reload=reload))
             return
         elapsed = (time.perf_counter() - start) * 1000
@@ -320,7 +320,7 @@ class PosencApp(App[int], inherit_bindings=False):
 
         try:
             moved = move_legacy_file(self.data_dir, user_bank_dir())
-        except Exception as exc:  # the file stays a bank until the next start tries again
+        except Exception as exc:  # noqa: BLE001 - the file stays a bank until the next start tries again
             self.notify(tr("predict.import_failed", self.language, error=_one_line(exc)), severity="warning")
             return
         if moved is not None:
@@ -335,7 +335,7 @@ class PosencApp(App[int], inherit_bindings=False):
             preview = read_preview(
                 self.bank_paths, include_shipped=self.include_shipped, include_user=self.include_user
             )
-        except Exception:  # the preview is an optimisation: the full load decides
+        except Exception:  # noqa: BLE001 - the preview is an optimisation: the full load decides
             return False
         if preview is None:
             return False
@@ -363,7 +363,7 @@ class PosencApp(App[int], inherit_bindings=False):
         self._preview_shown.wait(PREVIEW_PAINT_WAIT_S)
         try:
             from quizbank.progress.store import StoreError, open_store
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             self.post_message(StoreOpened(None, _one_line(exc)))
             return
         try:
@@ -371,7 +371,7 @@ class PosencApp(App[int], inherit_bindings=False):
         except StoreError as exc:
             self.post_message(StoreOpened(None, str(exc)))
             return
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             self.post_message(StoreOpened(None, _one_line(exc)))
             return
         with self._store_lock:
@@ -413,7 +413,7 @@ class PosencApp(App[int], inherit_bindings=False):
 
                 device = str(pick_device("auto"))
                 torch.zeros(8, device=device).sum().item()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure: torch is then unusable
             self.post_message(TorchWarmed((time.perf_counter() - start) * 1000, None, _one_line(exc)))
             return
         self.post_message(TorchWarmed((time.perf_counter() - start) * 1000, device))
@@ -426,7 +426,7 @@ class PosencApp(App[int], inherit_bindings=False):
             return
         try:
             moved = store.migrate_replaced_ids(bankset.replaced_by)
-        except Exception as exc:  # progress stays where it was; the next start tries again
+        except Exception as exc:  # noqa: BLE001 - progress stays where it was; the next start tries again
             self.call_from_thread(self.notify, _one_line(exc), severity="warning")
             return
         if moved:
@@ -520,7 +520,7 @@ class PosencApp(App[int], inherit_bindings=False):
     def _setting(self, key: str, default: Any) -> Any:
         try:
             return self.store.get_setting(key, default)
-        except Exception:
+        except Exception:  # noqa: BLE001 - an unreadable setting falls back to its default
             return default
 
     def apply_keymap(self, keymap: Any) -> None:
@@ -539,7 +539,7 @@ class PosencApp(App[int], inherit_bindings=False):
         if self.store is not None:
             try:
                 self.store.set_setting("language", self.language)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - shown, never raised: the UI must not crash
                 self.notify(tr("store.setting_failed", self.language, error=_one_line(exc)), severity="error")
 
     def watch_language(self) -> None:
@@ -556,7 +556,7 @@ class PosencApp(App[int], inherit_bindings=False):
 
     # ------------------------------------------------------------------ actions
 
-    def action_back(self) -> None:
+    def action_back(self) -> None:  # type: ignore[override]  # Textual takes sync or async
         """Close the current screen. On the first screen nothing is closed: Home binds `q` to
         its quit confirmation instead (Ctrl+Q quits at once)."""
         if len(self.screen_stack) > 1:
@@ -584,7 +584,7 @@ class PosencApp(App[int], inherit_bindings=False):
         """The command palette, with a placeholder in the app language."""
         from textual.command import CommandPalette
 
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]  # App[int]
             self.push_screen(
                 CommandPalette(placeholder=tr("palette.placeholder", self.language), id="--command-palette")
             )
@@ -762,7 +762,7 @@ class PosencApp(App[int], inherit_bindings=False):
                 self.store.review_quiz_answer(
                     question_id, correct, duration_ms=duration_ms, instance=instance
                 )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - shown, never raised: the UI must not crash
             self.notify(tr("store.record_failed", self.language, error=_one_line(exc)), severity="error")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from .appref import posenc_app
 from .i18n import demo_title, tr
 
 __all__ = ["PosencCommands", "search_targets"]
@@ -55,7 +56,7 @@ def search_targets(app: Any) -> Iterator[tuple[str, str, str, Callable[[], None]
         from posenc_ref.demos import list_demos
 
         demos = list_demos()
-    except Exception:
+    except Exception:  # noqa: BLE001 - the palette lists what it can
         demos = []
     for demo in demos:
         yield (
@@ -157,7 +158,7 @@ class PosencCommands(Provider):
                 await asyncio.sleep(0)  # let the UI breathe between batches
             score = matcher.match(label)
             if score > 0:
-                prefix = tr(f"search.{kind}", self.app.language)
+                prefix = tr(f"search.{kind}", posenc_app(self).language)
                 yield Hit(
                     score + (APP_COMMAND_BOOST if kind == "command" else 0.0),
                     Content.assemble((f"{prefix}: ", "dim"), _highlight(matcher, label)),
@@ -172,13 +173,15 @@ class PosencCommands(Provider):
             if kind == "command":  # a positive score puts them above every provider's discovery hits
                 yield Hit(
                     APP_COMMAND_BOOST,
-                    Content.assemble((f"{tr('search.command', self.app.language)}: ", "dim"), Content(label)),
+                    Content.assemble(
+                        (f"{tr('search.command', posenc_app(self).language)}: ", "dim"), Content(label)
+                    ),
                     callback,
                     text=label,
                     help=help_text,
                 )
             elif kind != "question":
-                prefix = tr(f"search.{kind}", self.app.language)
+                prefix = tr(f"search.{kind}", posenc_app(self).language)
                 yield DiscoveryHit(
                     Content.assemble((f"{prefix}: ", "dim"), Content(label)),
                     callback,

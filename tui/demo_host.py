@@ -27,7 +27,7 @@ import struct
 import subprocess
 import sys
 import threading
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 __all__ = ["DemoHost", "RemoteDemoError"]
 
@@ -42,13 +42,13 @@ class RemoteDemoError(Exception):
         self.kind = kind
 
 
-def _send(stream: BinaryIO, message: Any) -> None:
+def _send(stream: IO[bytes], message: Any) -> None:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
 
 
-def _recv(stream: BinaryIO) -> Any:
+def _recv(stream: IO[bytes]) -> Any:
     header = stream.read(_HEADER.size)
     if len(header) < _HEADER.size:
         raise EOFError("the demo process closed its output")
@@ -108,7 +108,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, *, warm_first: bool = True) -> None
     if warm_first:
         try:
             device = _warm()
-        except Exception as exc:  # reported on the first "warm" request
+        except Exception as exc:  # noqa: BLE001 - reported on the first "warm" request
             warm_error = exc
 
     while True:
@@ -129,7 +129,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, *, warm_first: bool = True) -> None
                 _send(stdout, ("ok", _sanitize(run_demo(_name, params))))
             else:
                 _send(stdout, ("error", "ValueError", f"unknown request {kind!r}"))
-        except Exception as exc:  # reported to the UI as one line
+        except Exception as exc:  # noqa: BLE001 - reported to the UI as one line
             lines = str(exc).strip().splitlines()
             _send(stdout, ("error", type(exc).__name__, lines[0] if lines else ""))
 
@@ -252,7 +252,7 @@ class DemoHost:
             if process.stdin is not None:
                 process.stdin.close()
             process.wait(timeout=2)
-        except Exception:
+        except Exception:  # noqa: BLE001 - any failure to stop it politely: kill it
             process.kill()
 
 

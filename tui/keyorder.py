@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 
@@ -98,7 +98,7 @@ class KeyQueue:
             return True  # the app resumes the queue when it lets go (`resume`)
         try:
             screen = self.app.screen
-        except Exception:  # no screen yet (start-up) or any more (shutdown)
+        except Exception:  # noqa: BLE001 - no screen yet (start-up) or any more (shutdown)
             return False
         if not screen.is_mounted:
             self._wake_when_mounted(screen)
@@ -118,7 +118,7 @@ class KeyQueue:
             try:
                 if self.app.screen is not screen:
                     break
-            except Exception:
+            except Exception:  # noqa: BLE001 - no screen to wait for (the app is closing)
                 return
             try:
                 await asyncio.wait_for(screen._mounted_event.wait(), 0.5)
@@ -131,7 +131,7 @@ class KeyQueue:
         """True if one of the app's own priority bindings (keymap applied) takes `key`."""
         try:
             chain = self.app.screen._binding_chain
-        except Exception:
+        except Exception:  # noqa: BLE001 - no screen: no priority binding
             return False
         for namespace, bindings in chain:
             if namespace is self.app:
@@ -153,7 +153,7 @@ class KeyQueue:
         app = self.app
         try:
             screen = app.screen
-        except Exception:  # the app is closing: no screen to type on
+        except Exception:  # noqa: BLE001 - the app is closing: no screen to type on
             return
         self._note("dispatched", event)
         if isinstance(event, events.Paste):  # no bindings: straight to what has focus
@@ -169,7 +169,7 @@ class KeyQueue:
         if app.focused is not None:
             try:
                 screen._clear_tooltip()
-            except Exception:
+            except Exception:  # noqa: BLE001 - a tooltip that cannot clear must not lose the key
                 pass
         if await app._check_bindings(event.key, priority=True):
             return
@@ -215,7 +215,14 @@ def key_queue(app: Any) -> KeyQueue | None:
     return getattr(app, "key_queue", None)
 
 
-class HeldKeys:
+# HeldKeys is mixed into Screens only: to mypy it is one (self.app), at run time a plain class.
+if TYPE_CHECKING:
+    from textual.screen import Screen as _ScreenMixin
+else:
+    _ScreenMixin = object
+
+
+class HeldKeys(_ScreenMixin):
     """Screen mixin: keys that arrive while the screen replaces its content wait in the app's
     `KeyQueue`, then go, in order, to what has focus in the new content.
 
@@ -235,7 +242,7 @@ class HeldKeys:
     @property
     def holding_keys(self) -> bool:
         """True while keys wait for this screen or one is being handled."""
-        queue = key_queue(self.app)  # type: ignore[attr-defined]
+        queue = key_queue(self.app)
         return self._holding or (queue is not None and queue.pending)
 
     def hold_keys(self) -> None:
@@ -245,7 +252,7 @@ class HeldKeys:
     def release_keys(self) -> None:
         """Stop holding: the queued keys go to the focused widget next, in order."""
         self._holding = False
-        queue = key_queue(self.app)  # type: ignore[attr-defined]
+        queue = key_queue(self.app)
         if queue is not None:
             queue.resume()
 
@@ -255,7 +262,7 @@ class HeldKeys:
 
     def _on_screen_suspend(self) -> None:
         # keys waiting for this screen go to the one now on top
-        queue = key_queue(self.app)  # type: ignore[attr-defined]
+        queue = key_queue(self.app)
         if queue is not None:
             queue.resume()
 

@@ -54,7 +54,7 @@ def draw_showing(question: Any, runner: Any, seed: int | None = None) -> LiveSho
             return LiveShowing(materialise(question, instance), instance)
         except (VaryError, InstanceError) as exc:
             last = exc
-        except Exception as exc:  # the demo host's error (RemoteDemoError) or a dead host
+        except Exception as exc:  # noqa: BLE001 - the demo host's error (RemoteDemoError) or a dead host
             last = InstanceError(" ".join(f"{type(exc).__name__}: {exc}".split()))
     raise InstanceError(f"{question.id}: {last}")
 
@@ -72,7 +72,7 @@ def draw_plan_showings(
         if question is not None and is_generated(question):
             try:
                 live[item.id] = draw_showing(question, runner)
-            except Exception as exc:  # InstanceError, or the demo host's own failure
+            except Exception as exc:  # noqa: BLE001 - InstanceError, or the demo host's own failure
                 skipped.append((item.id, " ".join(str(exc).split())))
     if skipped:
         left_out = {item_id for item_id, _ in skipped}

@@ -245,7 +245,7 @@ def _converter():
     class ReadableConverter(flatlatex.converter):
         # flatlatex calls these through name-mangled private names; overriding them here keeps
         # its parser and symbol tables while using fuller Unicode tables and lighter brackets.
-        def _converter__indexed(self, base: str, sub: str) -> str:  # noqa: N802
+        def _converter__indexed(self, base: str, sub: str) -> str:
             if _needs_parens(base):
                 base = f"({base})"
             mapped = _transliterate(sub.replace(" ", ""), SUBSCRIPTS)
@@ -253,7 +253,7 @@ def _converter():
                 return base + mapped
             return f"{base}_{_group(sub)}"
 
-        def _converter__exponent(self, base: str, sup: str) -> str:  # noqa: N802
+        def _converter__exponent(self, base: str, sup: str) -> str:
             if _needs_parens(base):
                 base = f"({base})"
             mapped = _transliterate(sup.replace(" ", ""), SUPERSCRIPTS)
@@ -261,7 +261,7 @@ def _converter():
                 return base + mapped
             return f"{base}^{_group(sup)}"
 
-        def _converter__latexfun_frac(self, inputs: list[str]) -> str:  # noqa: N802
+        def _converter__latexfun_frac(self, inputs: list[str]) -> str:
             num, den = inputs
             known = flat_data.known_fracts.get((num, den))
             if known:
@@ -270,7 +270,7 @@ def _converter():
             den = f"({den})" if _needs_parens(den) else den
             return f"{num}/{den}"
 
-        def _converter__latexfun_sqrt(self, inputs: list[str]) -> str:  # noqa: N802
+        def _converter__latexfun_sqrt(self, inputs: list[str]) -> str:
             arg = inputs[0]
             return f"√({arg})" if _needs_parens(arg) else f"√{arg}"
 
@@ -428,7 +428,7 @@ def latex_to_unicode(expr: str) -> str:
     conv, _symbols = _converter()
     try:
         flat = conv.convert(prepared)
-    except Exception:  # flatlatex raises its own syntax errors (and the odd IndexError)
+    except Exception:  # noqa: BLE001 - flatlatex raises its own syntax errors (and the odd IndexError)
         flat = _simple_fallback(prepared)
     return _finish(flat)
 

@@ -31,8 +31,8 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Sequence
+from typing import Any, NoReturn
 
 from .serve_settings import MAX_CONNECTIONS, MAX_TABS, ServeSettings, UsageError, settings_from_args
 
@@ -288,7 +288,9 @@ def _make_server(settings: ServeSettings) -> Any:
             # every app stops now: a spare stopped before its first line is no "Application failed to start"
             logging.getLogger("textual-serve").setLevel(logging.CRITICAL)
             self.closing.set()  # the spare keeper stops the spare and returns
-            closing = [s.close(code=WSCloseCode.GOING_AWAY, message=b"server stopping") for s in self.sockets]
+            closing: list[Awaitable[Any]] = [
+                s.close(code=WSCloseCode.GOING_AWAY, message=b"server stopping") for s in self.sockets
+            ]
             if self.spare_keeper is not None:
                 closing.append(self.spare_keeper)
             await asyncio.gather(*closing, return_exceptions=True)
@@ -395,7 +397,7 @@ def _make_server(settings: ServeSettings) -> Any:
                 await self._process_messages(websocket, tab)
             except asyncio.CancelledError:
                 await websocket.close()
-            except Exception as error:  # one tab's failure never stops the server
+            except Exception as error:  # noqa: BLE001 - one tab's failure never stops the server
                 self.log.report(
                     f"tab:{type(error).__name__}", f"a session failed: {type(error).__name__}: {error}"
                 )
@@ -496,7 +498,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _one_line_error(parser: argparse.ArgumentParser) -> None:
     """Usage errors of `posenc serve` are one line, like every other check here."""
 
-    def error(message: str) -> None:
+    def error(message: str) -> NoReturn:
         _error(message)
         sys.exit(EXIT_USAGE)
 

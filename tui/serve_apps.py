@@ -208,7 +208,7 @@ class SpareApp(TabApp):
         self._replay = b"".join(self._modes.values())
         self._websocket = websocket
         self.remote_write_str = websocket.send_str
-        self.remote_close = websocket.close
+        self.remote_close = websocket.close  # type: ignore[assignment]  # (its bool is never read)
         # what textual-serve's set_terminal_size sends (the web driver's "resize" meta), with its result
         if await self.send_meta({"type": "resize", "width": width, "height": height}):
             return True

@@ -62,7 +62,7 @@ class RepeatLog:
             def emit(self, record: logging.LogRecord) -> None:
                 try:
                     line = record.getMessage()
-                except Exception:  # a record whose arguments do not fit its template
+                except Exception:  # noqa: BLE001 - a record whose arguments do not fit its template
                     line = str(record.msg)
                 line = (line.strip().splitlines() or [""])[0]
                 if record.exc_info and record.exc_info[1] is not None:

@@ -155,6 +155,7 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None 
         )
     if getattr(args, "token", None) is not None:
         raise UsageError(NO_TOKEN_OPTION)
+    token: str | None
     if args.token_file is not None:
         token, where = read_token_file(args.token_file), f"--token-file {args.token_file}:"
     else:

@@ -58,7 +58,7 @@ def keep_typed_answer(
     def save() -> None:
         try:
             store.record_typed_answer(question_id, text, points, source, at)
-        except Exception as exc:  # shown, never raised: the answer was still graded
+        except Exception as exc:  # noqa: BLE001 - shown, never raised: the answer was still graded
             error = " ".join(str(exc).split()) or type(exc).__name__
             app.notify(tr("store.record_failed", app.language, error=error), severity="error")
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, SupportsFloat
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
 
 # Largest grid a demo copies into a table / heatmap / series, so `--json` output stays readable.
 MAX_TABLE_ROWS = 24
@@ -10,13 +15,13 @@ MAX_MATRIX_SIDE = 64
 MAX_SERIES_POINTS = 512
 
 
-def torch_dtype(ctx: Any):
+def torch_dtype(ctx: Any) -> torch.dtype:
     import torch
 
     return getattr(torch, ctx.dtype)
 
 
-def randn(seed: int, *shape: int, device: Any = "cpu", dtype: Any = None, scale: float = 1.0):
+def randn(seed: int, *shape: int, device: Any = "cpu", dtype: Any = None, scale: float = 1.0) -> torch.Tensor:
     """Seeded standard normals: drawn in float64 on the CPU, then scaled and cast to `dtype` (float64 by
     default) on `device`, so a seed gives the same numbers on every device and, rounded, in every dtype."""
     import torch
@@ -43,7 +48,7 @@ def f64_bytes(*sizes: int) -> int:
 EPS = {"float64": 2.220446049250313e-16, "float32": 1.1920928955078125e-07}
 
 
-def exact_dtype(ctx: Any):
+def exact_dtype(ctx: Any) -> torch.dtype:
     """float64 where the device has it (CPU, CUDA), float32 on MPS; recorded on ctx.dtype."""
     import torch
 
@@ -63,7 +68,7 @@ def angle_tol(dtype_name: str, max_position: float, scale: float) -> float:
     return 16.0 * EPS[dtype_name] * (1.0 + float(max_position)) * max(scale, 1.0)
 
 
-def round6(v: float) -> float:
+def round6(v: SupportsFloat) -> float:
     """v rounded to 6 significant digits (table cells)."""
     return float(f"{float(v):.6g}")
 
@@ -104,7 +109,7 @@ def sample_indices(n: int, limit: int) -> list[int]:
     return sorted({round(i * step) for i in range(limit)})
 
 
-def to_numpy(t: Any):
+def to_numpy(t: Any) -> np.ndarray:
     import numpy as np
 
     if hasattr(t, "detach"):
@@ -113,7 +118,7 @@ def to_numpy(t: Any):
 
 
 def score_term_matrices(
-    ctx: Any, names: list[str], names_zh: list[str], terms: list[Any], seq_len: int
+    ctx: Any, names: list[str], names_zh: list[str], terms: Sequence[Any], seq_len: int
 ) -> None:
     """One query × key heatmap per attention-score term (the first MAX_MATRIX_SIDE positions)."""
     side = min(seq_len, MAX_MATRIX_SIDE)

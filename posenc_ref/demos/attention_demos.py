@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ._common import (
     MAX_TABLE_ROWS,
@@ -16,6 +17,9 @@ from ._common import (
 )
 from .base import SEED, DemoContext, Param, ParamError, Value
 from .registry import register_demo
+
+if TYPE_CHECKING:
+    import torch
 
 
 def _attention(x, w_q, w_k, w_v):
@@ -151,7 +155,7 @@ def _run_permutation_equivariance(ctx: DemoContext, seq_len: int, dim: int, seed
     )
 
 
-def _placed(seq_len: int, src: tuple[int, int], dst: tuple[int, int], seed: int):
+def _placed(seq_len: int, src: tuple[int, int], dst: tuple[int, int], seed: int) -> torch.Tensor:
     """A permutation of 0 .. seq_len − 1 (as `perm[new] = old`) that moves position src[0] to dst[0] and
     src[1] to dst[1]; the other tokens fill the remaining slots in a seeded random order."""
     import torch

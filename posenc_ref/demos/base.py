@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -357,7 +357,7 @@ class DemoContext:
         self,
         title: str,
         columns: list[str],
-        rows: list[list[Any]],
+        rows: Sequence[Sequence[Any]],
         *,
         title_zh: str = "",
         columns_zh: list[str] | None = None,
@@ -371,8 +371,8 @@ class DemoContext:
     def series(
         self,
         title: str,
-        x: list[float],
-        ys: dict[str, list[float]],
+        x: Sequence[float],
+        ys: Mapping[str, Sequence[float]],
         x_label: str = "",
         y_label: str = "",
         *,

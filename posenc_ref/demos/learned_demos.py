@@ -109,10 +109,12 @@ def _run_learned_extrapolation(ctx: DemoContext, max_len: int, train_len: int, d
         table.zero_grad()
         loss = ((tokens + table(train_len) - target) ** 2).mean()
         loss.backward()
+        grad = table.weight.grad
+        assert grad is not None  # backward() just filled it
         if step == 0:
-            grad_norm_rows = table.weight.grad.detach().norm(dim=-1).cpu()
+            grad_norm_rows = grad.detach().norm(dim=-1).cpu()
         with torch.no_grad():
-            table.weight.sub_(0.1 * table.weight.grad)
+            table.weight.sub_(0.1 * grad)
     assert grad_norm_rows is not None
     trained = float(grad_norm_rows[:train_len].norm())
     untrained = float(grad_norm_rows[train_len:].norm()) if train_len < max_len else 0.0

@@ -12,6 +12,8 @@ Value meanings that are not obvious from their names:
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._common import (
     MAX_MATRIX_SIDE,
     MAX_SERIES_POINTS,
@@ -115,7 +117,11 @@ def _run_t5_buckets(
     except ValueError as exc:
         raise ParamError(str(exc)) from None
     per_direction = num_buckets // 2 if bidirectional else num_buckets
-    kw = {"bidirectional": bidirectional, "num_buckets": num_buckets, "max_distance": max_distance}
+    kw: dict[str, Any] = {
+        "bidirectional": bidirectional,
+        "num_buckets": num_buckets,
+        "max_distance": max_distance,
+    }
 
     worked = (
         t5_relative_position_bucket(torch.tensor(T5_WORKED_POSITIONS, device=ctx.device), **kw).cpu().tolist()
@@ -193,7 +199,7 @@ def _run_t5_buckets(
     one = t5_relative_position_bucket(torch.tensor([relative_position], device=ctx.device), **kw)
     ctx.value("bucket", float(one.item()))
 
-    rows = []
+    rows: list[list[Any]] = []
     starts = np.searchsorted(past, np.arange(per_direction), side="left")  # past is non-decreasing
     ends = np.searchsorted(past, np.arange(per_direction), side="right")
     for b in sample_indices(per_direction, 64):
@@ -333,9 +339,8 @@ def _run_shaw_relative(
     v = randn(seed + 2, seq_len, dim, device=ctx.device, dtype=dt)
     rel_k, rel_v = (randn(seed + i, n_embeddings, dim, device=ctx.device, dtype=dt) for i in (3, 4))
     z, weights = shaw_attention(q[:n], k[:n], v[:n], rel_k, clip, rel_v=rel_v)
-    z_ref, w_ref = shaw_attention_np(
-        *(to_numpy(t) for t in (q[:n], k[:n], v[:n], rel_k)), clip, rel_v=to_numpy(rel_v)
-    )
+    q_np, k_np, v_np, rel_k_np = (to_numpy(t) for t in (q[:n], k[:n], v[:n], rel_k))
+    z_ref, w_ref = shaw_attention_np(q_np, k_np, v_np, rel_k_np, clip, rel_v=to_numpy(rel_v))
     max_error = max(max_abs_diff(z, z_ref), max_abs_diff(weights, w_ref))
     ctx.check(
         f"fast Shaw attention (keys and values) matches the textbook loops (first {n} tokens)",
@@ -361,7 +366,7 @@ def _run_shaw_relative(
     ctx.value("row_for_distance", float(grid[0, -1] if distance >= 0 else grid[-1, 0]))
     ctx.value("max_error", max_error)
 
-    rows = []
+    rows: list[list[Any]] = []
     for d in range(-(seq_len - 1), seq_len):
         shown = abs(d) <= clip + 3 or abs(d) == seq_len - 1
         if not shown:

@@ -300,6 +300,7 @@ def _run_rope_norm(ctx: DemoContext, dim: int, seq_len: int, base: float, seed: 
         worst = max(worst, float(rel.max()))
         if per_position is None:
             per_position = rel
+    assert per_position is not None  # the loop ran: the half layout's errors
     ctx.check(
         "‖R(x, m)‖ = ‖x‖ at every position, both layouts (relative error)",
         worst,

@@ -390,7 +390,8 @@ def _run_rope_scaling(
         title_zh="缩放后的 inv_freq 与默认值之比",
         columns_zh=["rope_type", "规则", "比值（第一对）", "比值（最后一对）", "注意力因子"],
     )
-    picks = sorted({0, low, (low + high) // 2, high, dim // 2 - 1} & set(range(dim // 2)))
+    low_pair, high_pair = int(low), int(high)  # ints already: yarn_correction_range truncates by default
+    picks = sorted({0, low_pair, (low_pair + high_pair) // 2, high_pair, dim // 2 - 1} & set(range(dim // 2)))
     ctx.table(
         "inv_freq per pair",
         ["pair i", "wavelength 2π/θ"] + list(freqs),

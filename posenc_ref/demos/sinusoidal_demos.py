@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ._common import (
     MAX_MATRIX_SIDE,
@@ -446,14 +447,14 @@ def _run_sinusoidal_dot(ctx: DemoContext, dim: int, seq_len: int, base: float) -
         title_zh="PE[p]·PE[p+k] 随偏移 k 的变化",
     )
     shown = sorted({0, 1, 2, 4, 8, 16, 32, seq_len - 1} & set(range(seq_len)))
-    rows = []
+    offset_rows: list[list[Any]] = []
     for k in shown:
         diag = np.diagonal(gram, k)
-        rows.append([k, float(formula[k + seq_len - 1]), float(diag.min()), float(diag.max())])
+        offset_rows.append([k, float(formula[k + seq_len - 1]), float(diag.min()), float(diag.max())])
     ctx.table(
         "Dot product by offset",
         ["k", "Σ cos(ωᵢ k)", "min over p", "max over p"],
-        rows,
+        offset_rows,
         title_zh="各偏移下的点积",
         columns_zh=["k", "Σ cos(ωᵢ k)", "对 p 取最小", "对 p 取最大"],
     )

@@ -366,9 +366,14 @@ def _write_back(given: tuple[Any, ...], after: Any) -> None:
     if not isinstance(after, tuple | list):
         return
     for mine, theirs in zip(given, after):
-        if isinstance(mine, torch.Tensor) and isinstance(theirs, torch.Tensor):
-            if mine.shape == theirs.shape and mine.dtype == theirs.dtype and not torch.equal(mine, theirs):
-                mine.copy_(theirs)
+        if (
+            isinstance(mine, torch.Tensor)
+            and isinstance(theirs, torch.Tensor)
+            and mine.shape == theirs.shape
+            and mine.dtype == theirs.dtype
+            and not torch.equal(mine, theirs)
+        ):
+            mine.copy_(theirs)
 
 
 _BUILTIN_ERRORS = {
@@ -392,7 +397,7 @@ def _rebuild(info: dict[str, Any]) -> Exception:
     except Exception:  # noqa: BLE001 - a builtin with a stricter constructor
         exc = type(names[0][:100], (Exception,), {})(message)
     line = info.get("line")
-    exc.candidate_line = line if isinstance(line, int) else 0  # type: ignore[attr-defined]
+    exc.candidate_line = line if isinstance(line, int) else 0
     return exc
 
 
@@ -518,7 +523,7 @@ def _judge(step: Callable[[], tuple[bool, str]], timed: Any) -> tuple[bool, str,
         return timed(step)
     except _Stopped:
         raise
-    except Exception as exc:  # a fault in the grader itself, not in the candidate's code
+    except Exception as exc:  # noqa: BLE001 - a fault in the grader itself, not in the candidate's code
         return False, f"internal grader error ({type(exc).__name__}: {exc}); please report it.", 0.0
 
 

@@ -9,6 +9,7 @@ a match names the mistake, and the smallest probe that fails is reported with it
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import time
@@ -109,7 +110,7 @@ def compare_tensors(out: Any, expected: Any, case: Case) -> Verdict:
     """Shape, dtype, -inf placement, then values within `case.atol + case.rtol * |expected|`."""
     try:
         got = as_tensor(out)
-    except Exception:
+    except Exception:  # noqa: BLE001 - whatever the candidate returned fails as not a tensor
         return Verdict(False, math.inf, f"returned {type(out).__name__}, expected a tensor")
     want = as_tensor(expected)
     if tuple(got.shape) != tuple(want.shape):
@@ -125,9 +126,9 @@ def compare_tensors(out: Any, expected: Any, case: Case) -> Verdict:
     if not want.is_floating_point():
         if got.is_floating_point() or got.is_complex():
             return Verdict(False, math.inf, f"returned dtype {got.dtype}, expected integers")
-        diff = (got.long() != want.long()).sum().item()
+        wrong = (got.long() != want.long()).sum().item()
         return Verdict(
-            diff == 0, float(diff), "" if diff == 0 else f"{diff} of {want.numel()} entries differ"
+            wrong == 0, float(wrong), "" if wrong == 0 else f"{wrong} of {want.numel()} entries differ"
         )
     if not (got.is_floating_point() or got.is_complex()):
         got = got.to(torch.float64)
@@ -241,12 +242,12 @@ class Grader:
         for message, variant in self.spec.mistakes:
             try:
                 wrong = variant(*case.args, **case.kwargs)
-            except Exception:
+            except Exception:  # noqa: BLE001 - a wrong variant that raises diagnoses nothing
                 continue
             try:
                 if self._compare(out, wrong, loose).ok:
                     return message
-            except Exception:
+            except Exception:  # noqa: BLE001 - a wrong variant that cannot be compared diagnoses nothing
                 continue
         return ""
 
@@ -306,7 +307,7 @@ class Grader:
         args, kwargs = _fresh_args(case)
         try:
             out = self.fn(*args, **kwargs)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the candidate's code may raise anything: a finding
             if self.spec.raised is not None:
                 return self.spec.raised(exc, case)
             if isinstance(exc, case.raises):
@@ -320,7 +321,7 @@ class Grader:
 
     def run(self) -> Iterator[tuple[str, Callable[[], tuple[bool, str]]]]:
         for case in self.spec.cases():
-            yield case.name, lambda case=case: self.grade(case)
+            yield case.name, functools.partial(self.grade, case)
 
 
 def timed(step: Callable[[], tuple[bool, str]]) -> tuple[bool, str, float]:

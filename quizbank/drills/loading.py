@@ -15,7 +15,7 @@ import sys
 import traceback
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from quizbank.safetext import escape_unsafe
 
@@ -83,7 +83,7 @@ def _missing(name: str) -> str:
 def precheck(source: bytes, path: str, name: str) -> str:
     """'' when `source` compiles and may define `name`; otherwise what is wrong. Runs nothing."""
     try:
-        tree = compile(source, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        tree = cast(ast.Module, compile(source, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True))
         compile(
             tree, path, "exec", dont_inherit=True
         )  # errors found after parsing ('return' outside function)
@@ -119,7 +119,7 @@ def load_function(path: str, name: str, source: bytes | None = None) -> tuple[Ca
     sys.modules[MODULE_NAME] = module  # dataclasses and friends look their module up
     try:
         exec(code, module.__dict__)
-    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the file must import cleanly
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too: the file must import cleanly
         return None, f"importing your file raised {exception_text(exc)}{_line_in(exc, path)}."
     fn = getattr(module, name, None)
     if fn is None:

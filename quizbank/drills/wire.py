@@ -185,7 +185,7 @@ def decode(tree: Any, blob: bytes) -> Any:
 def _slice(tree: dict[str, Any], blob: bytes) -> bytes:
     off, size = tree.get("off"), tree.get("len")
     if not (
-        isinstance(off, int) and isinstance(size, int) and 0 <= off and 0 <= size and off + size <= len(blob)
+        isinstance(off, int) and isinstance(size, int) and off >= 0 and size >= 0 and off + size <= len(blob)
     ):
         raise WireError("a value points outside its frame")
     return blob[off : off + size]

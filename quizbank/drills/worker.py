@@ -25,8 +25,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # -I leaves the project off sys.path
 
-from quizbank import proclife  # noqa: E402
-from quizbank.drills import confinement, wire  # noqa: E402
+from quizbank import proclife
+from quizbank.drills import confinement, wire
 
 
 def main(argv: list[str]) -> int:

@@ -171,7 +171,7 @@ class AnkiExport:
     decks: int
 
 
-def build_anki_package(bankset: Any, lang: str = "en"):
+def build_anki_package(bankset: Any, lang: str = "en") -> tuple[Any, int]:
     """A genanki.Package with one subdeck per topic and one note per question. Returns (package, note count)."""
     import genanki
 

@@ -206,8 +206,8 @@ def draw_one(name: str, spec: Any, drawn: dict[str, Any], rng: random.Random) ->
                 raise VaryError(f"vary parameter {name!r}: more than {MAX_STEPS:,} steps of {step}")
             return lo_i + step * rng.randint(0, (hi_i - lo_i) // step)
         if spec.log:
-            value = round(math.exp(rng.uniform(math.log(lo_i), math.log(hi_i))))
-            return min(hi_i, max(lo_i, value))
+            whole = round(math.exp(rng.uniform(math.log(lo_i), math.log(hi_i))))
+            return min(hi_i, max(lo_i, whole))
         return rng.randint(lo_i, hi_i)
     lo_f, hi_f = float(lo), float(hi)
     if spec.step is not None:

@@ -100,7 +100,9 @@ def _hedged(sentence: Sentence, hits: list[Hit]) -> bool:
     return any(sentence.hedged[hit.clause] for hit in hits if hit.clause < len(sentence.hedged))
 
 
-def _first(patterns: list[Pattern], sentences: Sequence[Sentence], want: str, *, skip_hedged: bool):
+def _first(
+    patterns: list[Pattern], sentences: Sequence[Sentence], want: str, *, skip_hedged: bool
+) -> tuple[Pattern, Sentence] | None:
     for pattern in patterns:
         for sentence in sentences:
             found = match(pattern, sentence)
@@ -117,10 +119,12 @@ def _is_zh(text: str) -> bool:
     return cjk > 0 and cjk >= 0.2 * len(text.replace(" ", ""))
 
 
-def _own_words(point: Any, answer: str, sentences: Sequence[Sentence], rarity: Rarity):
+def _own_words(
+    point: Any, answer: str, sentences: Sequence[Sentence], rarity: Rarity
+) -> tuple[float, Sentence, Sentence] | None:
     """(share, start sentence, end sentence) of the best window restating the point's own words, in either of
     its languages (a Chinese answer often keeps English terms: "在每一层 attention 的 logits 上加偏置")."""
-    best = None
+    best: tuple[float, Sentence, Sentence] | None = None
     texts = (
         [getattr(point, "zh", None), getattr(point, "en", None)]
         if _is_zh(answer)
@@ -134,7 +138,9 @@ def _own_words(point: Any, answer: str, sentences: Sequence[Sentence], rarity: R
     return best
 
 
-def _own_words_in(text: str, sentences: Sequence[Sentence], rarity: Rarity):
+def _own_words_in(
+    text: str, sentences: Sequence[Sentence], rarity: Rarity
+) -> tuple[float, Sentence, Sentence] | None:
     stems = list(dict.fromkeys(content_stems(text)))
     if not stems:
         return None
@@ -142,7 +148,7 @@ def _own_words_in(text: str, sentences: Sequence[Sentence], rarity: Rarity):
     wanted = [(s, rarity.weight(s), lex.expand(s)) for s in stems]
     total = sum(w for _, w, _ in wanted)
     point_negated = {t.stem for s in analyse(text) for t in s.tokens if t.negated}
-    best = None
+    best: tuple[float, Sentence, Sentence] | None = None
     for i in range(len(sentences)):
         window = sentences[i : i + 2]
         present: dict[str, bool] = {}

@@ -144,7 +144,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if seed is None:
         try:
             with _open_store(args) as store:
-                ids = [qid for topic in chosen for qid in bankset.topic(topic).question_ids]
+                entries = [bankset.topic(topic) for topic in chosen]
+                ids = [qid for entry in entries if entry is not None for qid in entry.question_ids]
                 weights = weights_from_store(store, ids, [d.name for d in drills])
         except StoreError as exc:
             print(f"posenc mock: note: progress not used ({exc})", file=sys.stderr)

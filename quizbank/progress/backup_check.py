@@ -225,9 +225,9 @@ class _Checker:
             if isinstance(item, str):
                 if self.text(path, item, MAX_PARAM_TEXT) is not None:
                     out[name] = item
-            elif isinstance(item, bool):
-                out[name] = item
-            elif isinstance(item, int | float) and math.isfinite(item) and abs(item) <= MAX_PARAM_MAGNITUDE:
+            elif isinstance(item, bool) or (
+                isinstance(item, int | float) and math.isfinite(item) and abs(item) <= MAX_PARAM_MAGNITUDE
+            ):
                 out[name] = item
             else:
                 self.fail(
@@ -324,7 +324,7 @@ def _records(checker: _Checker, data: dict[str, Any], key: str, required: bool) 
 
 def _each(
     checker: _Checker, data: dict[str, Any], key: str, required: bool, read: Callable[[str, dict], None]
-):
+) -> None:
     for i, item in enumerate(_records(checker, data, key, required)):
         where = f"{key}[{i}]"
         if not isinstance(item, dict):
@@ -374,7 +374,7 @@ def parse_backup(data: Any) -> ImportedHistory:
             after = card.to_json() if card is not None else None
             ok = ok and card is not None and state_before is not BAD
         shown = checker.instance(f"{where}.instance", item.get("instance"))
-        if ok and shown is not BAD:
+        if ok and shown is not BAD and qid is not None and at is not None:  # `ok` says so; mypy needs it
             parsed.reviews.append(ReviewRecord(qid, rating, at, duration, state_before, before, after, shown))
 
     def attempt(where: str, item: dict) -> None:
@@ -386,7 +386,12 @@ def parse_backup(data: Any) -> ImportedHistory:
         )
         at = checker.time(f"{where}.attempted_at", item.get("attempted_at"))
         shown = checker.instance(f"{where}.instance", item.get("instance"))
-        if None not in (qid, response, at) and BAD not in (correct, duration, shown):
+        if (
+            qid is not None
+            and response is not None
+            and at is not None
+            and BAD not in (correct, duration, shown)
+        ):
             parsed.attempts.append((qid, correct, response, duration, at, shown))
 
     def card(where: str, item: dict) -> None:
@@ -420,7 +425,9 @@ def parse_backup(data: Any) -> ImportedHistory:
         early = checker.boolean(f"{where}.ended_early", item.get("ended_early"))
         score = checker.fraction(f"{where}.score", item.get("score"))
         report = checker.report(f"{where}.report", item.get("report"))
-        if None in (session_id, started, level, language, report) or BAD in (minutes, score, early):
+        if session_id is None or started is None or level is None or language is None or report is None:
+            return
+        if BAD in (minutes, score, early):
             return
         parsed.mock_sessions.append((session_id, started, minutes, level, language, early, score, report))
 
@@ -429,14 +436,14 @@ def parse_backup(data: Any) -> ImportedHistory:
         flagged = checker.boolean(f"{where}.flagged", item.get("flagged"))
         note = checker.text(f"{where}.note", item.get("note"), MAX_RESPONSE_CHARS)
         at = checker.time(f"{where}.updated_at", item.get("updated_at"))
-        if None not in (qid, note, at) and flagged is not BAD:
+        if qid is not None and note is not None and at is not None and flagged is not BAD:
             parsed.marks.append((qid, flagged, note, at))
 
     def id_migration(where: str, item: dict) -> None:
         old = checker.name(f"{where}.old_id", item.get("old_id"))
         new = checker.name(f"{where}.new_id", item.get("new_id"))
         at = checker.time(f"{where}.applied_at", item.get("applied_at"))
-        if None not in (old, new, at):
+        if old is not None and new is not None and at is not None:
             parsed.id_migrations.append((old, new, at))
 
     def typed_answer(where: str, item: dict) -> None:
@@ -471,16 +478,18 @@ def parse_backup(data: Any) -> ImportedHistory:
             evidence = checker.text(f"{spot}.evidence", point.get("evidence", ""), MAX_RESPONSE_CHARS)
             rule = checker.text(f"{spot}.rule", point.get("rule", ""), MAX_RULE_CHARS)
             if len(checker.errors) == before:
-                marks.append(PointMark(states[0], states[1], evidence or "", rule or ""))
-        if None not in (qid, at, answer) and source in TYPED_SOURCES and len(checker.errors) == before:
-            parsed.typed_answers.append(TypedAnswer(qid, at, source, answer, tuple(marks)))
+                marks.append(PointMark(str(states[0]), str(states[1]), evidence or "", rule or ""))
+        if qid is None or at is None or answer is None or source not in TYPED_SOURCES:
+            return
+        if len(checker.errors) == before:
+            parsed.typed_answers.append(TypedAnswer(qid, at, str(source), answer, tuple(marks)))
 
     def own_card(where: str, item: dict) -> None:
         qid = checker.question_id(where, item.get("question_id"))
         topic = checker.text(f"{where}.topic", item.get("topic"), MAX_ID_CHARS)
         question = checker.json_object(f"{where}.question", item.get("question"))
         at = checker.time(f"{where}.created_at", item.get("created_at"))
-        if None not in (qid, topic, question, at):
+        if qid is not None and topic is not None and question is not None and at is not None:
             parsed.own_cards.append((qid, topic, question, at))
 
     _each(checker, data, "reviews", True, review)

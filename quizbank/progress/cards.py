@@ -343,8 +343,10 @@ class CardsTable(SettingsTable):
                 ),
             )
             put_card(conn, question_id, after_text, after)
+            review_id = cursor.lastrowid
+            assert review_id is not None  # an INSERT sets it
             return ReviewResult(
-                review_id=int(cursor.lastrowid),
+                review_id=review_id,
                 question_id=question_id,
                 rating=rating,
                 reviewed_at=stamp,

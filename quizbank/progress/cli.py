@@ -14,10 +14,14 @@ import stat
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quizbank.cli_text import cli_language, say
 from quizbank.exports.render import LANG_CHOICES
+
+if TYPE_CHECKING:
+    from quizbank.bankset import BankSet
+    from quizbank.progress.store import ProgressStore
 
 __all__ = ["add_export_parser", "add_parser"]
 
@@ -42,7 +46,7 @@ def _did_you_mean(name: str, valid: list[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _open(args: argparse.Namespace, bankset: Any = None):
+def _open(args: argparse.Namespace, bankset: Any = None) -> ProgressStore:
     """The progress store; with `bankset`, history of merged-away question ids moves to their replacements."""
     from quizbank.progress.store import open_store
 
@@ -56,7 +60,7 @@ def _open(args: argparse.Namespace, bankset: Any = None):
     return store
 
 
-def _load_banks(args: argparse.Namespace):
+def _load_banks(args: argparse.Namespace) -> BankSet:
     """The shipped bank plus --bank paths and the user bank folder; skipped files are named on stderr."""
     from quizbank.loader import load_banks
     from quizbank.safetext import escape_unsafe
@@ -80,7 +84,7 @@ def _move_saved_predictions(args: argparse.Namespace) -> None:
 
     try:
         moved = move_legacy_file(getattr(args, "data_dir", None), user_bank_dir())
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a warning: the command goes on
         line = f"posenc: warning: saved predictions not moved into Study yet: {exc}"
         print(escape_unsafe(line, one_line=True), file=sys.stderr)
         return
@@ -424,7 +428,7 @@ def _cmd_config(args: argparse.Namespace) -> int:
 
     # Parse the value before opening the store, so a typo never touches it.
     parsed: Any = None
-    if args.value is not None and binding is None:
+    if key is not None and args.value is not None and binding is None:
         try:
             parsed = parse_setting_text(key, args.value)
         except ValueError as exc:
@@ -464,10 +468,10 @@ def _cmd_config(args: argparse.Namespace) -> int:
             return 0
         if args.reset:
             if key == "all":
-                names = [name for name in stored if name in DEFAULT_SETTINGS]
-                for name in names:
+                reset = [name for name in stored if name in DEFAULT_SETTINGS]
+                for name in reset:
                     store.reset_setting(name)
-                print(f"reset {len(names)} setting(s) to the defaults")
+                print(f"reset {len(reset)} setting(s) to the defaults")
             elif binding is not None:
                 keymap = dict(store.get_setting("keymap") or {})
                 if keymap.pop(binding, None) is None:

@@ -193,7 +193,7 @@ class MergeTable(CardsTable):
                 counts["marks_changed"] += 1
             for typed in history.typed_answers:
                 counts["typed_answers_added"] += insert_typed_answer(conn, typed)
-            if taken:
+            if taken and history.fitted is not None:  # taken implies fitted
                 put_fitted(conn, history.fitted)
                 counts["fitted_taken"] = 1
             for key, value in settings.items():
@@ -245,7 +245,7 @@ class MergeTable(CardsTable):
         counts["reviews_added"] += added
         counts["reviews_skipped"] += len(records) - added
         has_card = conn.execute("SELECT 1 FROM cards WHERE question_id = ?", (question_id,)).fetchone()
-        if added and verbatim:
+        if added and verbatim and card is not None:  # verbatim implies a card
             put_card(conn, question_id, card.to_json(), card)
             counts["cards_added"] += 1
         elif added:

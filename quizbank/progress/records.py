@@ -273,7 +273,7 @@ class Orphan:
     last_activity: datetime | None
 
 
-def as_ms(duration_ms: int | None) -> int | None:
+def as_ms(duration_ms: float | None) -> int | None:
     """A duration as a non-negative whole number of milliseconds (None stays None)."""
     if duration_ms is None:
         return None

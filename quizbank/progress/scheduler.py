@@ -21,6 +21,7 @@ import hashlib
 import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from fsrs import Card, Rating, Scheduler, State
 from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES, LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
@@ -97,7 +98,7 @@ class SeededScheduler(Scheduler):
     relearning_steps (10 min), maximum_interval (36500 days), enable_fuzzing.
     """
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._fuzz_rng = random.Random(0)
 

@@ -120,9 +120,8 @@ def validate_setting(key: str, value: Any) -> Any:
         for binding, keys in value.items():
             _check_keymap_text(binding, binding, "binding id")
             _check_keymap_text(binding, keys, "keys")
-    elif key in ("enable_fuzzing", "instant_submit", "quiz_schedules"):
-        if not isinstance(value, bool):
-            raise ValueError(f"{key} must be true or false")
+    elif key in ("enable_fuzzing", "instant_submit", "quiz_schedules") and not isinstance(value, bool):
+        raise ValueError(f"{key} must be true or false")
     try:
         json.dumps(value)
     except (TypeError, ValueError):

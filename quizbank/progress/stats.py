@@ -108,7 +108,7 @@ def compute_stats(
     recalled = sum(1 for row in in_review if row.rating != Rating.Again)
 
     cards = {qid: card for qid, card in store.cards().items() if known is None or qid in known}
-    forecast = Counter()
+    forecast: Counter[int] = Counter()
     for card in cards.values():
         offset = max(0, (utc_day_start(card.due) - today_start).days)
         if offset < forecast_days:

@@ -56,7 +56,9 @@ def _parse_points(text: str) -> tuple[PointMark, ...]:
         item = item if isinstance(item, dict) else {}
         verdict = item.get("verdict") if item.get("verdict") in POINT_STATES else "not_found"
         mark = item.get("mark") if item.get("mark") in POINT_STATES else verdict
-        out.append(PointMark(verdict, mark, str(item.get("evidence") or ""), str(item.get("rule") or "")))
+        out.append(
+            PointMark(str(verdict), str(mark), str(item.get("evidence") or ""), str(item.get("rule") or ""))
+        )
     return tuple(out)
 
 

@@ -295,7 +295,7 @@ def test_ascii_terminal_does_not_crash():
 
 def test_posenc_entry_point_runs_the_demo_commands():
     # plain imports: an ImportError in our own CLI is a failure, not a skip
-    import quizbank.cli  # noqa: F401
+    import quizbank.cli
     import quizbank.progress.cli  # noqa: F401
     from tui.cli import main as posenc_main
 

@@ -66,7 +66,7 @@ def test_demos_never_queue_a_compile(recording_compiler):
     from posenc_ref.demos import run_demo
 
     result = run_demo("rope-norm", {"dim": 256, "seq_len": 4096}, device="cpu")  # calls apply_rope(x) twice
-    assert result.passed and 256 * 4096 >= rope_compile_status()["min_numel"]
+    assert result.passed and rope_compile_status()["min_numel"] <= 256 * 4096
     assert recording_compiler._queued == set() and recording_compiler._seen == {}
 
 

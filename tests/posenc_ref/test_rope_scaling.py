@@ -38,7 +38,7 @@ def _default(dim: int, base: float) -> torch.Tensor:
 
 def test_rope_types():
     assert ROPE_TYPES == ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
-    assert ROPE_TYPES == tuple(ROPE_SCALING_RULES)
+    assert tuple(ROPE_SCALING_RULES) == ROPE_TYPES
 
 
 @pytest.mark.parametrize("rope_type", ROPE_TYPES)

@@ -126,7 +126,7 @@ def test_every_type_has_a_mock_skill_and_budget(questions: dict[str, Any]) -> No
         assert kind.skill in SKILLS, kind.name
         assert skill_of(questions[kind.name]) == kind.skill  # the fixture's questions carry no skill tags
         first, per_step = kind.minutes
-        assert 0 < first and 0 <= per_step
+        assert first > 0 and per_step >= 0
         assert base_minutes(kind.skill, kind.name, 3) == first + 2 * per_step
     assert [question_type(n).skill for n in ("numeric", "cloze")] == ["computation", "computation"]
 

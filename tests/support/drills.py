@@ -26,7 +26,7 @@ def spy_grading_children(monkeypatch: Any) -> list[list[str]]:
     real = subprocess.Popen
 
     class Spy(real):  # type: ignore[misc,valid-type]
-        def __init__(self, args, *rest, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        def __init__(self, args, *rest, **kwargs):
             if any(str(WORKER) == str(a) for a in args):
                 started.append([str(a) for a in args])
             super().__init__(args, *rest, **kwargs)

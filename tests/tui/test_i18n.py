@@ -149,3 +149,28 @@ async def test_buttons_fit_their_new_label_after_the_language_toggle(env: Path) 
         start = app.screen.query_one("#setup-start")
         assert start.content_size.width >= len("Start quiz"), start.content_size
         assert "Start quiz" in screen_text(app)
+
+
+def test_every_full_screen_relabels_through_localized_screen() -> None:
+    """A language switch reaches every full screen one way (`LocalizedScreen.relabel`); modals are rebuilt."""
+    import importlib
+    import pkgutil
+
+    from textual.screen import ModalScreen, Screen
+
+    import tui.screens
+    from tui.screens.base import LocalizedScreen
+
+    full = set()
+    for info in pkgutil.iter_modules(tui.screens.__path__):
+        module = importlib.import_module(f"tui.screens.{info.name}")
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Screen)
+                and not issubclass(value, ModalScreen)
+                and value.__module__ == module.__name__
+            ):
+                full.add(value)
+    assert {"HomeScreen", "StatsScreen", "StudyScreen", "QuizScreen"} <= {s.__name__ for s in full}
+    assert sorted(s.__name__ for s in full if not issubclass(s, LocalizedScreen)) == []

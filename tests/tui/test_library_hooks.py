@@ -594,9 +594,12 @@ def _private_overrides() -> dict[str, str]:
                     continue
                 target = _resolve(".".join([imported[dotted[0]], *dotted[1:]]))
                 for item in node.body:
-                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and _private(item.name):
-                        if hasattr(target, item.name):
-                            found.setdefault(item.name, node.name)
+                    if (
+                        isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+                        and _private(item.name)
+                        and hasattr(target, item.name)
+                    ):
+                        found.setdefault(item.name, node.name)
     return found
 
 

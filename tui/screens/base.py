@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.screen import Screen
 
+from ..appref import posenc_app
 from ..keys import localize_bindings
 
 __all__ = ["LocalizedScreen"]
@@ -13,12 +14,12 @@ class LocalizedScreen(Screen):
     """A screen whose footer follows the app language and that re-renders on language change."""
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.app.language)
+        localize_bindings(self, posenc_app(self).language)
         self.watch(self.app, "language", self._on_language, init=False)
         self.watch(self.app, "banks_version", self._on_banks, init=False)
 
     def _on_language(self) -> None:
-        localize_bindings(self, self.app.language)
+        localize_bindings(self, posenc_app(self).language)
         self.relabel()
         # a button's auto width was measured for the old label (a label change only repaints it):
         # measure again, or "Start quiz" shows as "Start" in a button sized for 开始测验

@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from quizbank.question_status import MARK_GLYPHS
 
+from ..appref import posenc_app
 from ..i18n import tr
 from ..keys import bind
 from ..richtext import plain
@@ -110,21 +111,21 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
     # ------------------------------------------------------------------ data
 
     def _topic(self) -> Any:
-        bankset = self.app.bankset
+        bankset = posenc_app(self).bankset
         return bankset.topic(self.topic_id) if bankset is not None else None
 
     def _ids(self) -> list[str]:
         topic = self._topic()
         if topic is None:
             return []
-        return [qid for qid in topic.question_ids if qid in self.app.bankset.questions]
+        return [qid for qid in topic.question_ids if qid in posenc_app(self).bankset.questions]
 
     def _fill_index(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         index = self.query_one("#browse-index", OptionList)
         index.clear_options()
         for number, qid in enumerate(self._ids(), start=1):
-            question = self.app.bankset.questions[qid]
+            question = posenc_app(self).bankset.questions[qid]
             mark, flag = self._status_glyphs(qid)
             index.add_option(
                 Option(
@@ -145,10 +146,10 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         if self.question_id is None:
             note.remove_children()
             self.view = self.history = None
-            note.mount(Static(tr("browse.empty", self.app.language), classes="hint"))
+            note.mount(Static(tr("browse.empty", posenc_app(self).language), classes="hint"))
             self._place_demo()
             return
-        question = self.app.bankset.questions[self.question_id]
+        question = posenc_app(self).bankset.questions[self.question_id]
         flagged, text = self.mark_of(question.id)
         view = self.view
         if view is not None and view.parent is note and view.is_mounted and view.show_ready():
@@ -181,13 +182,13 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         """The question's typed answers under its note: hidden until the worker has read them."""
         self.typed_rows = []
         self._render_history()
-        if self.question_id is not None and self.app.store is not None:
+        if self.question_id is not None and posenc_app(self).store is not None:
             self._load_typed(self.question_id)
 
     @work(thread=True, group="browse-typed", exclusive=True, exit_on_error=False, name="browse-typed")
     def _load_typed(self, question_id: str) -> None:
         """Thread worker: read the question's typed answers, then post them (never touch widgets)."""
-        self.post_message(self.TypedLoaded(question_id, self.app.store.typed_answers(question_id)))
+        self.post_message(self.TypedLoaded(question_id, posenc_app(self).store.typed_answers(question_id)))
 
     def on_browse_screen_typed_loaded(self, message: TypedLoaded) -> None:
         if message.question_id != self.question_id:
@@ -201,7 +202,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
             return
         history.display = bool(self.typed_rows)
         if self.typed_rows:
-            history.update(typed_history(self.typed_rows, self.app.language))
+            history.update(typed_history(self.typed_rows, posenc_app(self).language))
 
     async def _demo_after_paint(self, mounting: Any, question: Any) -> None:
         if mounting is not None:
@@ -216,7 +217,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
             panel.run()
 
     def _update_bar(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         topic = self._topic()
         ids = self._ids()
         position = ids.index(self.question_id) + 1 if self.question_id in ids else 0
@@ -235,7 +236,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         if status is None or self.question_id is None:
             return ""
         mark = status.mark(self.question_id)
-        return f"  {MARK_GLYPHS[mark]} {tr(f'status.{mark}', self.app.language)}"
+        return f"  {MARK_GLYPHS[mark]} {tr(f'status.{mark}', posenc_app(self).language)}"
 
     def select_question(self, question_id: str) -> None:
         """Show `question_id` (it must be in this topic)."""
@@ -252,11 +253,13 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         self._render_history()
 
     def banks_reloaded(self) -> None:
-        if self.app.bankset is None:
+        if posenc_app(self).bankset is None:
             return
         if self._topic() is None:
-            self.app.notify(tr("browse.gone", self.app.language, id=self.topic_id), severity="warning")
-            self.app.pop_screen()
+            posenc_app(self).notify(
+                tr("browse.gone", posenc_app(self).language, id=self.topic_id), severity="warning"
+            )
+            posenc_app(self).pop_screen()
             return
         ids = self._ids()
         if self.question_id not in ids:
@@ -279,7 +282,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
 
     def _place_demo(self) -> None:
         """The demo panel shows when the question has a demo and the index does not take its place."""
-        bankset = self.app.bankset
+        bankset = posenc_app(self).bankset
         if bankset is None:
             return  # (banks reloading: the panel stays as it is)
         question = bankset.questions.get(self.question_id) if self.question_id else None
@@ -309,12 +312,12 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
                 self._layout_index(self.size.width)
             panel.run()
         else:
-            self.app.notify(tr("quiz.no_demo", self.app.language), timeout=2)
+            posenc_app(self).notify(tr("quiz.no_demo", posenc_app(self).language), timeout=2)
 
     def action_glossary(self) -> None:
         from .glossary import GlossaryScreen
 
-        self.app.push_screen(GlossaryScreen())
+        posenc_app(self).push_screen(GlossaryScreen())
 
     def action_toggle_index(self) -> None:
         index = self.query_one("#browse-index", OptionList)

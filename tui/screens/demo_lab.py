@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Header, Input, Label, Select, Static, Switch
 
+from ..appref import posenc_app
 from ..i18n import demo_claim, demo_title, tr
 from ..keyorder import HeldKeys
 from ..keys import bind
@@ -106,7 +107,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
         self.hold_keys()  # from the start: keys typed while it opens wait for the form
 
     def compose(self) -> ComposeResult:
-        lang = self.app.language
+        lang = posenc_app(self).language
         yield Header()
         with Horizontal(id="lab-body"):
             with VerticalScroll(id="lab-form"):
@@ -131,11 +132,12 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
             yield DemoPanel(self.demo_name, autorun=False, id="lab-panel")
         yield KeyFooter()
 
-    async def on_mount(self) -> None:
+    async def on_mount(self) -> None:  # type: ignore[override]  # Textual awaits an async handler
         super().on_mount()
         await self._build_form()
         self.query_one("#lab-demo", Select).focus()
-        self.app.call_later(self.release_keys)  # after focus() has landed (it is queued on the app too)
+        # after focus() has landed (it is queued on the app too)
+        posenc_app(self).call_later(self.release_keys)
         self.action_run()
 
     def leave_input_target(self) -> Any:
@@ -149,7 +151,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
     # ------------------------------------------------------------------ form
 
     async def _build_form(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         demo = self.demo
         box = self.query_one("#lab-params", Vertical)
         await box.remove_children()
@@ -161,7 +163,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
         widgets: list[Any] = []
         if not demo.params:
             widgets.append(Static(tr("lab.no_params", lang), classes="hint"))
-        blink = getattr(self.app, "cursor_blink", True)
+        blink = posenc_app(self).cursor_blink
         for param in demo.params:
             widgets.append(
                 Label(
@@ -227,11 +229,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
             return values
         for param in demo.params:
             widget = self.query_one(f"#param-{param.name}")
-            if isinstance(widget, Input):
-                values[param.name] = widget.value
-            elif isinstance(widget, Switch):
-                values[param.name] = widget.value
-            elif isinstance(widget, Select):
+            if isinstance(widget, (Input, Switch, Select)):
                 values[param.name] = widget.value
         return values
 
@@ -245,8 +243,8 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
         field = self.query_one(f"#param-{name}")
         try:
             value = param.coerce(raw)
-        except Exception as exc:  # ParamError: one clear line
-            message = describe_param_error(param, raw, exc, self.app.language)
+        except Exception as exc:  # noqa: BLE001 - ParamError: one clear line
+            message = describe_param_error(param, raw, exc, posenc_app(self).language)
             self.errors[name] = message
             error_widget.update(Content.styled("✗ " + message, ""))
             error_widget.display = True
@@ -270,7 +268,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
             typed[name] = value
         form_error = self.query_one("#lab-form-error", Static)
         if self.errors:
-            form_error.update(tr("lab.fix", self.app.language))
+            form_error.update(tr("lab.fix", posenc_app(self).language))
             form_error.display = True
             return None
         try:
@@ -278,8 +276,8 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
 
             resolved = demo.resolve_params(typed)
             check_memory(demo, resolved)
-        except Exception as exc:
-            form_error.update("✗ " + describe_refusal(exc, self.app.language))
+        except Exception as exc:  # noqa: BLE001 - any refusal is shown in the form
+            form_error.update("✗ " + describe_refusal(exc, posenc_app(self).language))
             form_error.display = True
             return None
         form_error.display = False
@@ -296,7 +294,9 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
     def select_demo(self, name: str) -> None:
         """Switch to demo `name`, rebuild the form with its defaults, and run it."""
         if name not in self.demos:
-            self.app.notify(tr("demo.unknown", self.app.language, error=name), severity="warning")
+            posenc_app(self).notify(
+                tr("demo.unknown", posenc_app(self).language, error=name), severity="warning"
+            )
             return
         self.demo_name = name
         select = self.query_one("#lab-demo", Select)
@@ -340,9 +340,9 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
         panel = self.query_one("#lab-panel", DemoPanel)
         same = panel.result is not None and panel.demo_name == demo.name and panel.params == params
         result = panel.result if same else None
-        seed = getattr(self.app, "fixed_seed", None) or 0
+        seed = posenc_app(self).fixed_seed or 0
         panel.add_class("-concealed")
-        self.app.push_screen(
+        posenc_app(self).push_screen(
             PredictScreen(demo, params, result, seed=seed), lambda _: panel.remove_class("-concealed")
         )
 
@@ -351,7 +351,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
         await self._rebuild_and_run()
 
     def relabel(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         self.query_one("#lab-demo-label", Label).update(tr("lab.demo", lang))
         self.query_one("#lab-params-label", Label).update(tr("lab.params", lang))
         self.query_one("#lab-run", Button).label = tr("lab.run", lang)

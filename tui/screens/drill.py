@@ -37,6 +37,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Header, Markdown, Select, Static, TextArea
 
 from ..appenv import code_off, workspace_override
+from ..appref import posenc_app
 from ..cells import fit_path
 from ..i18n import count, tr
 from ..keys import bind, focused_takes_text, localize_bindings
@@ -130,7 +131,7 @@ class DrillCard(Vertical):
     def render_texts(self) -> None:
         from quizbank.drills import DRILL_NAMES, get_drill
 
-        lang = self.app.language
+        lang = posenc_app(self).language
         name = self.drill_name
         title = get_drill(name).text("title", lang) if name in DRILL_NAMES else name
         self.query_one(".drill-card-title", Static).update(
@@ -143,7 +144,7 @@ class DrillCard(Vertical):
         from quizbank.drills import DRILL_NAMES
 
         if self.drill_name in DRILL_NAMES:
-            self.app.open_drills(self.drill_name)
+            posenc_app(self).open_drills(self.drill_name)
         if not self.revealed:
             self.revealed = True
             self.render_texts()
@@ -174,7 +175,7 @@ class ConfirmSolutionScreen(ModalScreen[bool]):
     ]
 
     def compose(self) -> ComposeResult:
-        lang = self.app.language
+        lang = posenc_app(self).language
         with Vertical():
             yield Static(tr("drill.confirm_question", lang), id="confirm-question", markup=False)
             yield Static(tr("drill.confirm_detail", lang), markup=False)
@@ -183,7 +184,7 @@ class ConfirmSolutionScreen(ModalScreen[bool]):
                 yield Button(tr("drill.no", lang), id="confirm-no")
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.app.language)
+        localize_bindings(self, posenc_app(self).language)
 
     def action_answer(self, show: bool) -> None:
         self.dismiss(show)
@@ -260,7 +261,7 @@ class DrillScreen(LocalizedScreen):
     def compose(self) -> ComposeResult:
         from quizbank.drills import drills
 
-        lang = self.app.language
+        lang = posenc_app(self).language
         self._picker_lang = lang  # the language of the selector's titles
         yield Header()
         with Horizontal(id="drill-body"):
@@ -280,7 +281,7 @@ class DrillScreen(LocalizedScreen):
             with Vertical(id="drill-right"):
                 yield Static("", id="drill-file", markup=False)
                 editor = SafeTextArea.code_editor("", language=_python_language(), id="drill-code")
-                editor.cursor_blink = getattr(self.app, "cursor_blink", True)
+                editor.cursor_blink = posenc_app(self).cursor_blink
                 self._editor = (
                     editor  # kept: the last save on leaving runs after the screen's children are gone
                 )
@@ -338,7 +339,9 @@ class DrillScreen(LocalizedScreen):
         except FileNotFoundError:
             pass
         except SourceFileError as exc:  # not a regular file, or too large: left as it is, not loaded
-            self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            self.notify(
+                tr("drill.read_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
+            )
             self._keep_if_regular(path)
             try:  # said now: the file poll says it again only once the file changes
                 self._saved_mtime = path.stat().st_mtime
@@ -346,7 +349,9 @@ class DrillScreen(LocalizedScreen):
                 pass
             return self.drill.starter
         except (OSError, UnicodeDecodeError) as exc:
-            self.notify(tr("drill.save_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            self.notify(
+                tr("drill.save_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
+            )
             return self.drill.starter
         self._write(self.drill.starter)
         return self.drill.starter
@@ -371,7 +376,9 @@ class DrillScreen(LocalizedScreen):
             write_text_atomic(path, text)
             self._saved_mtime = path.stat().st_mtime
         except OSError as exc:
-            self.notify(tr("drill.save_failed", self.app.language, error=_one_line(exc)), severity="error")
+            self.notify(
+                tr("drill.save_failed", posenc_app(self).language, error=_one_line(exc)), severity="error"
+            )
             return False
         return True
 
@@ -424,7 +431,9 @@ class DrillScreen(LocalizedScreen):
         except SourceFileError as exc:  # said once per change on disk; neither loaded nor graded
             self._saved_mtime = mtime
             self._keep_if_regular(self.path)
-            self.notify(tr("drill.read_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            self.notify(
+                tr("drill.read_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
+            )
             return
         except (OSError, UnicodeDecodeError):
             return
@@ -436,13 +445,13 @@ class DrillScreen(LocalizedScreen):
         editor = self.query_one("#drill-code", TextArea)
         if editor.text != text:
             editor.load_text(text)
-        self.notify(tr("drill.changed", self.app.language, path=self.path.name), timeout=3)
+        self.notify(tr("drill.changed", posenc_app(self).language, path=self.path.name), timeout=3)
         self._start_grading()
 
     # ------------------------------------------------------------------ texts
 
     def relabel(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         drill = self.drill
         self.sub_title = tr("drill.title", lang)
         self._relabel_picker(lang)
@@ -481,7 +490,7 @@ class DrillScreen(LocalizedScreen):
         line = next(iter(lines), None)
         if line is None:
             return  # (left meanwhile)
-        lang = self.app.language
+        lang = posenc_app(self).language
         path = escape_unsafe(str(self.path), one_line=True)
         room = line.content_region.width - cell_len(tr("drill.file", lang, path=""))
         shown = fit_path(path, room) if line.content_region.width > 0 else path
@@ -502,11 +511,11 @@ class DrillScreen(LocalizedScreen):
             picker.value = self.drill_name
             # the value may be the one it had (the first drill): no watcher runs and the closed selector
             # keeps the old language's title; run it
-            picker.mutate_reactive(Select.value)
+            picker.mutate_reactive(Select.value)  # type: ignore[misc]  # (Textual's own idiom)
         self._picker_lang = lang
 
     def _render_hints(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         hints = self.drill.hints
         parts = []
         for i in range(min(self.hints_shown, len(hints))):
@@ -522,14 +531,14 @@ class DrillScreen(LocalizedScreen):
         widget = self.query_one("#drill-solution", Markdown)
         widget.display = self.solution_shown
         if self.solution_shown:
-            source = f"**{tr('drill.solution', self.app.language)}**\n\n```python\n{self.drill.solution}```\n"
+            source = f"**{tr('drill.solution', posenc_app(self).language)}**\n\n```python\n{self.drill.solution}```\n"
             if widget.source != source:
                 widget.update(source)
 
     def _render_results(self) -> None:
         from quizbank.safetext import escape_unsafe
 
-        lang = self.app.language
+        lang = posenc_app(self).language
         widget = self.query_one("#drill-results", Static)
         if self.refused or code_off():
             widget.update(Content.styled(tr("drill.code_off", lang), "bold $text-warning"))
@@ -616,7 +625,7 @@ class DrillScreen(LocalizedScreen):
         self.set_focus(self.leave_input_target())
 
     def action_edit(self) -> None:
-        if focused_takes_text(self.app) or self.app.screen is not self:
+        if focused_takes_text(self.app) or posenc_app(self).screen is not self:
             raise SkipAction()  # typing in a field (or a dialog is open): `i` is a letter there
         # at once (focus() waits a turn): the keys typed right after `i`, already on their way, are text
         self.set_focus(self.query_one("#drill-code", TextArea))
@@ -646,7 +655,9 @@ class DrillScreen(LocalizedScreen):
         except CodeOff:  # no grading child: the next grade says why
             pass
         except OSError as exc:  # no grading child ahead: the next grade starts one itself
-            self.notify(tr("drill.grade_failed", self.app.language, error=_one_line(exc)), severity="warning")
+            self.notify(
+                tr("drill.grade_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
+            )
 
     @work(thread=True, name="drill-warm", group="drill-warm", exit_on_error=False)
     def _warm_parent(self) -> None:
@@ -682,7 +693,7 @@ class DrillScreen(LocalizedScreen):
             except CodeOff:  # posenc serve --public without --allow-code: nothing was run
                 self.post_message(self.DrillGraded(name, refused=True))
                 return
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a worker reports any failure
                 self.post_message(self.DrillGraded(name, error=_one_line(exc)))
                 return
             finally:
@@ -691,15 +702,16 @@ class DrillScreen(LocalizedScreen):
             if cancel.is_set():  # a newer Ctrl+R arrived as this grade ended: that one is the answer
                 return
         created = False
-        store = getattr(self.app, "store", None)
+        store = posenc_app(self).store
         if store is not None:
             try:
                 created = store.record_drill_attempt(
                     name, report.passed, report.cases_passed, len(report.cases), report.elapsed_ms
                 )
-            except Exception as exc:  # grading worked; only the record is lost
-                self.app.call_from_thread(
-                    self.app.notify, tr("store.record_failed", self.app.language, error=_one_line(exc))
+            except Exception as exc:  # noqa: BLE001 - grading worked; only the record is lost
+                posenc_app(self).call_from_thread(
+                    posenc_app(self).notify,
+                    tr("store.record_failed", posenc_app(self).language, error=_one_line(exc)),
                 )
         self.post_message(self.DrillGraded(name, report, card_created=created))
 
@@ -715,11 +727,11 @@ class DrillScreen(LocalizedScreen):
             self.attempted = True
         self._render_results()
         if message.card_created:
-            self.notify(tr("drill.card", self.app.language, name=self.drill_name), timeout=6)
+            self.notify(tr("drill.card", posenc_app(self).language, name=self.drill_name), timeout=6)
 
     def action_hint(self) -> None:
         if self.hints_shown >= len(self.drill.hints):
-            self.notify(tr("drill.no_more_hints", self.app.language))
+            self.notify(tr("drill.no_more_hints", posenc_app(self).language))
             return
         self.hints_shown += 1
         self._render_hints()
@@ -729,7 +741,7 @@ class DrillScreen(LocalizedScreen):
         if self.solution_shown:
             return
         if not self.attempted:
-            self.notify(tr("drill.solution_locked", self.app.language), severity="warning")
+            self.notify(tr("drill.solution_locked", posenc_app(self).language), severity="warning")
             return
 
         def shown(show: bool | None) -> None:
@@ -738,7 +750,7 @@ class DrillScreen(LocalizedScreen):
                 self._render_solution()
                 self.query_one("#drill-solution", Markdown).scroll_visible()
 
-        self.app.push_screen(ConfirmSolutionScreen(), shown)
+        posenc_app(self).push_screen(ConfirmSolutionScreen(), shown)
 
     def action_external_editor(self) -> None:
         """Open the file in $VISUAL / $EDITOR; the mtime poll re-grades when it comes back changed."""
@@ -746,20 +758,22 @@ class DrillScreen(LocalizedScreen):
             return
         command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         try:
-            with self.app.suspend():
+            with posenc_app(self).suspend():
                 subprocess.run([*shlex.split(command), str(self.path)], check=False)
-        except Exception as exc:  # no terminal to give (headless), editor missing, bad $EDITOR
-            self.notify(tr("drill.editor_failed", self.app.language, error=_one_line(exc)), severity="error")
+        except Exception as exc:  # noqa: BLE001 - no terminal to give (headless), editor missing, bad $EDITOR
+            self.notify(
+                tr("drill.editor_failed", posenc_app(self).language, error=_one_line(exc)), severity="error"
+            )
             return
         self._poll_file()
 
     def _stored_attempts(self) -> int:
-        store = getattr(self.app, "store", None)
+        store = posenc_app(self).store
         if store is None:
             return 0
         try:
             return len(store.drill_attempts(self.drill_name))
-        except Exception:
+        except Exception:  # noqa: BLE001 - a count is decoration: the screen works without it
             return 0
 
     def on_unmount(self) -> None:
@@ -769,7 +783,7 @@ class DrillScreen(LocalizedScreen):
             self._warm.close()
         try:
             self.save()
-        except Exception:  # the screen is going away; a failed save was already reported
+        except Exception:  # noqa: BLE001 - the screen is going away; a failed save was already reported
             pass
 
 

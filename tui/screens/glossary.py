@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..appref import posenc_app
 from ..i18n import tr
 from ..keys import bind
 from ..richtext import highlight
@@ -49,13 +50,13 @@ class GlossaryScreen(LocalizedScreen):
     def on_mount(self) -> None:
         super().on_mount()
         field = self.query_one("#glossary-search", Input)
-        field.cursor_blink = getattr(self.app, "cursor_blink", True)
+        field.cursor_blink = posenc_app(self).cursor_blink
         field.focus()
         self.relabel()
         self.call_after_refresh(self._refill_if_resized)  # filled before the list had its width
 
     def relabel(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         self.query_one("#glossary-bar", Static).update(
             Content.styled(f" {tr('glossary.title', lang)} ", "bold")
         )
@@ -74,7 +75,7 @@ class GlossaryScreen(LocalizedScreen):
                 options.highlighted = highlighted
 
     def action_close(self) -> None:
-        self.app.pop_screen()
+        posenc_app(self).pop_screen()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -92,7 +93,7 @@ class GlossaryScreen(LocalizedScreen):
     def _fill(self, query: str) -> None:
         from quizbank.glossary import GlossaryError, search_glossary
 
-        lang = self.app.language
+        lang = posenc_app(self).language
         other = "en" if lang == "zh" else "zh"
         options = self.query_one("#glossary-list", OptionList)
         options.clear_options()

@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..appref import posenc_app
 from ..i18n import tr
 from ..keys import DESCRIPTION_KEYS
 
@@ -172,8 +173,8 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         box = self.query_one("#help-box", VerticalScroll)
-        box.border_title = tr("help.title", self.app.language)
-        box.border_subtitle = tr("help.close", self.app.language)
+        box.border_title = tr("help.title", posenc_app(self).language)
+        box.border_subtitle = tr("help.close", posenc_app(self).language)
         self.watch(self.app, "language", self._render_help)
         box.focus()
 
@@ -185,10 +186,10 @@ class HelpScreen(ModalScreen[None]):
         estimate from the box's CSS (90% of the screen, at most 100, less border, padding and
         scrollbar)."""
         width = self.query_one("#help-text", Static).content_region.width
-        return width if width > 0 else min(100, self.app.size.width * 9 // 10) - 8
+        return width if width > 0 else min(100, posenc_app(self).size.width * 9 // 10) - 8
 
     def _render_help(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         box = self.query_one("#help-box", VerticalScroll)
         box.border_title = tr("help.title", lang)
         box.border_subtitle = tr("help.close", lang)

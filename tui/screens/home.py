@@ -22,15 +22,16 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
+from ..appref import posenc_app
 from ..cells import fit_cells, pack_items
 from ..i18n import count, tr
-from ..keys import bind, localize_bindings
+from ..keys import bind
 from ..widgets.key_footer import KeyFooter
+from .base import LocalizedScreen
 
 MAX_QUESTION_LABEL = 70
 MAX_TITLE_LABEL = 200  # a topic title is cut to the tree's width (`_fit_title`); this only bounds the work
@@ -78,7 +79,7 @@ def _flat(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-class HomeScreen(Screen):
+class HomeScreen(LocalizedScreen):
     """Topic tree and entry points. `Enter` browses a topic or opens a question."""
 
     CSS_PATH = Path(__file__).with_name("home.tcss")
@@ -125,12 +126,12 @@ class HomeScreen(Screen):
         # footer's keys are mounted with the topics (see `_ensure_body`).
         yield Header()
         with Vertical(id="home-splash"):  # static: an animation would take the UI thread from the loader
-            yield Static(tr("loading.banks", self.app.language), id="splash-status", markup=False)
+            yield Static(tr("loading.banks", posenc_app(self).language), id="splash-status", markup=False)
         yield KeyFooter(held=True)
 
     def _body(self) -> tuple[Horizontal, tuple[Any, ...]]:
         """The body, and its parts that change (tree, topic info, status, problems, menu, topics title)."""
-        lang = self.app.language
+        lang = posenc_app(self).language
         tree: Tree[tuple[str, str | None]] = Tree(Text(tr("home.topics", lang)), id="topic-tree")
         tree.show_root = False
         tree.auto_expand = False
@@ -168,7 +169,7 @@ class HomeScreen(Screen):
             if self._topic_tree is not None:
                 return True
             body, parts = self._body()
-            with self.app.batch_update():
+            with posenc_app(self).batch_update():
                 await self.mount(body, before=self.query_one(Footer))
                 await self.query_one("#home-splash").remove()
                 await self.query_one(KeyFooter).show_keys()
@@ -182,32 +183,30 @@ class HomeScreen(Screen):
             ) = parts
         tree = self._topic_tree
         self.watch(tree, "show_vertical_scrollbar", self._refit_titles, init=False)
-        if self.app.bank_view is None and not self.app.banks_error:
-            self._status_box.update(tr("loading.banks", self.app.language))
+        if posenc_app(self).bank_view is None and not posenc_app(self).banks_error:
+            self._status_box.update(tr("loading.banks", posenc_app(self).language))
         tree.focus()  # keys typed as the topics appear go to them
         return True
 
     def _menu_label(self, key: str, hint: str) -> Content:
-        return Content.assemble((f" {hint} ", "bold $text-accent"), " ", tr(key, self.app.language))
+        return Content.assemble((f" {hint} ", "bold $text-accent"), " ", tr(key, posenc_app(self).language))
 
-    async def on_mount(self) -> None:
-        localize_bindings(self, self.app.language)
-        self.watch(self.app, "banks_version", self._banks_changed, init=False)
+    async def on_mount(self) -> None:  # type: ignore[override]  # Textual awaits an async handler
+        super().on_mount()  # the footer's language; relabel / banks_reloaded on a change
         self.watch(self.app, "bank_preview", self._preview_arrived, init=False)
-        self.watch(self.app, "language", self._language_changed, init=False)
         self.call_after_refresh(self._painted)
-        if self.app.bank_view is not None or self.app.banks_error:
+        if posenc_app(self).bank_view is not None or posenc_app(self).banks_error:
             await self._rebuild()
 
     async def _painted(self) -> None:
         first_paint = getattr(self.app, "first_paint", None)
         if first_paint is not None:
             first_paint()
-        if self.app.is_running:  # (not when a benchmark exits at the first paint)
+        if posenc_app(self).is_running:  # (not when a benchmark exits at the first paint)
             self.set_timer(BODY_WAIT_S, self._ensure_body)  # no preview (no cache): the body, still loading
 
     def on_screen_resume(self) -> None:
-        if self.app.bank_view is not None:
+        if posenc_app(self).bank_view is not None:
             self._refresh_progress()
 
     def on_screen_suspend(self) -> None:
@@ -215,24 +214,26 @@ class HomeScreen(Screen):
         where q means Back."""
         if self._quit_armed_at is not None:
             self._quit_armed_at = None
-            self.app.clear_notifications()
+            posenc_app(self).clear_notifications()
 
     # ------------------------------------------------------------------ data
 
-    async def _banks_changed(self) -> None:
-        await self._rebuild()
+    def banks_reloaded(self) -> None:
+        self.call_next(self._rebuild)
 
     async def _preview_arrived(self) -> None:
-        if self.app.bankset is None and self.app.bank_preview is not None:
+        if posenc_app(self).bankset is None and posenc_app(self).bank_preview is not None:
             await self._rebuild()
-            self.call_after_refresh(self.app.preview_painted)  # the bank loader goes on after this paint
+            self.call_after_refresh(
+                posenc_app(self).preview_painted
+            )  # the bank loader goes on after this paint
 
-    async def _language_changed(self) -> None:
-        lang = self.app.language
+    def relabel(self) -> None:
+        lang = posenc_app(self).language
         if self._status_box is None or self._menu_list is None:
             self.query_one("#splash-status", Static).update(tr("loading.banks", lang))
             return
-        if self.app.bank_view is None and not self.app.banks_error:
+        if posenc_app(self).bank_view is None and not posenc_app(self).banks_error:
             self._status_box.update(tr("loading.banks", lang))
         self.query_one("#topics-title", Label).update(self._columns_title())
         self.query_one("#start-title", Label).update(tr("home.start", lang))
@@ -240,10 +241,10 @@ class HomeScreen(Screen):
         menu = self._menu_list
         for option_id, key, hint in MENU:
             menu.replace_option_prompt(option_id, self._menu_label(key, hint))
-        await self._rebuild()
+        self.call_next(self._rebuild)  # the topic tree and status, in the new language
 
     async def _rebuild(self) -> None:
-        app = self.app
+        app = posenc_app(self)
         lang = app.language
         bankset = app.bank_view
         if bankset is None and not app.banks_error:
@@ -265,7 +266,7 @@ class HomeScreen(Screen):
         self._update_status()
         if not self._topics_logged:  # bench/startup.py: time to the topics on screen
             self._topics_logged = True
-            self.call_after_refresh(self.app.bench_event, "topics_listed")
+            self.call_after_refresh(posenc_app(self).bench_event, "topics_listed")
         self.call_after_refresh(self._refit_titles)  # the titles fitted to the tree as laid out
         self.call_after_refresh(self._refresh_progress)  # after the topics are painted
         self.call_after_refresh(self._refresh_info)  # the type counts of the new banks
@@ -299,7 +300,7 @@ class HomeScreen(Screen):
         return title if width <= 0 else fit_cells(title, room)
 
     def _columns_title(self) -> str:
-        lang = self.app.language
+        lang = posenc_app(self).language
         key = "home.columns_progress" if self._summary else "home.columns"
         return f"{tr('home.topics', lang)}  ·  {tr(key, lang)}"
 
@@ -318,7 +319,7 @@ class HomeScreen(Screen):
         return SimpleNamespace(due=due, mastery=(weighted / questions) if studied else None)
 
     def _fill_tree(self, tree: Tree, bankset: Any) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         cursor_data = tree.cursor_node.data if tree.cursor_node is not None else None
         expanded = {n.data for n in self._walk(tree.root) if n.is_expanded and n.data is not None}
         tree.clear()
@@ -341,7 +342,7 @@ class HomeScreen(Screen):
         self._restore_cursor(tree, cursor_data)
 
     def _add_question_rows(self, node: TreeNode) -> None:
-        bankset = self.app.bank_view
+        bankset = posenc_app(self).bank_view
         if node.children or bankset is None or node.data is None or node.data[0] != "topic":
             return
         topic = next((t for t in bankset.topics if t.id == node.data[1]), None)
@@ -372,7 +373,7 @@ class HomeScreen(Screen):
         tree.move_cursor(tree.root.children[0] if tree.root.children else None)
 
     def _update_status(self) -> None:
-        app = self.app
+        app = posenc_app(self)
         lang = app.language
         bankset = app.bank_view
         n_topics, n_questions = len(bankset.topics), len(bankset.questions)
@@ -404,7 +405,7 @@ class HomeScreen(Screen):
         problems.display = bool(problem_text)
 
     def _problem_text(self) -> Text:
-        app = self.app
+        app = posenc_app(self)
         lang = app.language
         bankset = app.bank_view
         from quizbank.safetext import escape_unsafe  # file names and notices come from disk
@@ -438,24 +439,24 @@ class HomeScreen(Screen):
         return text
 
     def _refresh_progress(self) -> None:
-        store = self.app.store
-        bankset = self.app.bank_view
+        store = posenc_app(self).store
+        bankset = posenc_app(self).bank_view
         if store is None or bankset is None:
             return
         topics = {t.id: list(t.question_ids) for t in bankset.topics}
-        self._progress_worker(store, topics, self.app.banks_version)
+        self._progress_worker(store, topics, posenc_app(self).banks_version)
 
     @work(thread=True, name="home-progress", group="home-progress", exclusive=True, exit_on_error=False)
     def _progress_worker(self, store: Any, topics: dict[str, list[str]], version: int) -> None:
         try:
             summary = store.topic_summary(topics)
-        except Exception:
+        except Exception:  # noqa: BLE001 - progress counts are optional: Home works without them
             return
         try:
             from quizbank.question_status import load_status
 
             status = load_status(store)
-        except Exception:
+        except Exception:  # noqa: BLE001 - marks are optional: the counts still show
             status = None  # marks are optional: the counts still show
         self.post_message(self.ProgressReady(summary, version, status))
 
@@ -471,7 +472,7 @@ class HomeScreen(Screen):
             (mark, "bold #e0af68" if urgent else "dim"),
             (flag + " ", "bold #e0af68"),
             (f"{qid}  ", "dim"),
-            _flat(question.prompt.get(self.app.language), MAX_QUESTION_LABEL),
+            _flat(question.prompt.get(posenc_app(self).language), MAX_QUESTION_LABEL),
         )
 
     def on_home_screen_progress_ready(self, message: ProgressReady) -> None:
@@ -488,12 +489,14 @@ class HomeScreen(Screen):
         if tree is None or self._topics_title is None:
             return
         self._topics_title.update(self._columns_title())
-        bankset = self.app.bank_view
+        bankset = posenc_app(self).bank_view
         if bankset is None:
             return
         titles = {t.id: t for t in bankset.topics}
-        lang = self.app.language
+        lang = posenc_app(self).language
         for node in tree.root.children:
+            if node.data is None:
+                continue
             kind, topic_id = node.data
             if kind == "all":
                 total = sum(len(t.question_ids) for t in bankset.topics)
@@ -509,8 +512,9 @@ class HomeScreen(Screen):
                 node.set_label(label)
             if kind == "topic":
                 for leaf in node.children:
-                    if leaf.data is not None and leaf.data[1] in bankset.questions:
-                        leaf.set_label(self._question_label(leaf.data[1], bankset.questions[leaf.data[1]]))
+                    qid = leaf.data[1] if leaf.data is not None else None
+                    if qid is not None and qid in bankset.questions:
+                        leaf.set_label(self._question_label(qid, bankset.questions[qid]))
         self._update_status()
 
     # ------------------------------------------------------------------ navigation
@@ -521,7 +525,7 @@ class HomeScreen(Screen):
             return ("all", None)
         kind, value = node.data
         if kind == "question":
-            view = self.app.bank_view
+            view = posenc_app(self).bank_view
             return ("topic", view.topic_of.get(value)) if view is not None else ("all", None)
         return kind, value
 
@@ -530,10 +534,10 @@ class HomeScreen(Screen):
 
     def _show_info(self, data: Any) -> None:
         """Describe the highlighted topic (description, mix of types) or question (its prompt)."""
-        bankset = self.app.bank_view
+        bankset = posenc_app(self).bank_view
         if self._topic_info is None or bankset is None or data is None:
             return
-        lang = self.app.language
+        lang = posenc_app(self).language
         kind, value = data
         parts: list[Content] = []
         if kind == "question" and value in bankset.questions:
@@ -578,9 +582,9 @@ class HomeScreen(Screen):
             return
         kind, value = event.node.data
         if kind == "question":
-            self.app.try_question(value)  # "try it"; `b` reads it in Browse
+            posenc_app(self).try_question(value)  # "try it"; `b` reads it in Browse
         elif kind == "topic":
-            self.app.open_topic(value)
+            posenc_app(self).open_topic(value)
         else:
             self.action_quiz()
 
@@ -594,7 +598,7 @@ class HomeScreen(Screen):
             "menu-stats": self.action_stats,
             "menu-mock": self.action_mock,
             "menu-drills": self.action_drills,
-            "menu-help": self.app.action_help,
+            "menu-help": posenc_app(self).action_help,
         }
         action = actions.get(event.option.id or "")
         if action is not None:
@@ -602,50 +606,55 @@ class HomeScreen(Screen):
 
     def action_quiz(self) -> None:
         kind, topic_id = self._highlighted()
-        self.app.open_quiz_setup((topic_id,) if kind == "topic" and topic_id else ())
+        posenc_app(self).open_quiz_setup((topic_id,) if kind == "topic" and topic_id else ())
 
     def action_browse(self) -> None:
-        if not self.app.require_banks(self.action_browse):
+        if not posenc_app(self).require_banks(self.action_browse):
             return
         node = self._topic_tree.cursor_node if self._topic_tree is not None else None
-        if node is not None and node.data is not None and node.data[0] == "question":
-            self.app.open_question(node.data[1])  # "read it": the question in Browse, answer shown
+        if (
+            node is not None
+            and node.data is not None
+            and node.data[0] == "question"
+            and node.data[1] is not None
+        ):
+            posenc_app(self).open_question(node.data[1])  # "read it": the question in Browse, answer shown
             return
         kind, topic_id = self._highlighted()
         if kind != "topic" or topic_id is None:
-            if not self.app.bankset.topics:
+            if not posenc_app(self).bankset.topics:
                 return
-            topic_id = self.app.bankset.topics[0].id
-        self.app.open_topic(topic_id)
+            topic_id = posenc_app(self).bankset.topics[0].id
+        posenc_app(self).open_topic(topic_id)
 
     def action_demo_lab(self) -> None:
-        self.app.open_demo()
+        posenc_app(self).open_demo()
 
     def action_study(self) -> None:
         kind, topic_id = self._highlighted()
-        self.app.open_study(topic_id if kind == "topic" else None)
+        posenc_app(self).open_study(topic_id if kind == "topic" else None)
 
     def action_stats(self) -> None:
-        self.app.open_stats()
+        posenc_app(self).open_stats()
 
     def action_mock(self) -> None:
         """The mock interview setup, on the highlighted topic if one is highlighted."""
-        if not self.app.require_banks(self.action_mock):
+        if not posenc_app(self).require_banks(self.action_mock):
             return
         from .mock import MockSetupScreen
 
         kind, topic_id = self._highlighted()
-        self.app.push_screen(MockSetupScreen((topic_id,) if kind == "topic" and topic_id else ()))
+        posenc_app(self).push_screen(MockSetupScreen((topic_id,) if kind == "topic" and topic_id else ()))
 
     def action_drills(self) -> None:
-        self.app.open_drills()
+        posenc_app(self).open_drills()
 
     def action_confirm_quit(self) -> None:
         """`q` on Home: there is nothing to go back to, so a first `q` asks and a second one
         within QUIT_WINDOW seconds quits (Ctrl+Q quits at once)."""
         now = time.monotonic()
         if self._quit_armed_at is not None and now - self._quit_armed_at <= QUIT_WINDOW:
-            self.app.exit(0)
+            posenc_app(self).exit(0)
             return
         self._quit_armed_at = now
-        self.app.notify(tr("home.quit_again", self.app.language), timeout=QUIT_WINDOW)
+        posenc_app(self).notify(tr("home.quit_again", posenc_app(self).language), timeout=QUIT_WINDOW)

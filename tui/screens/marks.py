@@ -8,19 +8,27 @@ writing to the store in a worker. Screens override `question_status_changed()` t
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
 
 from quizbank.question_status import QuestionStatus, load_status
 
+from ..appref import posenc_app
 from ..i18n import tr
 from ..keys import bind, localize_bindings
+
+# The mixin is only ever mixed into a Screen: to mypy it is one (self.app, self.post_message), at run time a
+# plain class first in the screen's bases.
+if TYPE_CHECKING:
+    _ScreenMixin = Screen
+else:
+    _ScreenMixin = object
 
 __all__ = ["NoteScreen", "QuestionMarks", "StatusReady"]
 
@@ -55,14 +63,14 @@ class NoteScreen(ModalScreen[str | None]):
         self.note = note
 
     def compose(self) -> ComposeResult:
-        lang = self.app.language
+        lang = posenc_app(self).language
         with Vertical():
             yield Label(tr("note.title", lang, id=self.question_id), classes="section-title", markup=False)
             yield Static(tr("note.help", lang), classes="hint", markup=False)
             yield Input(self.note, max_length=NOTE_MAX, id="note-input")
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.app.language)
+        localize_bindings(self, posenc_app(self).language)
         self.query_one("#note-input", Input).focus()
 
     @on(Input.Submitted, "#note-input")
@@ -74,7 +82,7 @@ class NoteScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class QuestionMarks:
+class QuestionMarks(_ScreenMixin):
     """Mixin for a Screen: question status, `m` flag (mark) and `N` note (see the module docstring)."""
 
     question_status: QuestionStatus | None = None
@@ -87,7 +95,7 @@ class QuestionMarks:
         """Re-render what depends on the status (flags, notes, marks)."""
 
     def load_question_status(self) -> None:
-        store = getattr(self.app, "store", None)  # type: ignore[attr-defined]
+        store = posenc_app(self).store
         if store is not None:
             self._question_status_worker(store)
 
@@ -95,9 +103,9 @@ class QuestionMarks:
     def _question_status_worker(self, store: Any) -> None:
         try:
             status = load_status(store)
-        except Exception:
+        except Exception:  # noqa: BLE001 - marks are a convenience: without them the screen still works
             return  # marks are a convenience: without them the screen still works
-        self.post_message(StatusReady(status))  # type: ignore[attr-defined]
+        self.post_message(StatusReady(status))
 
     def on_status_ready(self, message: StatusReady) -> None:
         self.question_status = message.status
@@ -119,16 +127,16 @@ class QuestionMarks:
             notes.pop(question_id, None)
         self.question_status = dataclasses.replace(status, flagged=frozenset(flags), notes=notes)
         self.question_status_changed()
-        store = getattr(self.app, "store", None)  # type: ignore[attr-defined]
+        store = posenc_app(self).store
         if store is not None:
             self._mark_worker(store, question_id, flagged, note)
 
     @work(thread=True, name="question-mark", group="question-mark", exit_on_error=False)
     def _mark_worker(self, store: Any, question_id: str, flagged: bool, note: str) -> None:
-        app = self.app  # type: ignore[attr-defined]
+        app = posenc_app(self)
         try:
             store.set_question_mark(question_id, flagged=flagged, note=note)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             app.call_from_thread(
                 app.notify, tr("store.setting_failed", app.language, error=str(exc)), severity="error"
             )
@@ -139,8 +147,8 @@ class QuestionMarks:
             return
         flagged, note = self.mark_of(question_id)
         self._set_mark(question_id, not flagged, note)
-        lang = self.app.language  # type: ignore[attr-defined]
-        self.app.notify(  # type: ignore[attr-defined]
+        lang = posenc_app(self).language
+        posenc_app(self).notify(
             tr("note.flagged" if not flagged else "note.unflagged", lang, id=question_id), timeout=2
         )
 
@@ -154,7 +162,7 @@ class QuestionMarks:
             if text is None or text == note:
                 return
             self._set_mark(question_id, flagged, text)
-            lang = self.app.language  # type: ignore[attr-defined]
-            self.app.notify(tr("note.saved" if text else "note.deleted", lang), timeout=2)  # type: ignore[attr-defined]
+            lang = posenc_app(self).language
+            posenc_app(self).notify(tr("note.saved" if text else "note.deleted", lang), timeout=2)
 
-        self.app.push_screen(NoteScreen(question_id, note), callback=saved)  # type: ignore[attr-defined]
+        posenc_app(self).push_screen(NoteScreen(question_id, note), callback=saved)

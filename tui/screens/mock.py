@@ -50,6 +50,7 @@ from textual.widgets import (
 )
 from textual.widgets.selection_list import Selection
 
+from ..appref import posenc_app
 from ..i18n import tr
 from ..keyorder import HeldKeys
 from ..keys import bind, localize_bindings
@@ -127,7 +128,7 @@ class MockSetupScreen(LocalizedScreen):
         self._planning_shown = False
 
     def compose(self) -> ComposeResult:
-        lang = self.app.language
+        lang = posenc_app(self).language
         yield Header()
         with VerticalScroll(id="mock-setup"):
             yield Label(tr("mock.setup_title", lang), id="mock-setup-title", classes="screen-title")
@@ -155,9 +156,9 @@ class MockSetupScreen(LocalizedScreen):
         yield KeyFooter()
 
     def _selections(self, selected: set[str] | None = None) -> list[Selection[str]]:
-        lang = self.app.language
+        lang = posenc_app(self).language
         out = []
-        for topic in self.app.bankset.topics:
+        for topic in posenc_app(self).bankset.topics:
             on = (topic.id in selected) if selected is not None else (not self.initial_topics or topic.id in
                                                                          self.initial_topics)  # fmt: skip
             title = plain(topic.title.get(lang))
@@ -167,7 +168,7 @@ class MockSetupScreen(LocalizedScreen):
     def on_mount(self) -> None:
         super().on_mount()
         field = self.query_one("#mock-minutes", Input)
-        field.cursor_blink = getattr(self.app, "cursor_blink", True)
+        field.cursor_blink = posenc_app(self).cursor_blink
         field.focus()
         self._show_topics()
 
@@ -177,11 +178,13 @@ class MockSetupScreen(LocalizedScreen):
     @on(SelectionList.SelectedChanged, "#mock-topics")
     def _show_topics(self) -> None:
         chosen = self.query_one("#mock-topics", SelectionList).selected
-        line = topics_line(self.app.bankset.topics, chosen, self.initial_topics, self.app.language)
+        line = topics_line(
+            posenc_app(self).bankset.topics, chosen, self.initial_topics, posenc_app(self).language
+        )
         self.query_one("#mock-topics-label", Label).update(line)
 
     def relabel(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         self.query_one("#mock-setup-title", Label).update(tr("mock.setup_title", lang))
         for key in ("minutes", "level", "language"):
             self.query_one(f"#mock-{key}-label", Label).update(tr(f"mock.{key}", lang))
@@ -200,8 +203,8 @@ class MockSetupScreen(LocalizedScreen):
     @on(RadioSet.Changed, "#mock-language")
     def _language_chosen(self, event: RadioSet.Changed) -> None:
         wanted = "en" if event.index == 0 else "zh"
-        if wanted != self.app.language:
-            self.app.action_toggle_language()
+        if wanted != posenc_app(self).language:
+            posenc_app(self).action_toggle_language()
 
     def _request(self) -> tuple[int, tuple[str, ...], str] | str:
         from quizbank.mock.planner import MAX_MINUTES, MIN_MINUTES
@@ -209,10 +212,10 @@ class MockSetupScreen(LocalizedScreen):
         raw = self.query_one("#mock-minutes", Input).value.strip()
         minutes = int(raw) if raw.isdigit() else -1
         if not MIN_MINUTES <= minutes <= MAX_MINUTES:
-            return tr("mock.minutes_bad", self.app.language, low=MIN_MINUTES, high=MAX_MINUTES)
+            return tr("mock.minutes_bad", posenc_app(self).language, low=MIN_MINUTES, high=MAX_MINUTES)
         topics = tuple(self.query_one("#mock-topics", SelectionList).selected)
         if not topics:
-            return tr("mock.no_topics", self.app.language)
+            return tr("mock.no_topics", posenc_app(self).language)
         radio = self.query_one("#mock-level", RadioSet)
         level = LEVEL_NAMES[radio.pressed_index if radio.pressed_index >= 0 else 1]
         return minutes, topics, level
@@ -222,7 +225,7 @@ class MockSetupScreen(LocalizedScreen):
     def action_start(self) -> None:
         request = self._request()
         if isinstance(request, str):
-            self.app.notify(request, severity="warning")
+            posenc_app(self).notify(request, severity="warning")
             return
         # say "planning" only when it takes a while, and take it back once the plan is there: a toast left
         # over the interview's first question covered its clock
@@ -233,13 +236,13 @@ class MockSetupScreen(LocalizedScreen):
 
     def _say_planning(self) -> None:
         self._planning_shown = True
-        self.app.notify(tr("mock.planning", self.app.language), timeout=5)
+        posenc_app(self).notify(tr("mock.planning", posenc_app(self).language), timeout=5)
 
     @work(thread=True, name="mock-plan", group="mock-plan", exclusive=True, exit_on_error=False)
     def _plan(self, minutes: int, topics: tuple[str, ...], level: str) -> None:
         from quizbank.mock.planner import BankTooSmallError, PlanError, plan_interview, weights_from_store
 
-        app = self.app
+        app = posenc_app(self)
         drills = list(_drill_map().values())
         seed = app.fixed_seed
         weights = None
@@ -262,7 +265,7 @@ class MockSetupScreen(LocalizedScreen):
         except PlanError as exc:
             self.post_message(self.Planned(error=str(exc)))
             return
-        except Exception as exc:  # the store may fail; say so in one line
+        except Exception as exc:  # noqa: BLE001 - the store may fail; say so in one line
             self.post_message(self.Planned(error=f"{type(exc).__name__}: {exc}"))
             return
         # every generated item gets numbers drawn for it alone; one without an answer is left out
@@ -278,13 +281,15 @@ class MockSetupScreen(LocalizedScreen):
             self._planning_toast = None
         if self._planning_shown:
             self._planning_shown = False
-            self.app.clear_notifications()
+            posenc_app(self).clear_notifications()
         if message.plan is None:
-            self.app.notify(message.error or "?", severity="error")
+            posenc_app(self).notify(message.error or "?", severity="error")
             return
         for item_id, why in message.skipped:
-            self.app.notify(tr("live.skipped", self.app.language, id=item_id, error=why), severity="warning")
-        self.app.switch_screen(MockInterviewScreen(message.plan, live=message.live))
+            posenc_app(self).notify(
+                tr("live.skipped", posenc_app(self).language, id=item_id, error=why), severity="warning"
+            )
+        posenc_app(self).switch_screen(MockInterviewScreen(message.plan, live=message.live))
 
 
 # ---------------------------------------------------------------------------------------------------- interview
@@ -313,7 +318,7 @@ class ConfirmEndScreen(ModalScreen[bool]):
         self.quitting = quitting
 
     def compose(self) -> ComposeResult:
-        lang = self.app.language
+        lang = posenc_app(self).language
         question, detail = (
             ("mock.quit_question", "mock.quit_detail")
             if self.quitting
@@ -331,7 +336,7 @@ class ConfirmEndScreen(ModalScreen[bool]):
                 yield Button(tr("mock.no", lang), id="confirm-no")
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.app.language)
+        localize_bindings(self, posenc_app(self).language)
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
@@ -451,7 +456,9 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
         self._widget = widget
         if item.follow_up_of is not None:
             body.mount(
-                Static(tr("mock.follow_up", self.app.language), classes="mock-follow-up", markup=False)
+                Static(
+                    tr("mock.follow_up", posenc_app(self).language), classes="mock-follow-up", markup=False
+                )
             )
         body.mount(widget)
         body.scroll_home(animate=False)
@@ -469,22 +476,26 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
             if drill is not None:
                 return DrillItem(drill)
             return Static(f"drill {item.id} is not available", markup=False)
-        question = self.app.bankset.questions.get(item.id) if self.app.bankset is not None else None
+        question = (
+            posenc_app(self).bankset.questions.get(item.id) if posenc_app(self).bankset is not None else None
+        )
         if question is None:
-            return Static(tr("question.missing", self.app.language, id=item.id), markup=False)
+            return Static(tr("question.missing", posenc_app(self).language, id=item.id), markup=False)
         if question.type == "open":
             return OpenItem(question)
         if is_generated(question):
             showing = self.live.get(item.id)
             if showing is None:
-                return Static(tr("question.missing", self.app.language, id=item.id), markup=False)
+                return Static(tr("question.missing", posenc_app(self).language, id=item.id), markup=False)
             question = showing.question
         return QuestionView(question, seed=self.plan.seed, mode="quiz", classes="mock-item")
 
     def on_item_shown(self, message: ItemShown) -> None:
         if message.item is self._widget:
             self._focus_item()
-            self.app.call_later(self.release_keys)  # after focus() has landed (it is queued on the app too)
+            posenc_app(self).call_later(
+                self.release_keys
+            )  # after focus() has landed (it is queued on the app too)
 
     def on_question_view_ready(self, message: QuestionView.Ready) -> None:
         if message.view is self._widget:
@@ -509,7 +520,7 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
     def _tick(self) -> None:
         if self.finished or self.item is None:
             return
-        lang = self.app.language
+        lang = posenc_app(self).language
         item = self.item
         total = self.plan.minutes * 60
         used = self.clock() - self.started
@@ -517,7 +528,10 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
         budget = item.minutes * 60
         skill = tr(f"mock.skill.{item.skill}", lang)
         topic = item.topic
-        if self.app.bankset is not None and (entry := self.app.bankset.topic(item.topic)) is not None:
+        if (
+            posenc_app(self).bankset is not None
+            and (entry := posenc_app(self).bankset.topic(item.topic)) is not None
+        ):
             topic = plain(entry.title.get(lang))
         self.query_one("#mock-bar", Static).update(
             Content.assemble(
@@ -548,7 +562,7 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
         if isinstance(widget, OpenItem | DrillItem):
             widget.render_texts()
         for label in self.query(".mock-follow-up").results(Static):
-            label.update(tr("mock.follow_up", self.app.language))
+            label.update(tr("mock.follow_up", posenc_app(self).language))
         self._tick()
 
     # ------------------------------------------------------------------ answering
@@ -621,16 +635,16 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
         except CodeOff:  # posenc serve --public without --allow-code: nothing was written or run
             self.post_message(self.DrillGraded(name, refused=True))
             return
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             text = str(exc).strip().splitlines()
             self.post_message(self.DrillGraded(name, error=text[0] if text else type(exc).__name__))
             return
-        store = self.app.store
+        store = posenc_app(self).store
         if store is not None and hasattr(store, "record_drill_attempt"):
             try:  # the drills' own history (and its Study card once solved)
                 passed = sum(case.passed for case in report.cases)
                 store.record_drill_attempt(name, report.passed, passed, len(report.cases), report.elapsed_ms)
-            except Exception:
+            except Exception:  # noqa: BLE001 - the interview's own record is saved with its report
                 pass  # the interview's own record is saved with its report
         self.post_message(self.DrillGraded(name, report))
 
@@ -683,7 +697,7 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
             if end:
                 self._finish(ended_early=True)
 
-        self.app.push_screen(ConfirmEndScreen(), callback=answered)
+        posenc_app(self).push_screen(ConfirmEndScreen(), callback=answered)
 
     def confirm_quit(self) -> bool:
         """Ctrl+Q (the app's quit action asks first): "End the interview and quit?"; `y` quits, and the
@@ -693,9 +707,9 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
 
         def answered(end: bool | None) -> None:
             if end:
-                self.app.exit()
+                posenc_app(self).exit()
 
-        self.app.push_screen(ConfirmEndScreen(quitting=True), callback=answered)
+        posenc_app(self).push_screen(ConfirmEndScreen(quitting=True), callback=answered)
         return True
 
     def on_unmount(self) -> None:
@@ -704,19 +718,19 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
         if self.finished or self.index < 0:
             return
         self.finished = True
-        store = self.app.store
+        store = posenc_app(self).store
         if store is None:
             return
         try:
             store.save_mock_report(self._report(ended_early=True))
-        except Exception:  # the app is closing: nowhere to show it; the store keeps what it had
+        except Exception:  # noqa: BLE001 - the app is closing: nowhere to show it; the store keeps what it had
             return
 
     def _finish(self, *, ended_early: bool) -> None:
         if self.finished:
             return
         self.finished = True
-        self.app.switch_screen(MockReportScreen(self._report(ended_early=ended_early), save=True))
+        posenc_app(self).switch_screen(MockReportScreen(self._report(ended_early=ended_early), save=True))
 
     def _report(self, *, ended_early: bool) -> dict[str, Any]:
         from quizbank.mock.report import build_report
@@ -735,9 +749,9 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
             self.results,
             session_id=self.session_id,
             started_at=self.started_at,
-            language=self.app.language,
+            language=posenc_app(self).language,
             ended_early=ended_early,
-            bankset=self.app.bankset,
+            bankset=posenc_app(self).bankset,
             drills=self.drills,
             elapsed_seconds=self.clock() - self.started,
         )

@@ -3,7 +3,7 @@ coding drill (statement, editor, grade)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -17,6 +17,7 @@ from textual.widgets import (
     TextArea,
 )
 
+from ..appref import posenc_app
 from ..i18n import tr
 from ..judge_warmup import warm_judge
 from ..keys import bind, localize_bindings
@@ -24,6 +25,9 @@ from ..richtext import inline, markdown_source, render_text
 from ..widgets.answers.open import judged_point
 from ..widgets.text_area import SafeTextArea
 from ..widgets.toggles import GlyphCheckbox
+
+if TYPE_CHECKING:
+    from quizbank.judge.verdicts import Verdict
 
 __all__ = ["DrillItem", "ItemShown", "OpenItem"]
 
@@ -84,7 +88,7 @@ class OpenItem(Vertical):
     def ticks(self) -> list[bool]:
         return [box.value for box in self.query(".mock-point").results(Checkbox)]
 
-    def marks(self) -> list[str]:
+    def marks(self) -> list[Verdict]:
         """Per key point: covered (ticked), contradicted (judged so, not ticked since) or not_found
         (`quizbank.judge.effective_marks`)."""
         from quizbank.judge import effective_marks
@@ -128,7 +132,7 @@ class OpenItem(Vertical):
             boxes[0].focus()
 
     def render_texts(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         q = self.question
         localize_bindings(self, lang)
         self.query_one(".mock-prompt", Static).update(render_text(q.prompt.get(lang)))
@@ -155,7 +159,7 @@ class OpenItem(Vertical):
 
     def update_score(self) -> None:
         ticks = self.ticks()
-        lang = self.app.language
+        lang = posenc_app(self).language
         parts: list[Any] = [(tr("mock.points_score", lang, done=sum(ticks), total=len(ticks)), "bold")]
         wrong = self.marks().count("contradicted") if self.revealed else 0
         if wrong:
@@ -218,7 +222,7 @@ class DrillItem(Vertical):
         )
 
     def render_texts(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         self.query_one(".mock-drill-title", Static).update(
             Content.styled(self.drill.text("title", lang), "bold $text-accent")
         )

@@ -10,11 +10,13 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.widgets import (
     Header,
     Markdown,
 )
 
+from ..appref import posenc_app
 from ..i18n import tr
 from ..keys import bind
 from ..richtext import markdown_source
@@ -38,7 +40,7 @@ class MockReportScreen(LocalizedScreen):
     ]
 
     class Done(Message):
-        def __init__(self, text: str, severity: str = "information") -> None:
+        def __init__(self, text: str, severity: SeverityLevel = "information") -> None:
             super().__init__()
             self.text = text
             self.severity = severity
@@ -66,7 +68,7 @@ class MockReportScreen(LocalizedScreen):
     def markdown(self, lang: str | None = None) -> str:
         from quizbank.mock.report import render_markdown
 
-        return render_markdown(self.report, lang or self.app.language)
+        return render_markdown(self.report, lang or posenc_app(self).language)
 
     def relabel(self) -> None:
         self.query_one("#mock-report", Markdown).update(markdown_source(self.markdown()))
@@ -77,22 +79,22 @@ class MockReportScreen(LocalizedScreen):
 
     @work(thread=True, name="mock-save", group="mock-store", exit_on_error=False)
     def _save(self) -> None:
-        lang = self.app.language
-        store = self.app.store
+        lang = posenc_app(self).language
+        store = posenc_app(self).store
         report = self.report
         if store is None:
-            error = getattr(self.app, "store_error", None) or "no progress store"
+            error = posenc_app(self).store_error or "no progress store"
             self.post_message(self.Done(tr("mock.no_store", lang, error=error), "warning"))
             return
         try:
             store.save_mock_report(report)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             self.post_message(self.Done(tr("mock.save_failed", lang, error=self._fail_line(exc)), "error"))
             return
         self.post_message(self.Done(tr("mock.saved", lang, id=report["id"])))
 
     def on_mock_report_screen_done(self, message: Done) -> None:
-        self.app.notify(message.text, severity=message.severity, timeout=6)  # type: ignore[arg-type]
+        posenc_app(self).notify(message.text, severity=message.severity, timeout=6)
 
     def missed_ids(self) -> list[str]:
         return [
@@ -104,21 +106,21 @@ class MockReportScreen(LocalizedScreen):
     def action_add_missed(self) -> None:
         ids = self.missed_ids()
         if not ids:
-            self.app.notify(tr("mock.nothing_missed", self.app.language), timeout=3)
+            posenc_app(self).notify(tr("mock.nothing_missed", posenc_app(self).language), timeout=3)
             return
         self._add_missed(ids)
 
     @work(thread=True, name="mock-add-missed", group="mock-store", exit_on_error=False)
     def _add_missed(self, ids: list[str]) -> None:
-        lang = self.app.language
-        store = self.app.store
+        lang = posenc_app(self).language
+        store = posenc_app(self).store
         if store is None:
-            error = getattr(self.app, "store_error", None) or "no progress store"
+            error = posenc_app(self).store_error or "no progress store"
             self.post_message(self.Done(tr("mock.no_store", lang, error=error), "warning"))
             return
         try:
             store.make_due_now(ids)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             self.post_message(self.Done(tr("mock.save_failed", lang, error=self._fail_line(exc)), "error"))
             return
         self.added = len(ids)
@@ -127,26 +129,28 @@ class MockReportScreen(LocalizedScreen):
         )
 
     def action_export(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         text = self.markdown()
         name = f"mock-{self.report['id']}.md"
         if getattr(self.app, "is_web", False):
-            self.app.deliver_text(io.StringIO(text), save_filename=name)
-            self.app.notify(tr("mock.delivered", lang, name=name), timeout=5)
+            posenc_app(self).deliver_text(io.StringIO(text), save_filename=name)
+            posenc_app(self).notify(tr("mock.delivered", lang, name=name), timeout=5)
             return
         from quizbank.atomicio import write_text_atomic
         from quizbank.progress.store import default_data_dir
 
-        store = self.app.store
+        store = posenc_app(self).store
         folder = (Path(store.path).parent if store is not None else default_data_dir()) / "mock-reports"
         try:
             folder.mkdir(parents=True, exist_ok=True)
             path = write_text_atomic(folder / name, text)
         except OSError as exc:
-            self.app.notify(tr("mock.export_failed", lang, error=exc.strerror or exc), severity="error")
+            posenc_app(self).notify(
+                tr("mock.export_failed", lang, error=exc.strerror or exc), severity="error"
+            )
             return
         self.exported_to = path
-        self.app.notify(tr("mock.exported", lang, path=str(path)), timeout=8)
+        posenc_app(self).notify(tr("mock.exported", lang, path=str(path)), timeout=8)
 
 
 # ---------------------------------------------------------------------------------------------------- stats

@@ -20,6 +20,7 @@ from textual.widgets import Input, Label, Static
 
 from quizbank.predictions import Target, actual_value, cell_target, close_percent, score, value_targets
 
+from ..appref import posenc_app
 from ..i18n import tr
 from ..keys import bind, localize_bindings
 from ..widgets.demo_panel import format_value
@@ -81,12 +82,12 @@ class PredictScreen(ModalScreen[None]):
         yield KeyFooter()  # this screen's keys, over the lab's
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.app.language)
+        localize_bindings(self, posenc_app(self).language)
         self._show_texts()
         self.query_one("#predict-input", Input).focus()
 
     def _show_texts(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         shown = ", ".join(f"{k}={format_value(v)}" for k, v in self.params.items())  # as the demo panel
         self.query_one("#predict-title", Label).update(
             Content.styled(tr("predict.title", lang, demo=self.demo.name, params=shown), "bold")
@@ -125,31 +126,33 @@ class PredictScreen(ModalScreen[None]):
         try:
             self.predicted = parse_number(event.value)
         except ValueError:
-            self.query_one("#predict-result", Static).update(tr("predict.not_a_number", self.app.language))
+            self.query_one("#predict-result", Static).update(
+                tr("predict.not_a_number", posenc_app(self).language)
+            )
             return
         event.input.disabled = True
-        self.query_one("#predict-result", Static).update(tr("predict.running", self.app.language))
+        self.query_one("#predict-result", Static).update(tr("predict.running", posenc_app(self).language))
         self.focus()
         self._run(self.demo.name, dict(self.params))
 
     @work(thread=True, name="predict-run", group="predict", exclusive=True, exit_on_error=False)
     def _run(self, name: str, params: dict[str, Any]) -> None:
         try:
-            result = self.app.demo_runner(name, params)
-        except Exception as exc:
+            result = posenc_app(self).demo_runner(name, params)
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             self.post_message(self.Revealed(error=" ".join(f"{type(exc).__name__}: {exc}".split())))
             return
         self.post_message(self.Revealed(result))
 
     def on_predict_screen_revealed(self, message: Revealed) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         box = self.query_one("#predict-result", Static)
         if message.error is not None or self.target is None or self.predicted is None:
             box.update(tr("predict.failed", lang, error=message.error or "?"))
             return
         try:
             self.actual = actual_value(message.result, self.target)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - shown, never raised: the UI must not crash
             box.update(tr("predict.failed", lang, error=str(exc)))
             return
         result = score(self.predicted, self.actual)
@@ -178,10 +181,12 @@ class PredictScreen(ModalScreen[None]):
             return
         from quizbank.predictions import prediction_question
 
-        store = self.app.store
+        store = posenc_app(self).store
         if store is None:
-            error = getattr(self.app, "store_error", None) or "?"
-            self.app.notify(tr("predict.no_store", self.app.language, error=error), severity="error")
+            error = posenc_app(self).store_error or "?"
+            posenc_app(self).notify(
+                tr("predict.no_store", posenc_app(self).language, error=error), severity="error"
+            )
             return
         self._save(store, prediction_question(self.demo, self.params, self.target, self.actual))
 
@@ -190,13 +195,13 @@ class PredictScreen(ModalScreen[None]):
         """Thread worker: the store is never written on the UI thread."""
         from quizbank.predictions import save_to_study
 
-        lang = self.app.language
+        lang = posenc_app(self).language
         try:
             added = save_to_study(store, question)
-        except Exception as exc:
-            self.app.notify(tr("predict.save_failed", lang, error=str(exc)), severity="error")
+        except Exception as exc:  # noqa: BLE001 - shown, never raised: the UI must not crash
+            posenc_app(self).notify(tr("predict.save_failed", lang, error=str(exc)), severity="error")
             return
-        self.app.notify(tr("predict.added" if added else "predict.already", lang), timeout=4)
+        posenc_app(self).notify(tr("predict.added" if added else "predict.already", lang), timeout=4)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rich.cells import cell_len
 from textual import on, work
@@ -32,6 +32,7 @@ from quizbank.grading import Grade
 from quizbank.question_types import NAMES_BY_ANSWER_MODE
 from quizbank.quiz_session import QuizConfig, QuizCounts, QuizSession, new_seed, select_question_ids
 
+from ..appref import posenc_app
 from ..cells import fit_cells
 from ..i18n import tr
 from ..keyorder import HeldKeys
@@ -60,7 +61,7 @@ __all__ = [
 DIFFICULTIES = (("setup.any", None), ("setup.easy", 1), ("setup.medium", 2), ("setup.hard", 3))
 
 
-def parse_count(raw: str) -> int | None | str:
+def parse_count(raw: str) -> int | Literal["error"] | None:
     """`"all"` -> None, a positive integer -> int, anything else -> "error"."""
     text = raw.strip().lower()
     if text in ("all", "a", "全部", "*"):
@@ -131,8 +132,8 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
         self.seed = new_seed()
 
     def compose(self) -> ComposeResult:
-        lang = self.app.language
-        bankset = self.app.bankset
+        lang = posenc_app(self).language
+        bankset = posenc_app(self).bankset
         yield Header()
         with VerticalScroll(id="setup"):
             yield Label(tr("setup.title", lang), id="setup-title", classes="screen-title")
@@ -173,7 +174,7 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
         yield KeyFooter()
 
     def _topic_prompt(self, topic: Any) -> Content:
-        lang = self.app.language
+        lang = posenc_app(self).language
         return Content.assemble(
             (_short(topic.title.get(lang), 60), "bold"),
             (f"  {tr('home.topic_line', lang, count=len(topic.question_ids))}", "dim"),
@@ -181,7 +182,7 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#setup-count", Input).cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.query_one("#setup-count", Input).cursor_blink = posenc_app(self).cursor_blink
         self.query_one("#setup-topics", SelectionList).focus(scroll_visible=False)
         # focusing the list scrolled the form down at 80x24, hiding its title and field labels
         self.call_after_refresh(self.query_one("#setup", VerticalScroll).scroll_home, animate=False)
@@ -192,7 +193,9 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
     @on(SelectionList.SelectedChanged, "#setup-topics")
     def _show_topics(self) -> None:
         chosen = self.query_one("#setup-topics", SelectionList).selected
-        line = topics_line(self.app.bankset.topics, chosen, self.initial_topics, self.app.language)
+        line = topics_line(
+            posenc_app(self).bankset.topics, chosen, self.initial_topics, posenc_app(self).language
+        )
         self.query_one("#setup-topics-label", Label).update(line)
 
     def question_status_changed(self) -> None:
@@ -203,7 +206,7 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
         return self.query_one("#setup-start", Button)
 
     def relabel(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         self.query_one("#setup-title", Label).update(tr("setup.title", lang))
         self.query_one("#setup-difficulty-label", Label).update(tr("setup.difficulty", lang))
         self.query_one("#setup-count-label", Label).update(tr("setup.count", lang))
@@ -220,13 +223,16 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
         selected = set(topics.selected)
         topics.clear_options()
         topics.add_options(
-            [Selection(self._topic_prompt(t), t.id, t.id in selected) for t in self.app.bankset.topics]
+            [
+                Selection(self._topic_prompt(t), t.id, t.id in selected)
+                for t in posenc_app(self).bankset.topics
+            ]
         )
         self._update_matching()
         self._show_topics()
 
     def banks_reloaded(self) -> None:
-        if self.app.bankset is not None:
+        if posenc_app(self).bankset is not None:
             self.relabel()
 
     def _config(self) -> QuizConfig | None:
@@ -238,11 +244,12 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
             return None
         types = tuple(t for t in QUESTION_TYPES if self.query_one(f"#type-{t}", Checkbox).value)
         filters = tuple(name for name in FILTER_KEYS if self.query_one(f"#only-{name}", Checkbox).value)
-        seed = self.app.fixed_seed if self.app.fixed_seed is not None else self.seed
+        fixed = posenc_app(self).fixed_seed
+        seed = fixed if fixed is not None else self.seed
         return QuizConfig(
             topics=topics,
             difficulty=DIFFICULTIES[index][1],
-            count=count,  # type: ignore[arg-type]
+            count=count,
             seed=seed,
             # every type: no filter; none ticked: a filter nothing passes
             types=() if len(types) == len(QUESTION_TYPES) else (types or ("none",)),
@@ -250,10 +257,11 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
         )
 
     def _update_matching(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         status = self.query_one("#setup-matching", Static)
         config = self._config()
-        seed = self.app.fixed_seed if self.app.fixed_seed is not None else self.seed
+        fixed = posenc_app(self).fixed_seed
+        seed = fixed if fixed is not None else self.seed
         self.query_one("#setup-seed", Static).update(tr("setup.seed", lang, seed=seed))
         if config is None:
             status.update(Content.styled(tr("setup.count_bad", lang), "$text-error"))
@@ -262,7 +270,7 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
             status.update(Content.styled(tr("setup.none", lang), "$text-warning"))
             return
         everything = dataclasses.replace(config, count=None, seed=0)
-        n = len(select_question_ids(self.app.bankset, everything, self.question_status))
+        n = len(select_question_ids(posenc_app(self).bankset, everything, self.question_status))
         if n == 0:
             key = "setup.none_status" if config.filters and self.question_status is None else "setup.none"
             status.update(Content.styled(tr(key, lang), "$text-warning"))
@@ -292,16 +300,20 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
     @on(Input.Submitted, "#setup-count")
     @on(Button.Pressed, "#setup-start")
     def action_start(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         config = self._config()
         if config is None:
-            self.app.notify(tr("setup.count_bad", lang), severity="warning")
+            posenc_app(self).notify(tr("setup.count_bad", lang), severity="warning")
             return
-        ids = select_question_ids(self.app.bankset, config, self.question_status) if config.topics else []
+        ids = (
+            select_question_ids(posenc_app(self).bankset, config, self.question_status)
+            if config.topics
+            else []
+        )
         if not ids:
-            self.app.notify(tr("setup.none", lang), severity="warning")
+            posenc_app(self).notify(tr("setup.none", lang), severity="warning")
             return
-        self.app.switch_screen(QuizScreen(QuizSession(config, ids)))
+        posenc_app(self).switch_screen(QuizScreen(QuizSession(config, ids)))
 
 
 # ---------------------------------------------------------------------------------------------------- quiz
@@ -357,7 +369,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         self.query_one("#quiz-demo", DemoPanel).display = False
         self.load_question_status()
         self._show_current()
-        bankset = self.app.bankset
+        bankset = posenc_app(self).bankset
         upcoming = self.session.question_ids[self.session.index :]
         if bankset is not None and any(is_generated(bankset.questions.get(qid)) for qid in upcoming):
             self._draw_live(list(upcoming))  # only sessions with generated questions start a worker
@@ -378,9 +390,9 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
             view.set_mark(*self.mark_of(view.question_id))
 
     def _question(self, question_id: str | None) -> Any:
-        if question_id is None or self.app.bankset is None:
+        if question_id is None or posenc_app(self).bankset is None:
             return None
-        return self.app.bankset.questions.get(question_id)
+        return posenc_app(self).bankset.questions.get(question_id)
 
     def _show_current(self) -> None:
         qa = self.query_one("#quiz-qa", VerticalScroll)
@@ -403,7 +415,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
             showing = self.session.live.get(question.id)
             if showing is None:  # the worker is drawing it: LiveDrawn shows it
                 self._view = None
-                note = tr("quiz.drawing", self.app.language, id=question.id)
+                note = tr("quiz.drawing", posenc_app(self).language, id=question.id)
                 qa.mount(Static(note, classes="hint quiz-drawing", markup=False))
                 self._update_bar()
                 self.refresh_bindings()
@@ -427,8 +439,10 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         if question.id in self.session.live or question.id not in self._draw_errors:
             return False
         why = self._draw_errors.pop(question.id)
-        self.app.notify(
-            tr("live.skipped", self.app.language, id=question.id, error=why), severity="warning", timeout=6
+        posenc_app(self).notify(
+            tr("live.skipped", posenc_app(self).language, id=question.id, error=why),
+            severity="warning",
+            timeout=6,
         )
         return True
 
@@ -439,12 +453,12 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
                 widget.remove()
 
     def _update_bar(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         session = self.session
         n = min(session.index + 1, session.total)
         counts = session.counts()
         done = session.index + (1 if session.current_id in session.grades else 0)
-        narrow = self.app.size.width < 90
+        narrow = posenc_app(self).size.width < 90
         width = 10 if narrow else 20
         filled = round(width * done / max(1, session.total))
         question = self._question(session.current_id)
@@ -459,11 +473,11 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
             (f"✗ {counts.wrong}", "bold $text-error"),
         )
         topic = ""
-        if question is not None and self.app.bankset is not None:
-            topic_id = self.app.bankset.topic_of.get(question.id, "")
-            titles = {t.id: t.title.get(lang) for t in self.app.bankset.topics}
+        if question is not None and posenc_app(self).bankset is not None:
+            topic_id = posenc_app(self).bankset.topic_of.get(question.id, "")
+            titles = {t.id: t.title.get(lang) for t in posenc_app(self).bankset.topics}
             # the title takes the room the line has (CJK counts double), up to 60 cells
-            room = min(60, self.app.size.width - start.cell_length - end.cell_length - 1)
+            room = min(60, posenc_app(self).size.width - start.cell_length - end.cell_length - 1)
             topic = fit_cells(plain(titles.get(topic_id, topic_id)), room)
         bar = Content.assemble(start, (topic, "$text-secondary"), end)
         self.query_one("#quiz-bar", Static).update(bar)
@@ -479,12 +493,14 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         """Draw this session's generated questions in order (the demo host computes each answer);
         posts LiveDrawn per question and never touches widgets."""
         for qid in question_ids:
-            question = self.app.bankset.questions.get(qid) if self.app.bankset is not None else None
+            question = (
+                posenc_app(self).bankset.questions.get(qid) if posenc_app(self).bankset is not None else None
+            )
             if question is None or not is_generated(question) or qid in self.session.live:
                 continue
             try:
-                showing = draw_showing(question, self.app.demo_runner)
-            except Exception as exc:
+                showing = draw_showing(question, posenc_app(self).demo_runner)
+            except Exception as exc:  # noqa: BLE001 - a worker reports any failure
                 self.post_message(self.LiveDrawn(qid, error=" ".join(str(exc).split())))
                 continue
             self.post_message(self.LiveDrawn(qid, showing))
@@ -503,9 +519,9 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
 
     def banks_reloaded(self) -> None:
         view = self.view
-        if view is None or self.app.bankset is None:
+        if view is None or posenc_app(self).bankset is None:
             return
-        fresh = self.app.bankset.questions.get(view.question_id)
+        fresh = posenc_app(self).bankset.questions.get(view.question_id)
         if fresh is not None and is_generated(fresh):
             return  # the instance on screen stays: its numbers were drawn for this showing
         if fresh is None:
@@ -515,9 +531,12 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         elif not view.revealed:
             self._show_current()
         panel = self.query_one("#quiz-demo", DemoPanel)
-        if view.revealed and fresh.demo is not None:
-            if (panel.demo_name, panel.params) != (fresh.demo.name, dict(fresh.demo.params)):
-                panel.set_demo(fresh.demo.name, dict(fresh.demo.params))
+        if (
+            view.revealed
+            and fresh.demo is not None
+            and (panel.demo_name, panel.params) != (fresh.demo.name, dict(fresh.demo.params))
+        ):
+            panel.set_demo(fresh.demo.name, dict(fresh.demo.params))
         self._update_bar()
 
     # ------------------------------------------------------------------ events
@@ -535,7 +554,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         duration = self.session.record(message.question_id, message.grade)
         showing = self.session.live.get(message.question_id)
         instance = showing.record() if showing is not None else None
-        self.app.record_attempt(
+        posenc_app(self).record_attempt(
             message.question_id, message.grade, duration, schedule=True, instance=instance
         )
         if message.grade.details.get(
@@ -606,7 +625,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
     def action_demo(self) -> None:
         view = self.view
         if view is None or view.question.demo is None:
-            self.app.notify(tr("quiz.no_demo", self.app.language), timeout=2)
+            posenc_app(self).notify(tr("quiz.no_demo", posenc_app(self).language), timeout=2)
             return
         panel = self.query_one("#quiz-demo", DemoPanel)
         if not panel.display:
@@ -619,8 +638,8 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         if view is not None:
             question_id = view.question_id
             self.session.end()
-            self.app.pop_screen()
-            self.app.open_question(question_id)
+            posenc_app(self).pop_screen()
+            posenc_app(self).open_question(question_id)
 
     def action_end(self) -> None:
         self._finish()
@@ -628,9 +647,9 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
     def _finish(self) -> None:
         self.session.end()
         if self.try_it:
-            self.app.pop_screen()
+            posenc_app(self).pop_screen()
             return
-        self.app.switch_screen(QuizSummaryScreen(self.session))
+        posenc_app(self).switch_screen(QuizSummaryScreen(self.session))
 
 
 # ---------------------------------------------------------------------------------------------------- summary
@@ -694,7 +713,7 @@ class QuizSummaryScreen(LocalizedScreen):
             self.call_after_refresh(self._share_rows)
 
     def relabel(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         session = self.session
         counts = session.counts()
         score = (
@@ -704,7 +723,7 @@ class QuizSummaryScreen(LocalizedScreen):
         )
         self.query_one("#summary-score", Static).update(Content.styled(score, "bold $text-accent"))
         self.query_one("#summary-detail", Static).update(summary_detail(counts, session.duration_s, lang))
-        bankset = self.app.bankset
+        bankset = posenc_app(self).bankset
         lines: list[Content] = [Content.styled(tr("summary.by_topic", lang), "bold")]
         if bankset is not None:
             # per topic: [correct, answered, questions, reached]
@@ -769,7 +788,7 @@ class QuizSummaryScreen(LocalizedScreen):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
-            self.app.open_question(event.option.id)
+            posenc_app(self).open_question(event.option.id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "retry":
@@ -782,8 +801,8 @@ class QuizSummaryScreen(LocalizedScreen):
         if not ids:
             return
         config = self.session.config
-        self.app.switch_screen(QuizScreen(QuizSession(config, ids)))
+        posenc_app(self).switch_screen(QuizScreen(QuizSession(config, ids)))
 
     @on(Button.Pressed, "#summary-new")
     def action_new_quiz(self) -> None:
-        self.app.switch_screen(QuizSetupScreen(self.session.config.topics))
+        posenc_app(self).switch_screen(QuizSetupScreen(self.session.config.topics))

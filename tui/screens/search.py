@@ -41,6 +41,7 @@ from quizbank.search import (
 from quizbank.search import excerpt as search_excerpt
 from quizbank.search import rank as search_rank
 
+from ..appref import posenc_app
 from ..i18n import LANGUAGES, tr
 from ..keys import bind
 from ..richtext import highlight, plain
@@ -105,7 +106,7 @@ def _demo_documents() -> list[Document]:
             from posenc_ref.demos import list_demos
 
             demos = list_demos()
-        except Exception:
+        except Exception:  # noqa: BLE001 - search lists what it can
             return []
         _STATIC["demo"] = [
             Document(
@@ -128,7 +129,7 @@ def _term_documents() -> list[Document]:
             from quizbank.glossary import load_glossary
 
             terms = load_glossary()
-        except Exception:
+        except Exception:  # noqa: BLE001 - search lists what it can
             return []
         _STATIC["term"] = [
             Document(
@@ -261,7 +262,9 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box"):
             yield Input(
-                self.initial_query, placeholder=tr("search.placeholder", self.app.language), id="search-input"
+                self.initial_query,
+                placeholder=tr("search.placeholder", posenc_app(self).language),
+                id="search-input",
             )
             yield OptionList(id="search-results")
             yield Static("", id="search-count", markup=False)
@@ -271,9 +274,9 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
 
     def on_mount(self) -> None:
         field = self.query_one("#search-input", Input)
-        field.cursor_blink = getattr(self.app, "cursor_blink", True)
+        field.cursor_blink = posenc_app(self).cursor_blink
         field.focus()
-        bankset = self.app.bank_view
+        bankset = posenc_app(self).bank_view
         if (bankset is not None and not question_index_ready(bankset)) or not _static_ready():
             # math in every text is converted, and the glossary read, off the UI thread
             self._build_index(bankset)
@@ -295,14 +298,14 @@ class SearchScreen(ModalScreen["Callable[[], None] | None"]):
 
     def _language_changed(self) -> None:
         field = self.query_one("#search-input", Input)
-        field.placeholder = tr("search.placeholder", self.app.language)
+        field.placeholder = tr("search.placeholder", posenc_app(self).language)
         self._update(field.value)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._update(event.value)
 
     def _update(self, query: str) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         found = rank(self.app, query)
         options = self.query_one("#search-results", OptionList)
         options.clear_options()

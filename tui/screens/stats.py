@@ -20,15 +20,16 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..appref import posenc_app
 from ..cells import fit_cells
 from ..i18n import count, tr
-from ..keys import bind, localize_bindings
+from ..keys import bind
 from ..richtext import plain
 from ..widgets.key_footer import KeyFooter
+from .base import LocalizedScreen
 from .study import utc_now
 
 __all__ = ["StatsScreen", "mastery_bar"]
@@ -62,17 +63,26 @@ def _integer_y_axis(plt: Any, top: int) -> None:
     plt.yticks(ticks, [str(t) for t in ticks])
 
 
-class StatsScreen(Screen):
+class StatsScreen(LocalizedScreen):
     """Study statistics (see the module docstring)."""
 
     CSS_PATH = Path(__file__).with_name("stats.tcss")  # absolute: subclasses elsewhere still find it
     BINDINGS = [bind("g", "refresh_stats", "stats.refresh", "stats.key_refresh")]
 
     class Computed(Message):
-        def __init__(self, stats: Any = None, error: str | None = None) -> None:
+        def __init__(
+            self,
+            stats: Any = None,
+            error: str | None = None,
+            *,
+            mock_reports: list[Any] | None = None,
+            drill_attempts: list[Any] | None = None,
+        ) -> None:
             super().__init__()
-            self.stats = stats
+            self.stats = stats  # quizbank.progress.stats.Stats
             self.error = error
+            self.mock_reports = mock_reports or []  # the store's mock sessions
+            self.drill_attempts = drill_attempts or []  # the store's drill attempts
 
     def __init__(self, *, clock: Callable[[], datetime] | None = None) -> None:
         """`clock` returns the current aware UTC time (tests inject a fixed clock)."""
@@ -110,30 +120,28 @@ class StatsScreen(Screen):
         return PlotextPlot(id=widget_id, classes="stats-plot")
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.app.language)
-        self.watch(self.app, "language", self._language_changed, init=False)
-        self.watch(self.app, "banks_version", self._refresh, init=False)
-        self.query_one("#stats-summary", Static).update(tr("stats.loading", self.app.language))
+        super().on_mount()  # the footer's language; relabel / banks_reloaded on a change
+        self.query_one("#stats-summary", Static).update(tr("stats.loading", posenc_app(self).language))
         self._refresh()
 
     # ------------------------------------------------------------------ data
 
     def _topics(self) -> dict[str, list[str]]:
-        bankset = self.app.bankset
+        bankset = posenc_app(self).bankset
         if bankset is None:
             return {}
         return {topic.id: list(topic.question_ids) for topic in bankset.topics}
 
     def _refresh(self) -> None:
-        store = self.app.store
-        lang = self.app.language
+        store = posenc_app(self).store
+        lang = posenc_app(self).language
         if store is None:
-            if getattr(self.app, "store_error", None):
+            if posenc_app(self).store_error:
                 self.query_one("#stats-summary", Static).update(
-                    tr("stats.no_store", lang, error=self.app.store_error)
+                    tr("stats.no_store", lang, error=posenc_app(self).store_error)
                 )
             return
-        if self.app.bankset is None:
+        if posenc_app(self).bankset is None:
             return
         self._compute(store, self._topics(), self.clock())
 
@@ -143,26 +151,25 @@ class StatsScreen(Screen):
 
         try:
             stats = compute_stats(store, topics, now, leech_lapses=LEECH_LAPSES)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
             text = str(exc).strip().splitlines()
             self.post_message(self.Computed(error=text[0] if text else type(exc).__name__))
             return
-        computed = self.Computed(stats)
         try:
-            computed.mock_reports = store.mock_sessions()
-        except Exception:
-            computed.mock_reports = []
+            mock_reports = store.mock_sessions()
+        except Exception:  # noqa: BLE001 - optional panels: the stats still show
+            mock_reports = []
         try:
-            computed.drill_attempts = store.drill_attempts()
-        except Exception:
-            computed.drill_attempts = []
-        self.post_message(computed)
+            drill_attempts = store.drill_attempts()
+        except Exception:  # noqa: BLE001 - optional panels: the stats still show
+            drill_attempts = []
+        self.post_message(self.Computed(stats, mock_reports=mock_reports, drill_attempts=drill_attempts))
 
     def on_stats_screen_computed(self, message: StatsScreen.Computed) -> None:
         self.stats = message.stats
         self.error = message.error
-        self.mock_reports = getattr(message, "mock_reports", [])
-        self.drill_attempts = getattr(message, "drill_attempts", [])
+        self.mock_reports = message.mock_reports
+        self.drill_attempts = message.drill_attempts
         self._render_all()
 
     def action_refresh_stats(self) -> None:
@@ -170,12 +177,14 @@ class StatsScreen(Screen):
 
     # ------------------------------------------------------------------ rendering
 
-    def _language_changed(self) -> None:
-        localize_bindings(self, self.app.language)
+    def relabel(self) -> None:
         self._render_all()
 
+    def banks_reloaded(self) -> None:
+        self._refresh()
+
     def _render_all(self) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         summary = self.query_one("#stats-summary", Static)
         if self.error is not None:
             summary.update(Content.styled(tr("stats.failed", lang, error=self.error), "$text-error"))
@@ -211,7 +220,7 @@ class StatsScreen(Screen):
                 total=stats.retention_reviews,
                 days=stats.days,
             )
-        first = [
+        first: list[str | tuple[str, str]] = [
             (
                 tr(
                     "stats.today_one" if stats.reviewed_today == 1 else "stats.today",
@@ -258,7 +267,7 @@ class StatsScreen(Screen):
         from .drill import drill_attempts_line
 
         drills = drill_attempts_line(getattr(self, "drill_attempts", []), lang)
-        tail = ["\n", (drills, "$text-accent")] if drills else []
+        tail: list[str | tuple[str, str]] = ["\n", (drills, "$text-accent")] if drills else []
         fitted = getattr(stats, "fitted", None)
         if fitted is not None:  # `posenc progress optimize` kept a fit: the defaults no longer schedule
             when = f"{fitted.fitted_at:%Y-%m-%d}"
@@ -266,7 +275,9 @@ class StatsScreen(Screen):
         return Content.assemble(*first, "\n", (second, "$text-secondary"), *tail)
 
     def _render_reviews_chart(self, stats: Any, lang: str) -> None:
-        plot = self.query_one("#stats-reviews")
+        from textual_plotext import PlotextPlot  # (loaded with the screen's first chart)
+
+        plot = self.query_one("#stats-reviews", PlotextPlot)
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
@@ -274,13 +285,16 @@ class StatsScreen(Screen):
         xs = list(range(len(days)))
         plt.bar(xs, [d.count for d in days], color="cyan", width=0.6)
         ticks = [i for i in xs if (len(days) - 1 - i) % 7 == 0]
-        plt.xticks(ticks, [days[i].day.strftime("%m-%d") for i in ticks])
+        # plotext's xticks takes float positions
+        plt.xticks(list[float](ticks), [days[i].day.strftime("%m-%d") for i in ticks])
         _integer_y_axis(plt, max([d.count for d in days] + [1]))
         plt.title(tr("stats.reviews_chart", lang, days=len(days)))
         plot.refresh()
 
     def _render_forecast_chart(self, stats: Any, lang: str) -> None:
-        plot = self.query_one("#stats-forecast")
+        from textual_plotext import PlotextPlot  # (loaded with the screen's first chart)
+
+        plot = self.query_one("#stats-forecast", PlotextPlot)
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
@@ -289,7 +303,7 @@ class StatsScreen(Screen):
         plt.bar(xs, [d.count for d in days], color="orange", width=0.6)
         ticks = [i for i in xs if i % 3 == 0]
         labels = [tr("stats.today_label", lang) if i == 0 else days[i].day.strftime("%m-%d") for i in ticks]
-        plt.xticks(ticks, labels)
+        plt.xticks(list[float](ticks), labels)
         _integer_y_axis(plt, max([d.count for d in days] + [1]))
         plt.title(tr("stats.forecast_chart", lang, days=len(days)))
         plot.refresh()
@@ -304,16 +318,17 @@ class StatsScreen(Screen):
         # Rich Text, not str (parsed as markup) or Content (DataTable measures it as one cell wide).
         keys = ("stats.col_topic", "stats.col_studied", "stats.col_due", "stats.col_new", "stats.col_mastery")
         table.add_columns(*[Text(tr(key, lang)) for key in keys])
-        bankset = self.app.bankset
+        bankset = posenc_app(self).bankset
         topics = bankset.topics if bankset is not None else []
-        rows = []
+        titles: list[str] = []
+        numbers_of: list[list[Text]] = []
         for topic in topics:
             progress = stats.mastery.get(topic.id)
             if progress is None:
                 continue
-            rows.append(
+            titles.append(plain(topic.title.get(lang)))
+            numbers_of.append(
                 [
-                    plain(topic.title.get(lang)),
                     Text(str(progress.studied), justify="right"),
                     Text(str(progress.due), justify="right"),
                     Text(str(progress.new), justify="right"),
@@ -322,12 +337,14 @@ class StatsScreen(Screen):
             )
         # the titles take the width the number columns leave (each column has a cell of padding a side)
         numbers = sum(
-            max([cell_len(tr(key, lang))] + [row[i].cell_len for row in rows]) + 2
-            for i, key in enumerate(keys[1:], start=1)
+            max([cell_len(tr(key, lang))] + [row[i].cell_len for row in numbers_of]) + 2
+            for i, key in enumerate(keys[1:])
         )
         width = table.scrollable_content_region.width - numbers - 2 - table.styles.scrollbar_size_vertical
         room = max(MIN_TOPIC_CELLS, width) if table.size.width else 22
-        table.add_rows([[_topic_cell(row[0], room), *row[1:]] for row in rows])
+        table.add_rows(
+            [[_topic_cell(title, room), *row] for title, row in zip(titles, numbers_of, strict=True)]
+        )
         self._mastery_width = table.size.width
 
     def on_resize(self) -> None:
@@ -337,14 +354,14 @@ class StatsScreen(Screen):
         """Cut the titles again to the table's new width (narrow, the tables stack: see stats.tcss)."""
         table = self.query_one("#stats-mastery", DataTable)
         if self.stats is not None and self.error is None and table.size.width != self._mastery_width:
-            self._render_mastery(self.stats, self.app.language)
+            self._render_mastery(self.stats, posenc_app(self).language)
 
     def _render_leeches(self, stats: Any, lang: str) -> None:
         self.query_one("#stats-leeches-title", Label).update(tr("stats.leeches", lang, n=LEECH_LAPSES))
         options = self.query_one("#stats-leeches", OptionList)
         empty = self.query_one("#stats-no-leeches", Static)
         options.clear_options()
-        bankset = self.app.bankset
+        bankset = posenc_app(self).bankset
         items = []
         for leech in stats.leeches:
             question = bankset.questions.get(leech.question_id) if bankset is not None else None
@@ -372,4 +389,4 @@ class StatsScreen(Screen):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option.id:
-            self.app.open_question(event.option.id)
+            posenc_app(self).open_question(event.option.id)

@@ -40,13 +40,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Button, Header, Static
 
+from ..appref import posenc_app
 from ..cells import fit_cells
 from ..i18n import count, tr
 from ..keyorder import HeldKeys
-from ..keys import bind, focused_takes_text, localize_bindings
+from ..keys import bind, focused_takes_text
 from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..typed_answers import keep_typed_answer
@@ -54,6 +54,7 @@ from ..widgets.answers.open import OpenAnswer, suggested_rating
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
+from .base import LocalizedScreen
 
 __all__ = ["LEARN_AHEAD", "StudyPlan", "StudyScreen", "utc_now"]
 
@@ -92,7 +93,7 @@ class StudyPlan:
     quiz_at: datetime | None = None
 
 
-class StudyScreen(HeldKeys, Screen):
+class StudyScreen(HeldKeys, LocalizedScreen):
     """Spaced-repetition study for one topic (`topic_id`) or all topics (None)."""
 
     CSS_PATH = Path(__file__).with_name("study.tcss")  # absolute: subclasses elsewhere still find it
@@ -181,12 +182,10 @@ class StudyScreen(HeldKeys, Screen):
                     yield button
         yield KeyFooter()
 
-    async def on_mount(self) -> None:
+    async def on_mount(self) -> None:  # type: ignore[override]  # Textual awaits an async handler
         if self.seed is None:
-            self.seed = getattr(self.app, "fixed_seed", None) or random.randrange(1, 2**31)
-        localize_bindings(self, self.app.language)
-        self.watch(self.app, "language", self._language_changed, init=False)
-        self.watch(self.app, "banks_version", self._banks_changed, init=False)
+            self.seed = posenc_app(self).fixed_seed or random.randrange(1, 2**31)
+        super().on_mount()  # the footer's language; relabel / banks_reloaded on a change
         self.query_one("#study-demo", DemoPanel).display = False
         self.query_one("#study-ratings").display = False
         await self._start()
@@ -195,7 +194,7 @@ class StudyScreen(HeldKeys, Screen):
 
     @property
     def lang(self) -> str:
-        return self.app.language
+        return posenc_app(self).language
 
     @property
     def view(self) -> QuestionView | None:
@@ -212,7 +211,7 @@ class StudyScreen(HeldKeys, Screen):
         return view is not None and view.revealed
 
     def scope_ids(self) -> list[str]:
-        bankset = self.app.bankset
+        bankset = posenc_app(self).bankset
         if bankset is None:
             return []
         from quizbank.drills import drills
@@ -225,22 +224,24 @@ class StudyScreen(HeldKeys, Screen):
         return list(topic.question_ids) + cards if topic is not None else []
 
     def _scope_title(self) -> str:
-        bankset = self.app.bankset
+        bankset = posenc_app(self).bankset
         if self.topic_id is None or bankset is None:
             return tr("study.all", self.lang)
         topic = next((t for t in bankset.topics if t.id == self.topic_id), None)
         return plain(topic.title.get(self.lang)) if topic is not None else self.topic_id
 
     async def _start(self) -> None:
-        store = self.app.store
+        store = posenc_app(self).store
         if store is None:
-            if getattr(self.app, "store_ready", False) or getattr(self.app, "store_error", None):
-                await self._message(tr("study.no_store", self.lang, error=self.app.store_error or "?"))
+            if posenc_app(self).store_ready or posenc_app(self).store_error:
+                await self._message(
+                    tr("study.no_store", self.lang, error=posenc_app(self).store_error or "?")
+                )
                 self.release_keys()
             else:
                 await self._message(tr("study.loading", self.lang))
             return
-        if self.app.bankset is None:
+        if posenc_app(self).bankset is None:
             await self._message(tr("study.loading", self.lang))
             return
         if not self.scope_ids():
@@ -255,7 +256,7 @@ class StudyScreen(HeldKeys, Screen):
             await self._start()  # the store or the banks arrived after the screen opened
             return
         view = self.view
-        bankset = self.app.bankset
+        bankset = posenc_app(self).bankset
         if view is None or bankset is None:
             return
         fresh = bankset.questions.get(view.question_id)
@@ -318,7 +319,7 @@ class StudyScreen(HeldKeys, Screen):
     @work(thread=True, group="study-store", exit_on_error=False, name="study-store")
     def _store_worker(self, action: str, payload: Any, ids: list[str]) -> None:
         """Thread worker: touch the store only, then post Planned (never widgets)."""
-        store = self.app.store
+        store = posenc_app(self).store
         try:
             rated = undone = None
             avoid = force = None
@@ -340,27 +341,31 @@ class StudyScreen(HeldKeys, Screen):
                     return
                 force = undone.question_id
             plan = self._compute_plan(store, ids, self.clock(), avoid, force)
-        except Exception as exc:  # shown to the user; the app keeps running
+        except Exception as exc:  # noqa: BLE001 - shown to the user; the app keeps running
             text = str(exc).strip().splitlines()
             self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
             return
         live = own = None
         skipped: list[tuple[str, str]] = []
         while True:
-            question = self.app.bankset.questions.get(plan.question_id or "") if self.app.bankset else None
+            question = (
+                posenc_app(self).bankset.questions.get(plan.question_id or "")
+                if posenc_app(self).bankset
+                else None
+            )
             if question is None or not is_generated(question):
                 break
             try:  # fresh numbers for every showing, computed by the demo host (still in this worker)
-                live = draw_showing(question, self.app.demo_runner)
+                live = draw_showing(question, posenc_app(self).demo_runner)
                 break
-            except Exception as exc:  # no seed gave an answer: skip the card, plan the next one
+            except Exception as exc:  # noqa: BLE001 - no seed gave an answer: skip the card, plan the next one
                 skipped.append((question.id, " ".join(str(exc).split())))
                 left_out = {qid for qid, _ in skipped}
                 try:
                     plan = self._compute_plan(
                         store, [q for q in ids if q not in left_out], self.clock(), avoid, None
                     )
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - a worker reports any failure
                     text = str(exc).strip().splitlines()
                     self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
                     return
@@ -369,7 +374,7 @@ class StudyScreen(HeldKeys, Screen):
 
             try:
                 own = study_question(store, plan.question_id)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a worker reports any failure
                 self.post_message(self.Planned(None, error=" ".join(str(exc).split())))
                 return
         self.post_message(
@@ -384,18 +389,20 @@ class StudyScreen(HeldKeys, Screen):
         self.query_one("#study-ratings").disabled = False
         lang = self.lang
         if message.nothing_to_undo:
-            self.app.notify(tr("study.nothing_to_undo", lang), timeout=2)
+            posenc_app(self).notify(tr("study.nothing_to_undo", lang), timeout=2)
             self._refocus()
             return
         if message.error is not None:
-            self.app.notify(tr("study.failed", lang, error=message.error), severity="error", timeout=6)
+            posenc_app(self).notify(
+                tr("study.failed", lang, error=message.error), severity="error", timeout=6
+            )
             if self.plan is None:
                 await self._message(tr("study.failed", lang, error=message.error))
             self._refocus()
             return
         for question_id, why in message.skipped:
             self.undrawable.add(question_id)
-            self.app.notify(
+            posenc_app(self).notify(
                 tr("live.skipped", lang, id=question_id, error=why), severity="warning", timeout=6
             )
         if message.rated is not None:
@@ -436,7 +443,7 @@ class StudyScreen(HeldKeys, Screen):
         self.release_keys()
 
     def _flash(self, text: str) -> None:
-        self.app.notify(text, timeout=2)
+        posenc_app(self).notify(text, timeout=2)
 
     # ------------------------------------------------------------------ rendering
 
@@ -461,11 +468,16 @@ class StudyScreen(HeldKeys, Screen):
         self.contradicted = 0
         await qa.remove_children()
         question = None
-        if plan is not None and plan.question_id is not None and self.app.bankset is not None:
-            question = self.app.bankset.questions.get(plan.question_id)
+        if plan is not None and plan.question_id is not None and posenc_app(self).bankset is not None:
+            question = posenc_app(self).bankset.questions.get(plan.question_id)
         if question is None and self.own is not None and plan is not None and self.own.id == plan.question_id:
             question = self.own
-        if question is None and plan is not None and (plan.question_id or "").startswith("drill:"):
+        if (
+            question is None
+            and plan is not None
+            and plan.question_id is not None
+            and plan.question_id.startswith("drill:")
+        ):
             from .drill import DrillCard
 
             card = DrillCard(plan.question_id, id="study-question")
@@ -488,10 +500,11 @@ class StudyScreen(HeldKeys, Screen):
                 await self._message(tr("study.failed", self.lang, error=question.id))
                 return
             question = self.live.question  # this showing's numbers, as an ordinary numeric question
-        if plan.quiz_correct is not None:
+        if plan is not None and plan.quiz_correct is not None:  # (a question came from the plan)
             from quizbank.progress.scheduler import suggest_rating
 
-            self.suggested = int(suggest_rating(plan.quiz_correct))
+            rating = suggest_rating(plan.quiz_correct)  # not None: the quiz graded it
+            self.suggested = int(rating) if rating is not None else None
             self.suggest_reason = "quiz_right" if plan.quiz_correct else "quiz_wrong"
         view = QuestionView(question, seed=self.seed, mode="study", id="study-question")
         await qa.mount(view)
@@ -559,7 +572,7 @@ class StudyScreen(HeldKeys, Screen):
                 rest += ["   ", (info, "$text-muted")]
         # the scope's title gives way first (cut with "…", kept to 16 cells at least), then the card's
         # info, so the counts always show at 80 columns
-        room = self.app.size.width - 2 - cell_len(tr("study.title", lang, scope=""))
+        room = posenc_app(self).size.width - 2 - cell_len(tr("study.title", lang, scope=""))
         scope = self._scope_title()
         least = min(16, cell_len(scope))
         if len(rest) > 2 and room - Content.assemble(*rest).cell_length < least:
@@ -615,12 +628,14 @@ class StudyScreen(HeldKeys, Screen):
             button.label = Content(f"{n} {tr(RATING_KEYS[n], lang)} · {interval}")
             button.set_class(self.suggested == n, "-suggested")
 
-    async def _language_changed(self) -> None:
-        localize_bindings(self, self.lang)
+    def relabel(self) -> None:
         self._render_bar()
         self._render_footer()
         if self.view is None and self.plan is not None:
-            await self._show_plan()  # re-render the "done" text
+            self.call_next(self._show_plan)  # re-render the "done" text
+
+    def banks_reloaded(self) -> None:
+        self.call_next(self._banks_changed)
 
     # ------------------------------------------------------------------ events
 
@@ -673,12 +688,12 @@ class StudyScreen(HeldKeys, Screen):
             # with the time and the showing its rating took, never the new card's
             rated_view, elapsed, instance = self._rated
             if rated_view is message.view:
-                self.app.record_attempt(message.question_id, grade, elapsed, instance=instance)
+                posenc_app(self).record_attempt(message.question_id, grade, elapsed, instance=instance)
             return
         self.suggested = int(rating)
         self.suggest_reason = "right" if grade.correct else "wrong"
         instance = self.live.record() if self.live is not None else None
-        self.app.record_attempt(message.question_id, grade, self._elapsed_ms(), instance=instance)
+        posenc_app(self).record_attempt(message.question_id, grade, self._elapsed_ms(), instance=instance)
         self._render_footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -718,7 +733,7 @@ class StudyScreen(HeldKeys, Screen):
         if view is None or not view.revealed or self.plan is None or self.plan.question_id is None:
             return
         if self.busy:
-            self.app.notify(tr("study.busy", self.lang), timeout=2)
+            posenc_app(self).notify(tr("study.busy", self.lang), timeout=2)
             return
         self.hold_keys()  # until the next card is on screen
         instance = self.live.record() if self.live is not None else None
@@ -735,14 +750,14 @@ class StudyScreen(HeldKeys, Screen):
             )
 
     def action_undo(self) -> None:
-        store = self.app.store
+        store = posenc_app(self).store
         if store is None:
             return
         if self.busy:
-            self.app.notify(tr("study.busy", self.lang), timeout=2)
+            posenc_app(self).notify(tr("study.busy", self.lang), timeout=2)
             return
         if not getattr(store, "can_undo", False):
-            self.app.notify(tr("study.nothing_to_undo", self.lang), timeout=2)
+            posenc_app(self).notify(tr("study.nothing_to_undo", self.lang), timeout=2)
             return
         self.hold_keys()
         self._run_store("undo")

@@ -38,6 +38,7 @@ from textual.widgets import Label, LoadingIndicator, Static
 
 from posenc_ref.demos.base import format_value as _format_value
 
+from ..appref import posenc_app
 from ..i18n import demo_claim, demo_title, tr
 from ..richtext import inline, plain
 
@@ -290,7 +291,7 @@ class DemoPanel(VerticalScroll):
         self.running = True
         self.error = None
         self._started_at = time.perf_counter()
-        lang = self.app.language
+        lang = posenc_app(self).language
         running = self.query_one("#demo-running")
         running.display = True
         self.query_one("#demo-running-label", Label).update(tr("demo.running", lang, name=self.demo_name))
@@ -309,7 +310,7 @@ class DemoPanel(VerticalScroll):
         if not self.is_mounted or (self.result is None and self.error is None):
             return
         stale = self.query_one("#demo-stale", Static)
-        stale.update(tr("demo.stale", self.app.language))
+        stale.update(tr("demo.stale", posenc_app(self).language))
         stale.display = True
         self.query_one("#demo-results").add_class("-outdated")
 
@@ -324,14 +325,16 @@ class DemoPanel(VerticalScroll):
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
-        runner = self.app.demo_runner
+        runner = posenc_app(self).demo_runner
         try:
             result = runner(name, params)
         except BaseException as exc:  # shown in the panel, never raised into the app
             if isinstance(exc, KeyboardInterrupt | SystemExit):
                 raise
             if not worker.is_cancelled:
-                self.post_message(self.Finished(self, run_id, error=describe_error(exc, self.app.language)))
+                self.post_message(
+                    self.Finished(self, run_id, error=describe_error(exc, posenc_app(self).language))
+                )
             return
         if not worker.is_cancelled:
             self.post_message(self.Finished(self, run_id, result=result))
@@ -359,7 +362,7 @@ class DemoPanel(VerticalScroll):
         included, and the result's checks, tables, notes and heatmaps (their `*_zh` forms);
         widgets are updated in place, not rebuilt."""
         self._render_heading()
-        lang = self.app.language
+        lang = posenc_app(self).language
         if self.refused:
             self.query_one("#demo-stale", Static).update(tr("demo.stale", lang))
         if self.running:
@@ -388,9 +391,9 @@ class DemoPanel(VerticalScroll):
             heatmap.set_language(lang)
         tables = [w for w in self.query(DemoTable) if not w.has_class("-stale")]
         titles = [w for w in self.query(".demo-table-title").results(Label) if not w.has_class("-stale")]
-        for table, title, widget in zip(result.tables, titles, tables, strict=False):
+        for table, title, table_widget in zip(result.tables, titles, tables, strict=False):
             title.update(self._table_title(table, lang))
-            widget.set_headers(self._table_headers(table, lang))
+            table_widget.set_headers(self._table_headers(table, lang))
 
     def _spec(self) -> Any:
         if not self.demo_name:
@@ -399,13 +402,13 @@ class DemoPanel(VerticalScroll):
             from posenc_ref.demos import get_demo
 
             return get_demo(self.demo_name)
-        except Exception:
+        except Exception:  # noqa: BLE001 - an unknown or broken demo has no spec to show
             return None
 
     def _render_heading(self) -> None:
         if not self.is_mounted:
             return
-        lang = self.app.language
+        lang = posenc_app(self).language
         heading = self.query_one("#demo-heading", Static)
         claim = self.query_one("#demo-claim", Static)
         if not self.demo_name:
@@ -430,7 +433,7 @@ class DemoPanel(VerticalScroll):
             self.query_one("#demo-claim", Static).update(inline(text, style="italic"))
 
     def _render_meta(self, result: Any) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         params = ", ".join(f"{k}={format_value(v)}" for k, v in (result.params or {}).items())
         meta = Content.assemble(
             (
@@ -466,11 +469,13 @@ class DemoPanel(VerticalScroll):
         self._clear_results()
         self.query_one("#demo-meta", Static).update("")
         widget = self.query_one("#demo-error", Static)
-        widget.update(Content.styled("✗ " + tr("demo.failed", self.app.language, error=error), "bold"))
+        widget.update(
+            Content.styled("✗ " + tr("demo.failed", posenc_app(self).language, error=error), "bold")
+        )
         widget.display = True
 
     def _show_result(self, result: Any) -> None:
-        lang = self.app.language
+        lang = posenc_app(self).language
         self._render_meta(result)
         self._render_result_claim(result, lang)
         widgets: list[Any] = []
@@ -562,7 +567,7 @@ class DemoPanel(VerticalScroll):
     def _plot(self, series: Any) -> Any:
         try:
             from textual_plotext import PlotextPlot
-        except Exception:
+        except ImportError:
             return None
         plot = PlotextPlot(classes="demo-plot")
         plt = plot.plt

@@ -29,6 +29,8 @@ from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+from ..appref import posenc_app
+
 __all__ = ["KeyFooter", "SPARE_ACTIONS"]
 
 # Keys every screen has (Help lists them all): on a footer too narrow for all its keys (80 columns), these
@@ -80,7 +82,7 @@ class KeyFooter(Footer):
         keys = tuple(
             (
                 binding.key,
-                self.app.get_key_display(binding),
+                posenc_app(self).get_key_display(binding),
                 binding.description,
                 binding.action,
                 enabled,
@@ -96,13 +98,13 @@ class KeyFooter(Footer):
         return (
             keys,
             self.show_command_palette,
-            self.app.ENABLE_COMMAND_PALETTE,
+            posenc_app(self).ENABLE_COMMAND_PALETTE,
             self._bindings_ready,
             self._width(),
         )
 
     def _width(self) -> int:
-        return self.size.width or self.app.size.width
+        return self.size.width or posenc_app(self).size.width
 
     def _fitted(self, widgets: list[Widget]) -> list[Widget]:
         """`widgets` less the SPARE_ACTIONS keys (in that order) while the keys are wider than the footer."""
@@ -110,7 +112,7 @@ class KeyFooter(Footer):
         palette = [w for w in widgets if isinstance(w, FooterKey) and w.has_class("-command-palette")]
         room = self._width() - sum(_key_width(w) + 2 for w in palette)
         used = sum(_key_width(w) for w in keys)
-        spare = sorted((w for w in keys if _spare_rank(w) is not None), key=_spare_rank)
+        spare = sorted((w for w in keys if _spare_rank(w) is not None), key=lambda w: _spare_rank(w) or 0)
         dropped: set[int] = set()
         for key in spare:
             if used <= room:
@@ -130,7 +132,7 @@ class KeyFooter(Footer):
             # be restyled once it mounts; starting it in the footer's state spares that
             # (set, never read: reading a reactive before mount runs its watcher, the restyle)
             if "compact" in (getattr(widget, "_reactive_connect", None) or {}):
-                widget.set_reactive(type(widget).compact, self.compact)
+                widget.set_reactive(type(widget).compact, self.compact)  # type: ignore[attr-defined]  # a FooterKey
                 widget.set_class(self.compact, "-compact", update=False)
             yield widget
 
@@ -182,7 +184,7 @@ class KeyFooter(Footer):
 
     def _laid_out_width(self, key: FooterKey) -> int:
         return (
-            key.get_content_width(self.size, self.app.size)
+            key.get_content_width(self.size, posenc_app(self).size)
             + key.styles.gutter.width
             + key.styles.margin.width
         )

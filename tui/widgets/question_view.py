@@ -41,6 +41,7 @@ from quizbank.grading import Grade
 from quizbank.question_types import CHOICE, SELF_GRADED, TYPED, QuestionType, question_type
 from quizbank.safetext import escape_unsafe
 
+from ..appref import posenc_app
 from ..i18n import tr
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import inline, markdown_source, render_text
@@ -195,7 +196,7 @@ class QuestionView(Vertical, can_focus=True):
 
     @property
     def lang(self) -> str:
-        return self.app.language
+        return posenc_app(self).language
 
     @property
     def order(self) -> list[int]:
@@ -463,7 +464,7 @@ class QuestionView(Vertical, can_focus=True):
                 return None
             self._asked_for_input = True
             hint = "quiz.type_first" if self.kind.answered == TYPED else "quiz.choose_first"
-            self.app.notify(tr(hint, self.lang), timeout=3)
+            posenc_app(self).notify(tr(hint, self.lang), timeout=3)
             return None
         grade = self._grade_input()
         if grade is None:
@@ -495,7 +496,7 @@ class QuestionView(Vertical, can_focus=True):
         if not self.awaiting_self_grade:
             return
         self.awaiting_self_grade = False
-        details = {"self_graded": True} | ({"rating": rating} if rating is not None else {})
+        details: dict[str, Any] = {"self_graded": True} | ({"rating": rating} if rating is not None else {})
         verdict = f"self:{rating}" if rating is not None else ("self:yes" if correct else "self:no")
         typed = self.answer.typed  # an open answer typed before reveal is the response, with its ticks
         if typed:
@@ -556,12 +557,12 @@ class QuestionView(Vertical, can_focus=True):
         if action == "open_drill":
             return self.revealed and bool(getattr(self.question, "drill", None))
         if action == "leave_input":
-            return isinstance(self.app.focused, Input) and focused_takes_text(self.app)
+            return isinstance(posenc_app(self).focused, Input) and focused_takes_text(self.app)
         return True
 
     def action_open_drill(self) -> None:
         """Open the coding drill this question links (`drill:` in the bank)."""
-        self.app.open_drills(self.question.drill)
+        posenc_app(self).open_drills(self.question.drill)
 
     def action_number(self, n: int) -> None:
         if self.awaiting_self_grade:
@@ -587,14 +588,14 @@ class QuestionView(Vertical, can_focus=True):
         self.show_hint()
 
     def action_no_hint(self) -> None:
-        self.app.notify(tr("quiz.no_hints", self.lang), timeout=2)
+        posenc_app(self).notify(tr("quiz.no_hints", self.lang), timeout=2)
 
     def show_hint(self) -> bool:
         """Show the next hint (False when there are none left)."""
         hints = list(getattr(self.question, "hints", None) or [])
         if self.revealed or self.hints_shown >= len(hints):
             if hints:
-                self.app.notify(tr("quiz.no_more_hints", self.lang), timeout=2)
+                posenc_app(self).notify(tr("quiz.no_more_hints", self.lang), timeout=2)
             return False
         self.hints_shown += 1
         self._render_hints()

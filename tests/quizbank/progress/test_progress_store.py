@@ -235,7 +235,7 @@ def _as_unprivileged_user(action) -> str:
     def outcome() -> str:
         try:
             return action()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the test reports whatever it raised
             return f"raised {type(exc).__name__}: {exc}"
 
     if os.geteuid() != 0:
@@ -250,7 +250,7 @@ def _as_unprivileged_user(action) -> str:
             os.setgid(UNPRIVILEGED_UID)
             os.setuid(UNPRIVILEGED_UID)
             os.write(write_end, outcome().encode())
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - a child's exit code says it failed
             code = 1
         finally:
             os._exit(code)
@@ -425,7 +425,7 @@ def test_store_is_usable_from_another_thread(store):
     def work():
         try:
             store.review("threaded", Rating.Good, T0)
-        except Exception as exc:  # pragma: no cover - reported below
+        except Exception as exc:  # pragma: no cover - reported below  # noqa: BLE001
             errors.append(exc)
 
     thread = threading.Thread(target=work)

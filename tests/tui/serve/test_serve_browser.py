@@ -205,7 +205,7 @@ def test_a_public_server_runs_no_code_from_a_mock_interview_drill(tmp_path: Path
                             arg=hint,
                             timeout=8_000,
                         )
-                    except Exception:
+                    except Exception:  # noqa: BLE001 - best effort: close whatever is open
                         page.keyboard.press("Escape")
                         # not a wait for the app: ESC and `n` in one read of the terminal's bytes are Alt+N
                         # (Textual tells them apart by a pause after ESC, as every terminal program does)

@@ -20,6 +20,8 @@ from textual.widgets import Input
 from quizbank.grading import Grade
 from quizbank.question_types import QuestionType, format_number, question_type
 
+from ...appref import posenc_app
+
 __all__ = ["WIDGETS", "AnswerInput", "AnswerWidget", "answer_widget", "fmt_number"]
 
 fmt_number = format_number  # six significant digits, as the right answer shows its numbers
@@ -197,7 +199,7 @@ class AnswerInput(Input):
     def _on_blur(self, event: events.Blur) -> None:
         self.soft = False
 
-    def _on_mouse_down(self, event: events.MouseDown) -> None:
+    def _on_mouse_down(self, event: events.MouseDown) -> None:  # type: ignore[override]  # Textual takes sync or async
         if self.soft:
             self.soft = False
             self.screen.refresh_bindings()
@@ -215,7 +217,7 @@ class AnswerInput(Input):
             if command is not None:
                 event.stop()
                 event.prevent_default()
-                await self.app.run_action(command.binding.action, command.node)
+                await posenc_app(self).run_action(command.binding.action, command.node)
                 return
             self.soft = False  # typing: from here on keys are text
             self.screen.refresh_bindings()

@@ -152,10 +152,11 @@ class ChoiceAnswer(AnswerWidget):
     def pick(self) -> bool:
         """Enter: on a single-answer question, confirm the choice (or pick the highlighted one
         first when the cursor moved elsewhere); on a multi, toggle the highlighted choice."""
-        if self.INSTANT and self.has_input():
-            if not self.cursor_moved or self.highlight == self.chosen_position():
-                return True
-        return False
+        return bool(
+            self.INSTANT
+            and self.has_input()
+            and (not self.cursor_moved or self.highlight == self.chosen_position())
+        )
 
     def on_choice_item_clicked(self, message: ChoiceItem.Clicked) -> None:
         message.stop()

@@ -85,6 +85,7 @@ class ClozeAnswer(AnswerWidget):
         lang = self.view.lang
         parts = [text] if text is not None else []
         for part in right_answer(self.question, lang):  # each blank's answer, and what else it accepts
+            assert part.blank is not None  # a cloze's parts each name their blank
             blank = self.question.blanks[part.blank - 1]
             others = [a for a in blank.accept if "\\" not in a and a != part.text]
             parts.append(

@@ -25,7 +25,7 @@ keys meanwhile), and a reload that keeps the question keeps the widget.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.containers import Horizontal, Vertical
@@ -34,6 +34,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Checkbox, Static, TextArea
 
+from ...appref import posenc_app
 from ...i18n import tr
 from ...judge_warmup import warm_judge
 from ...keys import bind, localize_bindings
@@ -41,6 +42,9 @@ from ...richtext import inline
 from ..text_area import SafeTextArea
 from ..toggles import GlyphCheckbox
 from .base import AnswerWidget, answer_widget
+
+if TYPE_CHECKING:
+    from quizbank.judge.verdicts import Verdict
 
 __all__ = ["RATING_SHARES", "OpenAnswer", "OpenAnswerArea", "suggested_rating"]
 
@@ -105,7 +109,7 @@ class OpenAnswerArea(SafeTextArea):
         return next((a for a in self.ancestors if isinstance(a, OpenAnswer)), None)
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.app.language)
+        localize_bindings(self, posenc_app(self).language)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("submit", "leave"):
@@ -140,7 +144,7 @@ class OpenAnswerArea(SafeTextArea):
             self.screen.set_focus(owner.view)
 
     # Runs before TextArea's own `_on_key` (Textual calls each class's handler along the MRO).
-    def _on_key(self, event: events.Key) -> None:
+    def _on_key(self, event: events.Key) -> None:  # type: ignore[override]  # Textual takes sync or async
         if self.read_only:
             return
         # this box's own keys act now, not when the key has bubbled up to the screen's bindings:
@@ -254,7 +258,7 @@ class OpenAnswer(AnswerWidget):
     def ticks(self) -> list[bool]:
         return [box.value for box in self._boxes()]
 
-    def marks(self) -> list[str]:
+    def marks(self) -> list[Verdict]:
         """Per key point: "covered" (ticked), "contradicted" (the judge said so and it is not ticked) or
         "not_found" (`quizbank.judge.effective_marks`)."""
         from quizbank.judge import effective_marks

@@ -21,7 +21,7 @@ def sinusoidal(seq_len: int, dim: int, base: float = 10000.0, **kw: Any) -> torc
 
 def sinusoidal_spec() -> Spec:
     def cases() -> list[Case]:
-        f32 = dict(atol=1e-5, dtype=torch.float32)
+        f32: dict[str, Any] = dict(atol=1e-5, dtype=torch.float32)
         return [
             Case("seq 1, dim 2", (1, 2), **f32),
             Case("seq 4, dim 8", (4, 8), **f32),

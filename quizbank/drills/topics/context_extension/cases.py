@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 
 from posenc_ref.rope_scaling import rope_scaled_inv_freq, rope_scaled_inv_freq_np, yarn_correction_range
@@ -22,7 +23,7 @@ def ntk_spec() -> Spec:
         return torch.from_numpy(rope_scaled_inv_freq_np(dim, base=base, rope_type="ntk", factor=factor)[0])
 
     def cases() -> list[Case]:
-        rel = dict(atol=0.0, rtol=1e-5)
+        rel: dict[str, Any] = dict(atol=0.0, rtol=1e-5)
         return [
             Case("dim 128, base 10000, factor 4", (128, 10000.0, 4.0), **rel),
             Case("dim 64, base 500000, factor 8", (64, 500000.0, 8.0), **rel),
@@ -60,7 +61,7 @@ def _yarn_np(
     beta_fast: float = 32.0,
     beta_slow: float = 1.0,
     **kw: Any,
-):
+) -> tuple[np.ndarray, float]:
     return rope_scaled_inv_freq_np(
         dim, base=base, rope_type="yarn", factor=factor, original_max_position_embeddings=original,
         beta_fast=beta_fast, beta_slow=beta_slow, **kw,
@@ -69,7 +70,7 @@ def _yarn_np(
 
 def _yarn_ramp(
     dim: int, base: float, factor: float, original: int, low: float, high: float, invert: bool = False
-):
+) -> torch.Tensor:
     th = theta(dim, base)
     if low == high:
         high += 0.001
@@ -89,7 +90,7 @@ def yarn_spec() -> Spec:
         return inv.to(torch.float64), float(att)
 
     def cases() -> list[Case]:
-        rel = dict(atol=0.0, rtol=1e-5)
+        rel: dict[str, Any] = dict(atol=0.0, rtol=1e-5)
         return [
             Case("dim 128, base 10000, factor 4, 4096 positions", (128, 10000.0, 4.0, 4096), **rel),
             Case("Qwen-style: dim 128, base 1e6, factor 4, 32768", (128, 1000000.0, 4.0, 32768), **rel),
@@ -207,7 +208,9 @@ def llama3_spec() -> Spec:
         )  # fmt: skip
         return inv.to(torch.float64)
 
-    def bands(dim, base, factor, original, low, high, *, middle: str) -> torch.Tensor:
+    def bands(
+        dim: int, base: float, factor: float, original: int, low: float, high: float, *, middle: str
+    ) -> torch.Tensor:
         th = theta(dim, base)
         wavelen = 2 * math.pi / th
         smooth = (original / wavelen - low) / (high - low)
@@ -223,7 +226,7 @@ def llama3_spec() -> Spec:
         return torch.where(wavelen > original / low, th / factor, out)
 
     def cases() -> list[Case]:
-        rel = dict(atol=0.0, rtol=1e-5)
+        rel: dict[str, Any] = dict(atol=0.0, rtol=1e-5)
         return [
             Case(
                 "Llama 3.1: dim 128, base 500000, factor 8, 8192, 1/4",

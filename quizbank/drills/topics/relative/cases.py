@@ -53,7 +53,7 @@ def t5_variant(
 
 def t5_spec() -> Spec:
     def reference(
-        relative_position: Any, bidirectional=True, num_buckets=32, max_distance=128
+        relative_position: Any, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128
     ) -> torch.Tensor:
         return t5_relative_position_bucket(
             relative_position, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
@@ -129,8 +129,10 @@ def shaw_spec() -> Spec:
     def reference(q, k, rel_k, clip):
         return shaw_attention_scores(q.double(), k.double(), rel_k.double(), clip)
 
-    def variant(*, clipped: bool = True, flip: bool = False, scale: bool = True, rel: bool = True):
-        def run(q, k, rel_k, clip):
+    def variant(
+        *, clipped: bool = True, flip: bool = False, scale: bool = True, rel: bool = True
+    ) -> Callable[..., torch.Tensor]:
+        def run(q: torch.Tensor, k: torch.Tensor, rel_k: torch.Tensor, clip: int) -> torch.Tensor:
             qd, kd, rd = q.double(), k.double(), rel_k.double()
             lq, lk = q.shape[-2], k.shape[-2]
             dist = torch.arange(lk)[None, :] - torch.arange(lq)[:, None]

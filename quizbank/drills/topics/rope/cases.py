@@ -101,7 +101,8 @@ def _rope_swapped(x: torch.Tensor, positions: Any, base: float, layout: str) -> 
 
 
 def rope_cases() -> list[Case]:
-    f32, f64 = dict(atol=1e-4, dtype=torch.float32), dict(atol=1e-6, dtype=torch.float64)
+    f32: dict[str, Any] = dict(atol=1e-4, dtype=torch.float32)
+    f64: dict[str, Any] = dict(atol=1e-6, dtype=torch.float64)
     return [
         Case("seq 1 at position 5", (randn(1, 8, seed=1), torch.tensor([5])), **f32),
         Case("2-D x, positions 0..6", (randn(7, 16, seed=2), torch.arange(7)), **f32),
