@@ -107,3 +107,17 @@ async def wait_for(
         elif time.monotonic() - quiet[0] > QUIET:
             return
         await asyncio.sleep(0.02)
+
+
+def record_notices(app: Any) -> list[str]:
+    """Every message `app` notifies from now on, in order. A toast leaves `app._notifications` when its
+    timeout passes, which a test on a busy machine can outlive; this list keeps them all."""
+    said: list[str] = []
+    notify = app.notify
+
+    def recording(message: Any, *args: Any, **kwargs: Any) -> None:
+        said.append(str(message))
+        notify(message, *args, **kwargs)
+
+    app.notify = recording
+    return said

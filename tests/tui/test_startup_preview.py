@@ -148,6 +148,52 @@ async def test_a_failed_full_load_is_not_hidden_by_the_preview(
         assert "mcq" not in text  # no type counts from the preview either
 
 
+@pilot_test
+async def test_a_full_load_that_fails_while_home_mounts_the_preview_is_shown(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The preview arrives, Home starts mounting its body, and the full load fails (dropping the preview)
+    before the mount is done: Home says the load failed instead of raising on the preview it no longer has
+    (under load this race crashed the app with "NoneType has no attribute 'topics'")."""
+    from support.apps import fake_demo_runner, screen_text
+
+    import quizbank.loader as loader
+    from tui.app import PosencApp
+    from tui.screens.home import HomeScreen
+
+    monkeypatch.setenv(bank_cache.CACHE_ENV, str(env / "cache"))
+    monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
+    loader.load_banks(use_cache=True)
+    release = threading.Event()
+
+    def broken(*args, **kwargs):
+        assert release.wait(30), "the test never let the full load fail"
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(loader, "load_banks", broken)
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    real_body = HomeScreen._ensure_body
+
+    async def body_after_the_failure(self: HomeScreen) -> bool:
+        if app.bank_preview is not None and app.banks_error is None:
+            release.set()  # the full load fails now, while the body is being mounted from the preview
+            await wait_for(lambda: app.banks_error is not None, timeout=30)
+        return await real_body(self)
+
+    monkeypatch.setattr(HomeScreen, "_ensure_body", body_after_the_failure)
+
+    def shown() -> str:
+        return " ".join(screen_text(app).replace("▕", " ").split())
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(lambda: "disk on fire" in shown(), timeout=30, state=shown)
+        await pilot.pause()
+        assert release.is_set()  # the failure came while the body was mounting from the preview
+        assert app.bank_preview is None and app.bankset is None
+        assert not app.screen.query_one(Tree).root.children
+        assert "Could not load the question banks: RuntimeError: disk on fire" in shown()
+
+
 # When the full bank is let in, relative to `m` and Enter typed 0.1 s apart as the topics appear from the
 # preview: before `m`, between the two keys, right after Enter, or a moment after both.
 RELEASES = ("before_m", "between", "after_enter", "later")
@@ -299,6 +345,9 @@ async def test_the_demo_process_starts_once_the_topics_are_listed(
 
     monkeypatch.setattr(app_module, "DemoHost", FakeHost)
     monkeypatch.delenv(app_module.INPROCESS_ENV, raising=False)
+    # the bounded wait for the paint (0.5 s) lets the warm-up go first on a machine too busy to paint in time;
+    # here the order itself is under test
+    monkeypatch.setattr(app_module, "PREVIEW_PAINT_WAIT_S", 120.0)
     app = PosencApp([], str(env / "data"), cursor_blink=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await topics_listed(pilot)

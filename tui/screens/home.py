@@ -245,11 +245,11 @@ class HomeScreen(LocalizedScreen):
 
     async def _rebuild(self) -> None:
         app = posenc_app(self)
-        lang = app.language
-        bankset = app.bank_view
-        if bankset is None and not app.banks_error:
+        if app.bank_view is None and not app.banks_error:
             return
         await self._ensure_body()
+        # read after the mount: the full load may have failed (and dropped the preview) while it ran
+        lang, bankset = app.language, app.bank_view
         tree, status, info = self._topic_tree, self._status_box, self._topic_info
         assert tree is not None and status is not None and info is not None
         if bankset is None:
@@ -376,6 +376,8 @@ class HomeScreen(LocalizedScreen):
         app = posenc_app(self)
         lang = app.language
         bankset = app.bank_view
+        if bankset is None:  # nothing loaded (yet): the status says loading or the failure, not counts
+            return
         n_topics, n_questions = len(bankset.topics), len(bankset.questions)
         lines = [
             tr(
