@@ -29,12 +29,10 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -42,55 +40,38 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Header, Static
 
+from quizbank.progress.rating_suggestions import suggested_rating
+from quizbank.progress.study_plan import StudyPlan, plan_next
+
 from ..appref import posenc_app
-from ..cells import fit_cells
-from ..i18n import count, tr
+from ..i18n import tr
 from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text
 from ..live import draw_showing, is_generated
 from ..richtext import plain
 from ..typed_answers import keep_typed_answer
-from ..widgets.answers.open import OpenAnswer, suggested_rating
+from ..widgets.answers.open import OpenAnswer
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 from .base import LocalizedScreen
+from .study_text import (
+    RATING_KEYS,
+    RATINGS,
+    bar_text,
+    done_text,
+    interval_text,
+    rating_label,
+    suggestion_text,
+)
 
-__all__ = ["LEARN_AHEAD", "StudyPlan", "StudyScreen", "utc_now"]
+__all__ = ["StudyScreen", "utc_now"]
 
-LEARN_AHEAD = timedelta(minutes=20)
-QUIZ_HINT_WINDOW = timedelta(days=1)  # a new card's quiz answer this recent suggests a rating
 MAX_ANSWER_MS = 5 * 60 * 1000  # an answer left open longer counts as 5 minutes
-RATINGS = (1, 2, 3, 4)
-RATING_KEYS = {1: "study.again", 2: "study.hard", 3: "study.good", 4: "study.easy"}
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _interval_text(seconds: float, lang: str) -> str:
-    from quizbank.progress.scheduler import format_interval
-
-    return format_interval(timedelta(seconds=max(0.0, seconds)), lang)
-
-
-@dataclass
-class StudyPlan:
-    """What to show next, computed off the UI thread."""
-
-    question_id: str | None
-    previews: dict[int, tuple[datetime, float]] = field(default_factory=dict)  # rating -> (due, seconds)
-    due: int = 0
-    new: int = 0
-    card_state: int | None = None
-    reps: int = 0
-    lapses: int = 0
-    recall: float | None = None
-    next_due: datetime | None = None
-    new_limit: int = 0
-    quiz_correct: bool | None = None  # the latest Quiz answer since the last review (see QUIZ_HINT_WINDOW)
-    quiz_at: datetime | None = None
 
 
 class StudyScreen(HeldKeys, LocalizedScreen):
@@ -267,49 +248,6 @@ class StudyScreen(HeldKeys, LocalizedScreen):
 
     # ------------------------------------------------------------------ worker
 
-    def _compute_plan(
-        self, store: Any, ids: list[str], now: datetime, avoid: str | None, force: str | None
-    ) -> StudyPlan:
-        """Runs in the worker thread: reads the store only."""
-        # the Demo lab's predictions (quizbank.predictions) first: new ones are shown before the banks' new ones
-        ids = store.own_card_ids(self.topic_id) + ids
-        if any(qid.startswith("drill:") for qid in ids):  # only solved drills have a card; never new ones
-            with_cards = set(store.card_due_times())
-            ids = [qid for qid in ids if not qid.startswith("drill:") or qid in with_cards]
-        queue = store.study_queue(ids, now)
-        candidates = queue.ids
-        if not candidates:
-            candidates = store.study_queue(ids, now, learn_ahead=LEARN_AHEAD).due
-        if force is not None:
-            next_id: str | None = force
-        elif candidates:
-            others = [qid for qid in candidates if qid != avoid]
-            next_id = others[0] if others else candidates[0]
-        else:
-            next_id = None
-        plan = StudyPlan(
-            question_id=next_id,
-            due=len(queue.due),
-            new=len(queue.new),
-            new_limit=int(store.get_setting("new_per_day")),
-        )
-        if next_id is None:
-            wanted = set(ids)
-            dues = [card.due for qid, card in store.cards().items() if qid in wanted]
-            plan.next_due = min(dues) if dues else None
-            return plan
-        for rating, preview in store.preview(next_id, now).items():
-            plan.previews[int(rating)] = (preview.due, preview.interval.total_seconds())
-        info = store.card_info(next_id, now)
-        if info is not None:
-            plan.card_state = int(info.card.state)
-            plan.reps, plan.lapses, plan.recall = info.reps, info.lapses, info.retrievability
-        last_review = info.card.last_review if info is not None else None
-        attempt = store.last_attempt(next_id, since=last_review or now - QUIZ_HINT_WINDOW)
-        if attempt is not None:
-            plan.quiz_correct, plan.quiz_at = attempt.correct, attempt.attempted_at
-        return plan
-
     def _run_store(self, action: str, payload: Any = None) -> None:
         """Start the store worker for `action` ("plan", "rate", "undo"); one at a time."""
         self.busy = True
@@ -340,7 +278,7 @@ class StudyScreen(HeldKeys, LocalizedScreen):
                     self.post_message(self.Planned(None, nothing_to_undo=True))
                     return
                 force = undone.question_id
-            plan = self._compute_plan(store, ids, self.clock(), avoid, force)
+            plan = plan_next(store, ids, self.clock(), avoid, force, self.topic_id)
         except Exception as exc:  # noqa: BLE001 - shown to the user; the app keeps running
             text = str(exc).strip().splitlines()
             self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
@@ -362,8 +300,8 @@ class StudyScreen(HeldKeys, LocalizedScreen):
                 skipped.append((question.id, " ".join(str(exc).split())))
                 left_out = {qid for qid, _ in skipped}
                 try:
-                    plan = self._compute_plan(
-                        store, [q for q in ids if q not in left_out], self.clock(), avoid, None
+                    plan = plan_next(
+                        store, [q for q in ids if q not in left_out], self.clock(), avoid, None, self.topic_id
                     )
                 except Exception as exc:  # noqa: BLE001 - a worker reports any failure
                     text = str(exc).strip().splitlines()
@@ -414,7 +352,7 @@ class StudyScreen(HeldKeys, LocalizedScreen):
                     "study.recorded",
                     lang,
                     rating=tr(RATING_KEYS[int(message.rated.rating)], lang),
-                    interval=_interval_text(interval, lang),
+                    interval=interval_text(interval, lang),
                 )
             )
         if message.undone is not None:
@@ -489,7 +427,13 @@ class StudyScreen(HeldKeys, LocalizedScreen):
             self.refresh_bindings()
             return
         if question is None:
-            await qa.mount(Static(self._done_text(), classes="study-message study-done", markup=False))
+            await qa.mount(
+                Static(
+                    done_text(self.plan, self.done_count, self.again_count, self.clock(), self.lang),
+                    classes="study-message study-done",
+                    markup=False,
+                )
+            )
             self.query_one("#study-ratings").display = False
             self.query_one("#study-hint", Static).update("")
             self._render_bar()
@@ -515,71 +459,10 @@ class StudyScreen(HeldKeys, LocalizedScreen):
         self.refresh_bindings()
         view.focus_input()  # now, so keys held meanwhile go to this card
 
-    def _done_text(self) -> Content:
-        lang = self.lang
-        plan = self.plan
-        lines = [
-            Content.styled("✓ " + tr("study.done_title", lang), "bold $text-success"),
-            Content(""),
-            Content(tr("study.done_session", lang, done=self.done_count, again=self.again_count)),
-        ]
-        if plan is not None and plan.next_due is not None:
-            seconds = (plan.next_due - self.clock()).total_seconds()
-            lines.append(
-                Content(
-                    tr(
-                        "study.next_due",
-                        lang,
-                        interval=_interval_text(seconds, lang),
-                        at=plan.next_due.strftime("%Y-%m-%d %H:%M"),
-                    )
-                )
-            )
-        else:
-            lines.append(Content(tr("study.nothing_due", lang)))
-        if plan is not None:
-            lines.append(Content(tr("study.new_limit", lang, limit=plan.new_limit)))
-        lines += [Content(""), Content.styled(tr("study.done_keys", lang), "$text-muted")]
-        return Content("\n").join(lines)
-
     def _render_bar(self) -> None:
-        lang = self.lang
-        plan = self.plan
-        rest: list[Any] = []
-        if plan is not None:
-            rest += [
-                "  ",
-                (
-                    tr("study.counts", lang, due=plan.due, new=plan.new, done=self.done_count),
-                    "$text-secondary",
-                ),
-            ]
-            if plan.question_id is not None:
-                if plan.card_state is None:
-                    info = tr("study.card_new", lang)
-                else:
-                    recall = "-" if plan.recall is None else f"{plan.recall:.0%}"
-                    info = tr(
-                        "study.card_info",
-                        lang,
-                        state=tr(f"study.state.{plan.card_state}", lang),
-                        reps=plan.reps,
-                        lapses=plan.lapses,
-                        recall=recall,
-                        reviews=count(plan.reps, "review"),
-                        lapses_text=count(plan.lapses, "lapse"),
-                    )
-                rest += ["   ", (info, "$text-muted")]
-        # the scope's title gives way first (cut with "…", kept to 16 cells at least), then the card's
-        # info, so the counts always show at 80 columns
-        room = posenc_app(self).size.width - 2 - cell_len(tr("study.title", lang, scope=""))
-        scope = self._scope_title()
-        least = min(16, cell_len(scope))
-        if len(rest) > 2 and room - Content.assemble(*rest).cell_length < least:
-            rest = rest[:2]
-        scope = fit_cells(scope, max(least, room - Content.assemble(*rest).cell_length))
-        title = (f" {tr('study.title', lang, scope=scope)} ", "bold")
-        self.query_one("#study-bar", Static).update(Content.assemble(title, *rest))
+        width = posenc_app(self).size.width
+        bar = bar_text(self.plan, self._scope_title(), self.done_count, width, self.lang)
+        self.query_one("#study-bar", Static).update(bar)
 
     def on_resize(self) -> None:
         if self.query("#study-bar"):
@@ -598,24 +481,16 @@ class StudyScreen(HeldKeys, LocalizedScreen):
             ratings.display = False
             return
         if self.suggested is not None:
-            if self.suggest_reason in ("quiz_right", "quiz_wrong") and self.plan.quiz_at is not None:
-                ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds(), lang)
-                why = tr(f"study.why_{self.suggest_reason}", lang, ago=ago)
-            elif self.suggest_reason == "contradicted" and self.coverage is not None:
-                why = tr("open.why_contradicted", lang, n=self.contradicted, total=self.coverage[1])
-            elif self.suggest_reason == "points" and self.coverage is not None:
-                why = tr("open.why_points", lang, done=self.coverage[0], total=self.coverage[1])
-            else:
-                why = tr("study.why_right" if self.suggest_reason == "right" else "study.why_wrong", lang)
+            quiz_at = self.plan.quiz_at
             hint.update(
-                Content.styled(
-                    tr(
-                        "study.suggested",
-                        lang,
-                        rating=f"{self.suggested} {tr(RATING_KEYS[self.suggested], lang)}",
-                        why=why,
-                    ),
-                    "bold $text-warning",
+                suggestion_text(
+                    self.suggested,
+                    self.suggest_reason,
+                    self.coverage,
+                    self.contradicted,
+                    quiz_at,
+                    self.clock(),
+                    lang,
                 )
             )
         else:
@@ -623,9 +498,7 @@ class StudyScreen(HeldKeys, LocalizedScreen):
         ratings.display = True
         for n in RATINGS:
             button = self.query_one(f"#rate-{n}", Button)
-            preview = self.plan.previews.get(n)
-            interval = _interval_text(preview[1], lang) if preview else "?"
-            button.label = Content(f"{n} {tr(RATING_KEYS[n], lang)} · {interval}")
+            button.label = rating_label(n, self.plan.previews.get(n), lang)
             button.set_class(self.suggested == n, "-suggested")
 
     def relabel(self) -> None:
