@@ -1,19 +1,23 @@
-"""What the Study screen says: its top bar, the suggested rating's hint, the rating buttons and the page shown
-when nothing is left to study. Text only (Textual `Content`); the screen (`study.py`) puts it in its widgets.
+"""What the Study screen says: its top bar, the suggested rating's hint, the rating buttons, what a rating or
+an undo did, and the page shown when nothing is left to study. Text only (Textual `Content`); the screen (`study.py`) puts it in its widgets.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from textual.content import Content
 
+from quizbank.progress.rating_suggestions import Suggestion
 from quizbank.progress.study_plan import StudyPlan
 
 from ..cells import fit_cells
 from ..i18n import count, tr
+
+if TYPE_CHECKING:
+    from quizbank.progress.records import ReviewResult, UndoResult
 
 __all__ = [
     "RATINGS",
@@ -98,31 +102,20 @@ def bar_text(plan: StudyPlan | None, scope: str, done: int, width: int, lang: st
     return Content.assemble(title, *rest)
 
 
-def suggestion_text(
-    suggested: int,
-    reason: str | None,
-    coverage: tuple[int, int] | None,
-    contradicted: int,
-    quiz_at: datetime | None,
-    now: datetime,
-    lang: str,
-) -> Content:
+def suggestion_text(suggestion: Suggestion, quiz_at: datetime | None, now: datetime, lang: str) -> Content:
+    reason = suggestion.reason
     if reason in ("quiz_right", "quiz_wrong") and quiz_at is not None:
         ago = interval_text((now - quiz_at).total_seconds(), lang)
         why = tr(f"study.why_{reason}", lang, ago=ago)
-    elif reason == "contradicted" and coverage is not None:
-        why = tr("open.why_contradicted", lang, n=contradicted, total=coverage[1])
-    elif reason == "points" and coverage is not None:
-        why = tr("open.why_points", lang, done=coverage[0], total=coverage[1])
+    elif reason == "contradicted":
+        why = tr("open.why_contradicted", lang, n=suggestion.contradicted, total=suggestion.total)
+    elif reason == "points":
+        why = tr("open.why_points", lang, done=suggestion.covered, total=suggestion.total)
     else:
         why = tr("study.why_right" if reason == "right" else "study.why_wrong", lang)
+    rating = suggestion.rating
     return Content.styled(
-        tr(
-            "study.suggested",
-            lang,
-            rating=f"{suggested} {tr(RATING_KEYS[suggested], lang)}",
-            why=why,
-        ),
+        tr("study.suggested", lang, rating=f"{rating} {tr(RATING_KEYS[rating], lang)}", why=why),
         "bold $text-warning",
     )
 
@@ -130,3 +123,22 @@ def suggestion_text(
 def rating_label(n: int, preview: tuple[datetime, float] | None, lang: str) -> Content:
     interval = interval_text(preview[1], lang) if preview else "?"
     return Content(f"{n} {tr(RATING_KEYS[n], lang)} · {interval}")
+
+
+def recorded_text(rated: ReviewResult, lang: str) -> str:
+    interval = (rated.card_after.due - rated.reviewed_at).total_seconds()
+    return tr(
+        "study.recorded",
+        lang,
+        rating=tr(RATING_KEYS[int(rated.rating)], lang),
+        interval=interval_text(interval, lang),
+    )
+
+
+def undone_text(undone: UndoResult, lang: str) -> str:
+    return tr(
+        "study.undone",
+        lang,
+        rating=tr(RATING_KEYS[int(undone.rating)], lang),
+        id=undone.question_id,
+    )
