@@ -4,7 +4,7 @@ A record says everything about a type that is not its bank schema or its Textual
 (`CHOICE`, `TYPED` or `SELF_GRADED`), whether its revealed answer box always shows, its mock-interview skill
 and base minutes, its grader, the right answer as text (`right_answer`, the one function the answer widgets,
 the mock report and the Markdown and Anki exports all show), and its Anki note type. It names its pydantic
-model in `quizbank.schema` (`model`) and its UI label's key in `tui/strings.py` (`label_key`);
+model in `quizbank.schema` (`model`) and its UI label's key in `tui/strings/` (`label_key`);
 `tests/quizbank/test_question_types.py` and `tests/tui/test_question_type_widgets.py` check that every type
 has each of them, and its answer widget (`tui/widgets/answers`, registered with `@answer_widget(name)`).
 
@@ -100,7 +100,7 @@ class QuestionType:
 
     @property
     def label_key(self) -> str:
-        """Its label's key in tui/strings.py (en and zh)."""
+        """Its label's key in tui/strings/ (en and zh)."""
         return f"type.{self.name}"
 
 

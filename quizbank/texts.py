@@ -2,7 +2,7 @@
 
 The Markdown and Anki exports (`progress/`) and the mock-interview report (`mock/report.py`) read their labels
 here, so a word has one translation wherever it appears (True is 正确 in an export and in a report). The app's
-own strings live in `tui/strings.py`.
+own strings live in `tui/strings/`.
 """
 
 from __future__ import annotations

@@ -155,7 +155,7 @@ def test_the_recipe_names_every_place_a_type_touches() -> None:
         "quizbank/grading.py",
         "tui/widgets/answers/",
         "@answer_widget",
-        "tui/strings.py",
+        "tui/strings/",
         "docs/bank-format.md",
     ):
         assert place in recipe, place

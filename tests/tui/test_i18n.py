@@ -77,9 +77,23 @@ def test_every_string_key_the_code_names_is_in_the_table() -> None:
     writers = [
         str(path.relative_to(root.parent))
         for path in sorted(root.rglob("*.py"))
-        if path.name != "strings.py" and "STRINGS.update" in path.read_text(encoding="utf-8")
+        if path.parent.name != "strings" and "STRINGS.update" in path.read_text(encoding="utf-8")
     ]
     assert writers == []
+
+
+def test_a_key_belongs_to_one_area_of_the_strings() -> None:
+    """The table is assembled from one module per area (`tui/strings/`); a key defined in two is an error at
+    import, naming the key and both areas."""
+    from tui.strings import AREAS, assemble
+
+    assert len(AREAS) == 12 and sum(len(strings) for strings in AREAS.values()) == len(STRINGS)
+    assert STRINGS["study.title"] == AREAS["study"]["study.title"]
+    with pytest.raises(
+        ValueError, match=r"^UI string keys defined in two areas: quiz\.title \(quiz, study\)$"
+    ):
+        assemble({"quiz": {"quiz.title": ("Quiz", "测验")}, "study": {"quiz.title": ("Study", "学习")}})
+    assert list(assemble({"a": {"x": ("x", "一")}, "b": {"y": ("y", "二")}})) == ["x", "y"]
 
 
 def test_demo_title_and_claim_follow_the_language_and_fall_back_to_english() -> None:

@@ -17,7 +17,7 @@ from support.apps import make_app, open_study, screen_text, start_quiz
 from support.pilot import pilot_test, post_keys, settle, wait_for
 from textual.widgets import Checkbox
 
-from tui.widgets.answers.open import OpenAnswer, OpenAnswerArea, suggested_rating
+from tui.widgets.answers.open import OpenAnswer, OpenAnswerArea
 
 SIZE = (100, 30)
 SMALL = (80, 24)
@@ -74,17 +74,6 @@ def open_app(tmp_path: Path, lang: str = "en", **options: Any) -> Any:
 
 def open_answer(screen: Any) -> OpenAnswer:
     return screen.view.query_one(OpenAnswer)
-
-
-# ---------------------------------------------------------------------------------------------------- logic
-
-
-def test_suggested_rating_follows_the_share_of_points_covered() -> None:
-    assert suggested_rating(0, 4) == 1 and suggested_rating(1, 4) == 1  # < 40%: Again
-    assert suggested_rating(2, 4) == 2 and suggested_rating(2, 3) == 2  # 50%, 67%: Hard
-    assert suggested_rating(3, 4) == 3 and suggested_rating(7, 10) == 3  # 75%, 70%: Good
-    assert suggested_rating(4, 4) == 4 and suggested_rating(1, 1) == 4  # all: Easy
-    assert suggested_rating(0, 0) is None
 
 
 # ---------------------------------------------------------------------------------------------------- quiz

@@ -15,6 +15,7 @@ from support.pilot import pilot_test, settle
 from textual.widgets import Checkbox, Input
 
 from quizbank.progress.scheduler import State
+from quizbank.progress.study_plan import LEARN_AHEAD
 from tui.screens.browse import BrowseScreen
 from tui.screens.marks import NoteScreen
 from tui.screens.quiz import (
@@ -24,7 +25,7 @@ from tui.screens.quiz import (
     format_duration,
     topic_result,
 )
-from tui.screens.study import LEARN_AHEAD, StudyScreen
+from tui.screens.study import StudyScreen
 from tui.widgets.question_view import QuestionView, choice_tag
 
 SIZE = (100, 30)

@@ -4,20 +4,17 @@ Every question type is studied the same way: answer if the type takes an answer 
 reveals the answer, the explanation and the live demo, whatever the card (in a text field too; Space as well
 while no field is being typed in). Choices are picked with the arrows and Enter (or `t` / `f` for true/false):
 the number keys only ever rate. 1-4 rate Again / Hard / Good / Easy; each rating
-button shows the interval the scheduler would give. An auto-graded answer suggests a rating (wrong -> Again,
-right -> Good), and so does a Quiz answer given since the card's last review (or, for a new card, in the last
-day); only the user's rating schedules. `u` undoes the last rating, restoring the card exactly; Ctrl+Z does the
-same from inside a text input (where `u` is a letter).
+button shows the interval the scheduler would give. An answer suggests a rating
+(`quizbank.progress.rating_suggestions`); only the user's rating schedules. `u` undoes the last rating, restoring
+the card exactly; Ctrl+Z does the same from inside a text input (where `u` is a letter).
 
 Settings (`posenc progress config`): new_per_day and desired_retention are re-read each time Study opens.
 
 The store is never touched on the UI thread: loading the queue, rating and undoing run in a thread worker
-(group "study-store") that posts `StudyScreen.Planned`. A rating is shown as recorded only after its
-transaction has committed, so killing the terminal never loses a review the screen reported.
-
-Queue policy (like Anki): cards due now, most overdue first, then new cards up to the daily limit; when those run
-out, learning cards due within the next 20 minutes are shown early. The card just rated is not shown again
-straight away if anything else is waiting.
+(group "study-store") that takes one turn (`study_turn.py`) and posts `StudyScreen.Planned`. A rating is shown as
+recorded only after its transaction has committed, so killing the terminal never loses a review the screen
+reported. Which card comes next is `quizbank.progress.study_plan`'s queue policy; what the bar, the hint and
+the buttons say is `study_text.py`.
 
 No key is lost while a rating is saved and the next card mounted: keys pressed meanwhile wait in the
 app's key queue and go, in order, to the next card once it has focus (`tui.keyorder`), so
@@ -29,12 +26,10 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -42,55 +37,40 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Header, Static
 
+from quizbank.progress.rating_suggestions import Suggestion, for_answer, for_key_points, for_quiz_answer
+from quizbank.progress.study_plan import StudyPlan
+
 from ..appref import posenc_app
-from ..cells import fit_cells
-from ..i18n import count, tr
+from ..i18n import tr
 from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text
-from ..live import draw_showing, is_generated
+from ..live import is_generated
 from ..richtext import plain
 from ..typed_answers import keep_typed_answer
-from ..widgets.answers.open import OpenAnswer, suggested_rating
+from ..widgets.answers.open import OpenAnswer
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 from .base import LocalizedScreen
+from .study_text import (
+    RATING_KEYS,
+    RATINGS,
+    bar_text,
+    done_text,
+    rating_label,
+    recorded_text,
+    suggestion_text,
+    undone_text,
+)
+from .study_turn import StudyTurn, take_turn
 
-__all__ = ["LEARN_AHEAD", "StudyPlan", "StudyScreen", "utc_now"]
+__all__ = ["StudyScreen", "utc_now"]
 
-LEARN_AHEAD = timedelta(minutes=20)
-QUIZ_HINT_WINDOW = timedelta(days=1)  # a new card's quiz answer this recent suggests a rating
 MAX_ANSWER_MS = 5 * 60 * 1000  # an answer left open longer counts as 5 minutes
-RATINGS = (1, 2, 3, 4)
-RATING_KEYS = {1: "study.again", 2: "study.hard", 3: "study.good", 4: "study.easy"}
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _interval_text(seconds: float, lang: str) -> str:
-    from quizbank.progress.scheduler import format_interval
-
-    return format_interval(timedelta(seconds=max(0.0, seconds)), lang)
-
-
-@dataclass
-class StudyPlan:
-    """What to show next, computed off the UI thread."""
-
-    question_id: str | None
-    previews: dict[int, tuple[datetime, float]] = field(default_factory=dict)  # rating -> (due, seconds)
-    due: int = 0
-    new: int = 0
-    card_state: int | None = None
-    reps: int = 0
-    lapses: int = 0
-    recall: float | None = None
-    next_due: datetime | None = None
-    new_limit: int = 0
-    quiz_correct: bool | None = None  # the latest Quiz answer since the last review (see QUIZ_HINT_WINDOW)
-    quiz_at: datetime | None = None
 
 
 class StudyScreen(HeldKeys, LocalizedScreen):
@@ -107,29 +87,11 @@ class StudyScreen(HeldKeys, LocalizedScreen):
     ]
 
     class Planned(Message):
-        """The worker finished: the next plan, plus what it did (`rated`: ReviewResult, `undone`: UndoResult)."""
+        """The worker finished a turn: the next plan, plus what it did (`tui.screens.study_turn`)."""
 
-        def __init__(
-            self,
-            plan: StudyPlan | None,
-            *,
-            rated: Any = None,
-            undone: Any = None,
-            error: str | None = None,
-            nothing_to_undo: bool = False,
-            live: Any = None,
-            skipped: tuple[tuple[str, str], ...] = (),
-            own: Any = None,
-        ) -> None:
+        def __init__(self, turn: StudyTurn) -> None:
             super().__init__()
-            self.plan = plan
-            self.own = own  # the next card's question when it is an own card (no bank holds it)
-            self.live = live  # the next card's showing when it is a generated question (tui.live)
-            self.skipped = skipped  # (question id, why): generated questions whose numbers could not be drawn
-            self.rated = rated
-            self.undone = undone
-            self.error = error
-            self.nothing_to_undo = nothing_to_undo
+            self.turn = turn
 
     def __init__(
         self,
@@ -155,10 +117,7 @@ class StudyScreen(HeldKeys, LocalizedScreen):
         self.busy = False
         self.done_count = 0
         self.again_count = 0
-        self.suggested: int | None = None
-        self.suggest_reason: str | None = None
-        self.coverage: tuple[int, int] | None = None  # (covered, total) key points of a typed open answer
-        self.contradicted = 0  # key points of a typed open answer that the judge found contradicted
+        self.suggestion: Suggestion | None = None  # the rating suggested for the card on screen, and why
         self._rated: tuple[Any, int, Any] = (None, 0, None)  # (view, elapsed ms, showing) of the last rating
         self.shown_at = time.monotonic()
         self._qa: VerticalScroll | None = None  # where the card is mounted (see `view`)
@@ -204,6 +163,11 @@ class StudyScreen(HeldKeys, LocalizedScreen):
         if self._qa is None:
             return None
         return next((w for w in self._qa.children if w.id == "study-question"), None)  # type: ignore[return-value]
+
+    @property
+    def suggested(self) -> int | None:
+        """The rating suggested for the card on screen (None: nothing suggested)."""
+        return self.suggestion.rating if self.suggestion is not None else None
 
     @property
     def revealed(self) -> bool:
@@ -267,49 +231,6 @@ class StudyScreen(HeldKeys, LocalizedScreen):
 
     # ------------------------------------------------------------------ worker
 
-    def _compute_plan(
-        self, store: Any, ids: list[str], now: datetime, avoid: str | None, force: str | None
-    ) -> StudyPlan:
-        """Runs in the worker thread: reads the store only."""
-        # the Demo lab's predictions (quizbank.predictions) first: new ones are shown before the banks' new ones
-        ids = store.own_card_ids(self.topic_id) + ids
-        if any(qid.startswith("drill:") for qid in ids):  # only solved drills have a card; never new ones
-            with_cards = set(store.card_due_times())
-            ids = [qid for qid in ids if not qid.startswith("drill:") or qid in with_cards]
-        queue = store.study_queue(ids, now)
-        candidates = queue.ids
-        if not candidates:
-            candidates = store.study_queue(ids, now, learn_ahead=LEARN_AHEAD).due
-        if force is not None:
-            next_id: str | None = force
-        elif candidates:
-            others = [qid for qid in candidates if qid != avoid]
-            next_id = others[0] if others else candidates[0]
-        else:
-            next_id = None
-        plan = StudyPlan(
-            question_id=next_id,
-            due=len(queue.due),
-            new=len(queue.new),
-            new_limit=int(store.get_setting("new_per_day")),
-        )
-        if next_id is None:
-            wanted = set(ids)
-            dues = [card.due for qid, card in store.cards().items() if qid in wanted]
-            plan.next_due = min(dues) if dues else None
-            return plan
-        for rating, preview in store.preview(next_id, now).items():
-            plan.previews[int(rating)] = (preview.due, preview.interval.total_seconds())
-        info = store.card_info(next_id, now)
-        if info is not None:
-            plan.card_state = int(info.card.state)
-            plan.reps, plan.lapses, plan.recall = info.reps, info.lapses, info.retrievability
-        last_review = info.card.last_review if info is not None else None
-        attempt = store.last_attempt(next_id, since=last_review or now - QUIZ_HINT_WINDOW)
-        if attempt is not None:
-            plan.quiz_correct, plan.quiz_at = attempt.correct, attempt.attempted_at
-        return plan
-
     def _run_store(self, action: str, payload: Any = None) -> None:
         """Start the store worker for `action` ("plan", "rate", "undo"); one at a time."""
         self.busy = True
@@ -319,67 +240,13 @@ class StudyScreen(HeldKeys, LocalizedScreen):
     @work(thread=True, group="study-store", exit_on_error=False, name="study-store")
     def _store_worker(self, action: str, payload: Any, ids: list[str]) -> None:
         """Thread worker: touch the store only, then post Planned (never widgets)."""
-        store = posenc_app(self).store
-        try:
-            rated = undone = None
-            avoid = force = None
-            if action == "rate":
-                question_id, rating, duration_ms, instance = payload
-                # With the real clock the store reads the time inside its transaction (commit order).
-                when = None if self.clock is utc_now else self.clock()
-                if instance is None:
-                    rated = store.review(question_id, rating, when, duration_ms)
-                else:
-                    rated = store.review(question_id, rating, when, duration_ms, instance=instance)
-                avoid = question_id
-            elif action == "plan":
-                store.reload_settings()  # `posenc progress config` may have changed them meanwhile
-            elif action == "undo":
-                undone = store.undo_last()
-                if undone is None:
-                    self.post_message(self.Planned(None, nothing_to_undo=True))
-                    return
-                force = undone.question_id
-            plan = self._compute_plan(store, ids, self.clock(), avoid, force)
-        except Exception as exc:  # noqa: BLE001 - shown to the user; the app keeps running
-            text = str(exc).strip().splitlines()
-            self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
-            return
-        live = own = None
-        skipped: list[tuple[str, str]] = []
-        while True:
-            question = (
-                posenc_app(self).bankset.questions.get(plan.question_id or "")
-                if posenc_app(self).bankset
-                else None
-            )
-            if question is None or not is_generated(question):
-                break
-            try:  # fresh numbers for every showing, computed by the demo host (still in this worker)
-                live = draw_showing(question, posenc_app(self).demo_runner)
-                break
-            except Exception as exc:  # noqa: BLE001 - no seed gave an answer: skip the card, plan the next one
-                skipped.append((question.id, " ".join(str(exc).split())))
-                left_out = {qid for qid, _ in skipped}
-                try:
-                    plan = self._compute_plan(
-                        store, [q for q in ids if q not in left_out], self.clock(), avoid, None
-                    )
-                except Exception as exc:  # noqa: BLE001 - a worker reports any failure
-                    text = str(exc).strip().splitlines()
-                    self.post_message(self.Planned(None, error=text[0] if text else type(exc).__name__))
-                    return
-        if question is None and plan.question_id is not None:
-            from quizbank.predictions import study_question
-
-            try:
-                own = study_question(store, plan.question_id)
-            except Exception as exc:  # noqa: BLE001 - a worker reports any failure
-                self.post_message(self.Planned(None, error=" ".join(str(exc).split())))
-                return
-        self.post_message(
-            self.Planned(plan, rated=rated, undone=undone, live=live, own=own, skipped=tuple(skipped))
+        app = posenc_app(self)
+        # With the real clock the store reads the time inside its transaction (commit order).
+        when = None if self.clock is utc_now else self.clock()
+        turn = take_turn(
+            app.store, app.bankset, app.demo_runner, action, payload, ids, self.clock, when, self.topic_id
         )
+        self.post_message(self.Planned(turn))
 
     def plan_question_id(self) -> str | None:
         return self.plan.question_id if self.plan is not None else None
@@ -388,49 +255,33 @@ class StudyScreen(HeldKeys, LocalizedScreen):
         self.busy = False
         self.query_one("#study-ratings").disabled = False
         lang = self.lang
-        if message.nothing_to_undo:
+        turn = message.turn
+        if turn.nothing_to_undo:
             posenc_app(self).notify(tr("study.nothing_to_undo", lang), timeout=2)
             self._refocus()
             return
-        if message.error is not None:
-            posenc_app(self).notify(
-                tr("study.failed", lang, error=message.error), severity="error", timeout=6
-            )
+        if turn.error is not None:
+            posenc_app(self).notify(tr("study.failed", lang, error=turn.error), severity="error", timeout=6)
             if self.plan is None:
-                await self._message(tr("study.failed", lang, error=message.error))
+                await self._message(tr("study.failed", lang, error=turn.error))
             self._refocus()
             return
-        for question_id, why in message.skipped:
+        for question_id, why in turn.skipped:
             self.undrawable.add(question_id)
             posenc_app(self).notify(
                 tr("live.skipped", lang, id=question_id, error=why), severity="warning", timeout=6
             )
-        if message.rated is not None:
+        if turn.rated is not None:
             self.done_count += 1
-            self.again_count += int(message.rated.rating) == 1
-            interval = (message.rated.card_after.due - message.rated.reviewed_at).total_seconds()
-            self._flash(
-                tr(
-                    "study.recorded",
-                    lang,
-                    rating=tr(RATING_KEYS[int(message.rated.rating)], lang),
-                    interval=_interval_text(interval, lang),
-                )
-            )
-        if message.undone is not None:
+            self.again_count += int(turn.rated.rating) == 1
+            self._flash(recorded_text(turn.rated, lang))
+        if turn.undone is not None:
             self.done_count = max(0, self.done_count - 1)
-            self.again_count = max(0, self.again_count - (int(message.undone.rating) == 1))
-            self._flash(
-                tr(
-                    "study.undone",
-                    lang,
-                    rating=tr(RATING_KEYS[int(message.undone.rating)], lang),
-                    id=message.undone.question_id,
-                )
-            )
-        self.plan = message.plan
-        self.live = message.live
-        self.own = message.own
+            self.again_count = max(0, self.again_count - (int(turn.undone.rating) == 1))
+            self._flash(undone_text(turn.undone, lang))
+        self.plan = turn.plan
+        self.live = turn.live
+        self.own = turn.own
         await self._show_plan()
         if not isinstance(self.view, QuestionView):  # a question view releases them once focused
             self.release_keys()
@@ -462,10 +313,7 @@ class StudyScreen(HeldKeys, LocalizedScreen):
         panel = self.query_one("#study-demo", DemoPanel)
         panel.set_demo(None, run=False)
         panel.display = False
-        self.suggested = None
-        self.suggest_reason = None
-        self.coverage = None
-        self.contradicted = 0
+        self.suggestion = None
         await qa.remove_children()
         question = None
         if plan is not None and plan.question_id is not None and posenc_app(self).bankset is not None:
@@ -489,7 +337,13 @@ class StudyScreen(HeldKeys, LocalizedScreen):
             self.refresh_bindings()
             return
         if question is None:
-            await qa.mount(Static(self._done_text(), classes="study-message study-done", markup=False))
+            await qa.mount(
+                Static(
+                    done_text(self.plan, self.done_count, self.again_count, self.clock(), self.lang),
+                    classes="study-message study-done",
+                    markup=False,
+                )
+            )
             self.query_one("#study-ratings").display = False
             self.query_one("#study-hint", Static).update("")
             self._render_bar()
@@ -500,12 +354,8 @@ class StudyScreen(HeldKeys, LocalizedScreen):
                 await self._message(tr("study.failed", self.lang, error=question.id))
                 return
             question = self.live.question  # this showing's numbers, as an ordinary numeric question
-        if plan is not None and plan.quiz_correct is not None:  # (a question came from the plan)
-            from quizbank.progress.scheduler import suggest_rating
-
-            rating = suggest_rating(plan.quiz_correct)  # not None: the quiz graded it
-            self.suggested = int(rating) if rating is not None else None
-            self.suggest_reason = "quiz_right" if plan.quiz_correct else "quiz_wrong"
+        if plan is not None:  # (a question came from the plan)
+            self.suggestion = for_quiz_answer(plan.quiz_correct)
         view = QuestionView(question, seed=self.seed, mode="study", id="study-question")
         await qa.mount(view)
         qa.scroll_home(animate=False)
@@ -515,71 +365,10 @@ class StudyScreen(HeldKeys, LocalizedScreen):
         self.refresh_bindings()
         view.focus_input()  # now, so keys held meanwhile go to this card
 
-    def _done_text(self) -> Content:
-        lang = self.lang
-        plan = self.plan
-        lines = [
-            Content.styled("✓ " + tr("study.done_title", lang), "bold $text-success"),
-            Content(""),
-            Content(tr("study.done_session", lang, done=self.done_count, again=self.again_count)),
-        ]
-        if plan is not None and plan.next_due is not None:
-            seconds = (plan.next_due - self.clock()).total_seconds()
-            lines.append(
-                Content(
-                    tr(
-                        "study.next_due",
-                        lang,
-                        interval=_interval_text(seconds, lang),
-                        at=plan.next_due.strftime("%Y-%m-%d %H:%M"),
-                    )
-                )
-            )
-        else:
-            lines.append(Content(tr("study.nothing_due", lang)))
-        if plan is not None:
-            lines.append(Content(tr("study.new_limit", lang, limit=plan.new_limit)))
-        lines += [Content(""), Content.styled(tr("study.done_keys", lang), "$text-muted")]
-        return Content("\n").join(lines)
-
     def _render_bar(self) -> None:
-        lang = self.lang
-        plan = self.plan
-        rest: list[Any] = []
-        if plan is not None:
-            rest += [
-                "  ",
-                (
-                    tr("study.counts", lang, due=plan.due, new=plan.new, done=self.done_count),
-                    "$text-secondary",
-                ),
-            ]
-            if plan.question_id is not None:
-                if plan.card_state is None:
-                    info = tr("study.card_new", lang)
-                else:
-                    recall = "-" if plan.recall is None else f"{plan.recall:.0%}"
-                    info = tr(
-                        "study.card_info",
-                        lang,
-                        state=tr(f"study.state.{plan.card_state}", lang),
-                        reps=plan.reps,
-                        lapses=plan.lapses,
-                        recall=recall,
-                        reviews=count(plan.reps, "review"),
-                        lapses_text=count(plan.lapses, "lapse"),
-                    )
-                rest += ["   ", (info, "$text-muted")]
-        # the scope's title gives way first (cut with "…", kept to 16 cells at least), then the card's
-        # info, so the counts always show at 80 columns
-        room = posenc_app(self).size.width - 2 - cell_len(tr("study.title", lang, scope=""))
-        scope = self._scope_title()
-        least = min(16, cell_len(scope))
-        if len(rest) > 2 and room - Content.assemble(*rest).cell_length < least:
-            rest = rest[:2]
-        scope = fit_cells(scope, max(least, room - Content.assemble(*rest).cell_length))
-        title = (f" {tr('study.title', lang, scope=scope)} ", "bold")
-        self.query_one("#study-bar", Static).update(Content.assemble(title, *rest))
+        width = posenc_app(self).size.width
+        bar = bar_text(self.plan, self._scope_title(), self.done_count, width, self.lang)
+        self.query_one("#study-bar", Static).update(bar)
 
     def on_resize(self) -> None:
         if self.query("#study-bar"):
@@ -597,35 +386,14 @@ class StudyScreen(HeldKeys, LocalizedScreen):
             hint.update(Content.styled(tr("study.reveal_hint", lang), "$text-muted"))
             ratings.display = False
             return
-        if self.suggested is not None:
-            if self.suggest_reason in ("quiz_right", "quiz_wrong") and self.plan.quiz_at is not None:
-                ago = _interval_text((self.clock() - self.plan.quiz_at).total_seconds(), lang)
-                why = tr(f"study.why_{self.suggest_reason}", lang, ago=ago)
-            elif self.suggest_reason == "contradicted" and self.coverage is not None:
-                why = tr("open.why_contradicted", lang, n=self.contradicted, total=self.coverage[1])
-            elif self.suggest_reason == "points" and self.coverage is not None:
-                why = tr("open.why_points", lang, done=self.coverage[0], total=self.coverage[1])
-            else:
-                why = tr("study.why_right" if self.suggest_reason == "right" else "study.why_wrong", lang)
-            hint.update(
-                Content.styled(
-                    tr(
-                        "study.suggested",
-                        lang,
-                        rating=f"{self.suggested} {tr(RATING_KEYS[self.suggested], lang)}",
-                        why=why,
-                    ),
-                    "bold $text-warning",
-                )
-            )
+        if self.suggestion is not None:
+            hint.update(suggestion_text(self.suggestion, self.plan.quiz_at, self.clock(), lang))
         else:
             hint.update(Content.styled(tr("study.rate_hint", lang), "$text-muted"))
         ratings.display = True
         for n in RATINGS:
             button = self.query_one(f"#rate-{n}", Button)
-            preview = self.plan.previews.get(n)
-            interval = _interval_text(preview[1], lang) if preview else "?"
-            button.label = Content(f"{n} {tr(RATING_KEYS[n], lang)} · {interval}")
+            button.label = rating_label(n, self.plan.previews.get(n), lang)
             button.set_class(self.suggested == n, "-suggested")
 
     def relabel(self) -> None:
@@ -652,12 +420,9 @@ class StudyScreen(HeldKeys, LocalizedScreen):
         """A typed open answer was matched (or a tick changed): its coverage suggests the rating."""
         if message.answer.view is not self.view:
             return
-        self.coverage = (message.covered, message.total)
-        self.contradicted = message.contradicted
-        rating = suggested_rating(message.covered, message.total, message.contradicted)
-        if rating is not None:
-            self.suggested = rating
-            self.suggest_reason = "contradicted" if message.contradicted else "points"
+        suggestion = for_key_points(message.covered, message.total, message.contradicted)
+        if suggestion is not None:
+            self.suggestion = suggestion
         self._render_footer()
 
     # (no "-revealed" class on the screen: nothing styles by it, and toggling a class on the screen
@@ -676,11 +441,9 @@ class StudyScreen(HeldKeys, LocalizedScreen):
         self.refresh_bindings()
 
     def on_question_view_answered(self, message: QuestionView.Answered) -> None:
-        from quizbank.progress.scheduler import suggest_rating
-
         grade = message.grade
-        rating = suggest_rating(grade.correct)
-        if rating is None or grade.details.get("self_graded"):
+        suggestion = for_answer(grade.correct)
+        if suggestion is None or grade.details.get("self_graded"):
             self._render_footer()
             return
         if message.view is not self.view:
@@ -690,8 +453,7 @@ class StudyScreen(HeldKeys, LocalizedScreen):
             if rated_view is message.view:
                 posenc_app(self).record_attempt(message.question_id, grade, elapsed, instance=instance)
             return
-        self.suggested = int(rating)
-        self.suggest_reason = "right" if grade.correct else "wrong"
+        self.suggestion = suggestion
         instance = self.live.record() if self.live is not None else None
         posenc_app(self).record_attempt(message.question_id, grade, self._elapsed_ms(), instance=instance)
         self._render_footer()

@@ -16,9 +16,9 @@ On reveal with text, the open-answer judge (`quizbank.judge`) gives each key poi
 (pre-ticked), ✗ contradicted (the answer states a misconception; its correction shows under the point) or
 · not found. The candidate can change every tick (Tab to it, Space, or a click), as in the mock: a ticked
 point counts as covered, and unticking a point the judge found contradicted makes it contradicted again.
-The marks suggest a rating (`suggested_rating`): any contradicted point Again; else by coverage, under 40%
-Again, under 70% Hard, under 100% Good, every point Easy. It is only shown: a rating or a self-grade needs
-the user's key.
+The marks suggest a rating (`quizbank.progress.rating_suggestions`): any contradicted point Again; else by
+coverage, under 40% Again, under 70% Hard, under 100% Good, every point Easy. It is only shown: a rating or a
+self-grade needs the user's key.
 The text is kept in the widget: replacing the card never happens while it is typed into (the screens hold
 keys meanwhile), and a reload that keeps the question keeps the widget.
 """
@@ -34,6 +34,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Checkbox, Static, TextArea
 
+from quizbank.progress.rating_suggestions import suggested_rating
+
 from ...appref import posenc_app
 from ...i18n import tr
 from ...judge_warmup import warm_judge
@@ -46,25 +48,7 @@ from .base import AnswerWidget, answer_widget
 if TYPE_CHECKING:
     from quizbank.judge.verdicts import Verdict
 
-__all__ = ["RATING_SHARES", "OpenAnswer", "OpenAnswerArea", "suggested_rating"]
-
-# (coverage below this share, rating): Again, Hard, Good; all points covered suggests Easy
-RATING_SHARES = ((0.4, 1), (0.7, 2), (1.0, 3))
-
-
-def suggested_rating(covered: int, total: int, contradicted: int = 0) -> int | None:
-    """The rating (1 Again .. 4 Easy) that covering `covered` of `total` key points suggests; a point the
-    answer contradicts suggests Again whatever the rest."""
-    if total <= 0:
-        return None
-    if contradicted:
-        return 1
-    share = covered / total
-    for limit, rating in RATING_SHARES:
-        if share < limit:
-            return rating
-    return 4
-
+__all__ = ["OpenAnswer", "OpenAnswerArea"]
 
 MARKS = {
     "covered": ("✓", "open.covered", "bold $text-success"),

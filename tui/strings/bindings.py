@@ -1,0 +1,88 @@
+"""The UI strings of the key bindings' names (the footer and Help): `key: (english, chinese)` (assembled in
+`tui.strings`).
+"""
+
+from __future__ import annotations
+
+STRINGS: dict[str, tuple[str, str]] = {
+    # bindings (footer and help)
+    "key.quit": ("Quit", "退出"),
+    "key.back": ("Back", "返回"),
+    "key.help": ("Help", "帮助"),
+    "key.search": ("Search", "搜索"),
+    "key.language": ("中文", "English"),
+    "key.reload": ("Reload", "重载"),
+    "key.palette": ("Commands", "命令"),
+    "key.switch_language": ("Switch language", "切换语言"),
+    "key.drills": ("Drills", "编程练习"),
+    "key.export": ("Export progress", "导出进度"),
+    "key.quit_home": ("Quit (press q twice)", "退出（按两次 q）"),
+    "key.end_quiz": ("End quiz", "结束"),
+    "key.got_it": ("Got it", "答对了"),
+    "key.missed": ("Missed", "没答出"),
+    "key.quiz": ("Quiz", "测验"),
+    "key.browse": ("Browse", "浏览"),
+    "key.demo_lab": ("Demo lab", "演示实验室"),
+    "key.study": ("Study", "学习"),
+    "key.stats": ("Stats", "统计"),
+    "key.mock": ("Mock interview", "模拟面试"),
+    "key.check": ("Check", "检查"),
+    "key.choose": ("Choose (mcq answers, multi toggles)", "选择（单选即作答，多选切换）"),
+    "key.choice_up": ("Highlight the previous choice", "高亮上一个选项"),
+    "key.choice_down": ("Highlight the next choice", "高亮下一个选项"),
+    "key.choice_pick": ("Pick the highlighted choice / confirm", "选中高亮选项 / 确认"),
+    "key.answer_true": ("Answer true", "回答：正确"),
+    "key.answer_false": ("Answer false", "回答：错误"),
+    "key.next": ("Next", "下一题"),
+    "key.prev": ("Previous", "上一题"),
+    "key.demo": ("Run demo", "运行演示"),
+    "key.predict": ("Predict", "预测"),
+    "predict.other": ("Other target", "换一个目标"),
+    "predict.add_key": ("Add to Study", "加入复习"),
+    "predict.title": ("Predict, then reveal: {demo} ({params})", "先预测，再揭晓：{demo}（{params}）"),
+    "predict.ask": (
+        "What is {target}? Type your prediction, then Enter.",
+        "{target}是多少？输入你的预测，按 Enter。",
+    ),
+    "predict.choose": ("Target {n} of {total} (↑/↓ for another).", "目标 {n}/{total}（↑/↓ 换一个）。"),
+    "predict.none": ("This demo has no number to predict.", "这个演示没有可以预测的数值。"),
+    "predict.not_a_number": (
+        "✗ Not a number: write e.g. 0.5, 1/256 or 2e-3.",
+        "✗ 不是数字：请写成 0.5、1/256 或 2e-3 这样的形式。",
+    ),
+    "predict.running": ("Running the demo…", "正在运行演示……"),
+    "predict.failed": ("✗ The demo could not run: {error}", "✗ 演示无法运行：{error}"),
+    "predict.close": ("✓ Close: within {pct}.", "✓ 很接近：误差在 {pct} 以内。"),
+    "predict.off": ("✗ Off by more than {pct}.", "✗ 误差超过 {pct}。"),
+    "predict.numbers": (
+        "The demo computed {actual}; you predicted {predicted}.",
+        "演示算出 {actual}；你预测的是 {predicted}。",
+    ),
+    "predict.error": ("Error: {abs} ({rel} relative).", "误差：{abs}（相对误差 {rel}）。"),
+    "predict.add_hint": (
+        "a adds this to Study as a card · Esc goes back to the lab",
+        "按 a 把它作为卡片加入复习 · Esc 返回演示实验室",
+    ),
+    "predict.added": ("Added to Study as a card.", "已作为卡片加入复习。"),
+    "predict.already": ("This card is already in Study.", "这张卡片已在复习中。"),
+    "predict.imported": (
+        "Saved predictions are Study cards now: {n} ({file} keeps the old bank file).",
+        "保存的预测现已是复习卡片：{n} 张（旧题库文件保留为 {file}）。",
+    ),
+    "predict.import_failed": (
+        "Saved predictions not moved into Study yet: {error}",
+        "保存的预测尚未移入复习：{error}",
+    ),
+    "predict.save_failed": ("✗ Not added to Study: {error}", "✗ 未加入复习：{error}"),
+    "predict.no_store": (
+        "✗ Not added: the progress store is not open ({error}).",
+        "✗ 未加入：进度库没有打开（{error}）。",
+    ),
+    "key.index": ("Index", "目录"),
+    "key.run": ("Run", "运行"),
+    "key.reset": ("Defaults", "默认值"),
+    "key.start": ("Start", "开始"),
+    "key.open": ("Open", "打开"),
+    "key.retry": ("Retry missed", "重做错题"),
+    "key.new_quiz": ("New quiz", "新测验"),
+}
