@@ -35,7 +35,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import (
     Button,
@@ -53,7 +52,7 @@ from textual.widgets.selection_list import Selection
 from ..appref import posenc_app
 from ..i18n import tr
 from ..keyorder import HeldKeys
-from ..keys import bind, localize_bindings
+from ..keys import bind
 from ..live import draw_plan_showings, is_generated
 from ..richtext import plain
 from ..typed_answers import keep_typed_answer
@@ -61,12 +60,12 @@ from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
 from ..widgets.toggles import GlyphRadioButton, GlyphSelectionList
 from .base import LocalizedScreen
+from .confirm import ConfirmScreen
 from .mock_items import DrillItem, ItemShown, OpenItem
 from .mock_report import MockReportScreen, render_mock_scores
 from .topic_choice import topics_line
 
 __all__ = [
-    "ConfirmEndScreen",
     "MockInterviewScreen",
     "MockReportScreen",
     "MockSetupScreen",
@@ -293,57 +292,6 @@ class MockSetupScreen(LocalizedScreen):
 
 
 # ---------------------------------------------------------------------------------------------------- interview
-
-
-class ConfirmEndScreen(ModalScreen[bool]):
-    """ "End the interview?": `y` ends (True), `n` or Esc goes on (False)."""
-
-    DEFAULT_CSS = """
-    ConfirmEndScreen { align: center middle; }
-    ConfirmEndScreen > Vertical {
-        width: 60; max-width: 90%; height: auto; padding: 1 2; border: thick $warning; background: $surface;
-    }
-    ConfirmEndScreen #confirm-question { text-style: bold; }
-    ConfirmEndScreen Horizontal { height: auto; margin-top: 1; }
-    ConfirmEndScreen Button { margin-right: 2; }
-    """
-    BINDINGS = [
-        bind("y", "answer(True)", "mock.confirm.yes", "mock.key_yes"),
-        bind("n,escape", "answer(False)", "mock.confirm.no", "mock.key_no"),
-    ]
-
-    def __init__(self, *, quitting: bool = False) -> None:
-        """`quitting`: asked by Ctrl+Q ("End the interview and quit?") rather than by `q`."""
-        super().__init__()
-        self.quitting = quitting
-
-    def compose(self) -> ComposeResult:
-        lang = posenc_app(self).language
-        question, detail = (
-            ("mock.quit_question", "mock.quit_detail")
-            if self.quitting
-            else (
-                "mock.end_question",
-                "mock.end_detail",
-            )
-        )
-        with Vertical():
-            yield Static(tr(question, lang), id="confirm-question", markup=False)
-            yield Static(tr(detail, lang), markup=False)
-            with Horizontal():
-                yes = "mock.yes_quit" if self.quitting else "mock.yes"
-                yield Button(tr(yes, lang), id="confirm-yes", variant="warning")
-                yield Button(tr("mock.no", lang), id="confirm-no")
-
-    def on_mount(self) -> None:
-        localize_bindings(self, posenc_app(self).language)
-
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "confirm-yes")
 
 
 class MockInterviewScreen(HeldKeys, LocalizedScreen):
@@ -697,7 +645,7 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
             if end:
                 self._finish(ended_early=True)
 
-        posenc_app(self).push_screen(ConfirmEndScreen(), callback=answered)
+        posenc_app(self).push_screen(self._confirm_end(quitting=False), callback=answered)
 
     def confirm_quit(self) -> bool:
         """Ctrl+Q (the app's quit action asks first): "End the interview and quit?"; `y` quits, and the
@@ -709,8 +657,25 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
             if end:
                 posenc_app(self).exit()
 
-        posenc_app(self).push_screen(ConfirmEndScreen(quitting=True), callback=answered)
+        posenc_app(self).push_screen(self._confirm_end(quitting=True), callback=answered)
         return True
+
+    def _confirm_end(self, *, quitting: bool) -> ConfirmScreen:
+        """ "End the interview?" (`q`), or "End the interview and quit?" (Ctrl+Q): `y` ends, `n` or Esc goes on."""
+        lang = posenc_app(self).language
+        if quitting:
+            return ConfirmScreen(
+                tr("mock.quit_question", lang),
+                tr("mock.quit_detail", lang),
+                yes=tr("mock.yes_quit", lang),
+                no=tr("mock.no", lang),
+            )
+        return ConfirmScreen(
+            tr("mock.end_question", lang),
+            tr("mock.end_detail", lang),
+            yes=tr("mock.yes", lang),
+            no=tr("mock.no", lang),
+        )
 
     def on_unmount(self) -> None:
         """The app is ending (Ctrl+Q, a closed served tab, SIGTERM) mid-interview: save it as ended early.
