@@ -444,7 +444,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "palette.reload": ("Reload the question banks from disk", "从磁盘重新加载题库"),
     "palette.help": ("Keys and how the app works", "按键说明与使用方法"),
     "search.command": ("command", "命令"),
-    # mock interview (tui/screens/mock*.py)
+    # mock interview (tui/screens/mock/)
     "mock.setup_title": ("Mock interview", "模拟面试"),
     "mock.minutes": ("Minutes", "时长（分钟）"),
     "mock.topics": ("Topics", "主题"),

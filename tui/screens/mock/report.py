@@ -16,12 +16,12 @@ from textual.widgets import (
     Markdown,
 )
 
-from ..appref import posenc_app
-from ..i18n import tr
-from ..keys import bind
-from ..richtext import markdown_source
-from ..widgets.key_footer import KeyFooter
-from .base import LocalizedScreen
+from ...appref import posenc_app
+from ...i18n import tr
+from ...keys import bind
+from ...richtext import markdown_source
+from ...widgets.key_footer import KeyFooter
+from ..base import LocalizedScreen
 
 __all__ = ["MockReportScreen", "render_mock_scores"]
 

@@ -17,14 +17,14 @@ from textual.widgets import (
     TextArea,
 )
 
-from ..appref import posenc_app
-from ..i18n import tr
-from ..judge_warmup import warm_judge
-from ..keys import bind, localize_bindings
-from ..richtext import inline, markdown_source, render_text
-from ..widgets.answers.open import judged_point
-from ..widgets.text_area import SafeTextArea
-from ..widgets.toggles import GlyphCheckbox
+from ...appref import posenc_app
+from ...i18n import tr
+from ...judge_warmup import warm_judge
+from ...keys import bind, localize_bindings
+from ...richtext import inline, markdown_source, render_text
+from ...widgets.answers.open import judged_point
+from ...widgets.text_area import SafeTextArea
+from ...widgets.toggles import GlyphCheckbox
 
 if TYPE_CHECKING:
     from quizbank.judge.verdicts import Verdict

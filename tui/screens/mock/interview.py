@@ -1,4 +1,4 @@
-"""Mock interview: setup and the timed interview (item widgets in `mock_items`, the report in `mock_report`).
+"""Mock interview: setup and the timed interview (item widgets in `items`, the report in `report`).
 
 * `MockSetupScreen` (`m` on Home, or the palette): minutes, topics, level and language; Enter (in the minutes
   field) or `s` plans in a thread worker ("mock-plan") and starts.
@@ -49,21 +49,21 @@ from textual.widgets import (
 )
 from textual.widgets.selection_list import Selection
 
-from ..appref import posenc_app
-from ..i18n import tr
-from ..keyorder import HeldKeys
-from ..keys import bind
-from ..live import draw_plan_showings, is_generated
-from ..richtext import plain
-from ..typed_answers import keep_typed_answer
-from ..widgets.key_footer import KeyFooter
-from ..widgets.question_view import QuestionView
-from ..widgets.toggles import GlyphRadioButton, GlyphSelectionList
-from .base import LocalizedScreen
-from .confirm import ConfirmScreen
-from .mock_items import DrillItem, ItemShown, OpenItem
-from .mock_report import MockReportScreen, render_mock_scores
-from .topic_choice import topics_line
+from ...appref import posenc_app
+from ...i18n import tr
+from ...keyorder import HeldKeys
+from ...keys import bind
+from ...live import draw_plan_showings, is_generated
+from ...richtext import plain
+from ...typed_answers import keep_typed_answer
+from ...widgets.key_footer import KeyFooter
+from ...widgets.question_view import QuestionView
+from ...widgets.toggles import GlyphRadioButton, GlyphSelectionList
+from ..base import LocalizedScreen
+from ..confirm import ConfirmScreen
+from ..topic_choice import topics_line
+from .items import DrillItem, ItemShown, OpenItem
+from .report import MockReportScreen, render_mock_scores
 
 __all__ = [
     "MockInterviewScreen",
