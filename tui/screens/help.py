@@ -45,7 +45,7 @@ SECTIONS: list[tuple[str, str | None]] = [
     ("help.lab", "tui.screens.demo_lab:DemoLabScreen"),
     ("help.predict", "tui.screens.predict:PredictScreen"),
     ("key.drills", "tui.screens.drill:DrillScreen"),
-    ("help.mock_setup", "tui.screens.mock.interview:MockSetupScreen"),
+    ("help.mock_setup", "tui.screens.mock.setup:MockSetupScreen"),
     ("key.mock", "tui.screens.mock.interview:MockInterviewScreen"),
     ("help.mock_points", "tui.screens.mock.items:OpenItem"),
     ("help.mock_report", "tui.screens.mock.report:MockReportScreen"),

@@ -29,7 +29,16 @@ from ...widgets.toggles import GlyphCheckbox
 if TYPE_CHECKING:
     from quizbank.judge.verdicts import Verdict
 
-__all__ = ["DrillItem", "ItemShown", "OpenItem"]
+__all__ = ["DrillItem", "ItemShown", "OpenItem", "drills_by_name"]
+
+
+def drills_by_name() -> dict[str, Any]:
+    """The drill catalogue by name (empty where `quizbank.drills` cannot be imported): what a plan may hold."""
+    try:
+        from quizbank.drills import drills
+    except ImportError:
+        return {}
+    return {drill.name: drill for drill in drills()}
 
 
 class ItemShown(Message):

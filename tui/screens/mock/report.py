@@ -1,4 +1,7 @@
-"""The mock interview report screen (export, add missed to Study) and the scores plot on Stats."""
+"""The mock interview report screen and the scores plot on Stats.
+
+`MockReportScreen`: the report (overall, by topic, by skill, time per item, weakest topics, missed items with
+model answers); `a` adds every missed item to Study (due now), `e` exports Markdown."""
 
 from __future__ import annotations
 
