@@ -15,7 +15,8 @@ from support.processes import alive
 from textual.widgets import Markdown, Static, TextArea
 
 from quizbank.drills import get_drill
-from tui.screens.drill import ConfirmSolutionScreen, DrillScreen
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.drill import DrillScreen
 
 SIZE = (120, 40)
 
@@ -101,11 +102,11 @@ async def test_hints_one_at_a_time_and_the_solution_gate(env: Path) -> None:
         solution = screen.query_one("#drill-solution", Markdown)
         await pilot.press("v")  # no attempt yet: locked, no confirmation
         await pilot.pause()
-        assert not isinstance(app.screen, ConfirmSolutionScreen) and not solution.display
+        assert not isinstance(app.screen, ConfirmScreen) and not solution.display
         screen.attempted = True  # as after a graded attempt
         await pilot.press("v")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmSolutionScreen)
+        assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
         await pilot.pause()
         assert app.screen is screen and not solution.display
@@ -134,7 +135,7 @@ async def test_previous_attempt_unlocks_the_solution_and_chinese_statement(env: 
         assert "带因果掩码的 ALiBi 偏置" in str(screen.query_one("#drill-title", Static).content)
         await pilot.press("v")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmSolutionScreen)
+        assert isinstance(app.screen, ConfirmScreen)
         assert "查看参考答案" in screen_text(app)
 
 

@@ -176,8 +176,8 @@ def test_every_full_screen_relabels_through_localized_screen() -> None:
     from tui.screens.base import LocalizedScreen
 
     full = set()
-    for info in pkgutil.iter_modules(tui.screens.__path__):
-        module = importlib.import_module(f"tui.screens.{info.name}")
+    for info in pkgutil.walk_packages(tui.screens.__path__, "tui.screens."):  # tui/screens/mock/ too
+        module = importlib.import_module(info.name)
         for value in vars(module).values():
             if (
                 isinstance(value, type)

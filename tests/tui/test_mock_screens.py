@@ -17,9 +17,9 @@ from textual.widgets import Checkbox, TextArea
 from quizbank.drills import get_drill
 from quizbank.mock.planner import InterviewPlan, PlanItem
 from quizbank.mock.report import ItemResult, build_report
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.home import HomeScreen
 from tui.screens.mock import (
-    ConfirmEndScreen,
     DrillItem,
     MockInterviewScreen,
     MockReportScreen,
@@ -222,7 +222,7 @@ async def test_early_end_in_chinese_skips_the_follow_up_of_a_skipped_parent(env:
         assert isinstance(screen.current, QuestionView) and screen.current.question_id == "fx.mcq"
         await pilot.press("q")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmEndScreen)
+        assert isinstance(app.screen, ConfirmScreen)
         assert "结束面试？" in screen_text(app)
         await pilot.press("n")  # go on
         await settle(pilot)
@@ -495,7 +495,7 @@ async def test_ctrl_q_mid_interview_asks_then_saves_it_as_ended_early(env: Path)
         await settle(pilot)
         await pilot.press("ctrl+q")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmEndScreen) and app.screen.quitting
+        assert isinstance(app.screen, ConfirmScreen)
         assert "End the interview and quit?" in screen_text(app)
         await pilot.press("n")  # go on: nothing ends, nothing is saved
         await settle(pilot)

@@ -33,23 +33,23 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
-from textual.widgets import Button, Header, Markdown, Select, Static, TextArea
+from textual.widgets import Header, Markdown, Select, Static, TextArea
 
 from ..appenv import code_off, workspace_override
 from ..appref import posenc_app
 from ..cells import fit_path
 from ..i18n import count, tr
-from ..keys import bind, focused_takes_text, localize_bindings
+from ..keys import bind, focused_takes_text
 from ..richtext import markdown_source
 from ..widgets.key_footer import KeyFooter
 from ..widgets.text_area import SafeTextArea
 from .base import LocalizedScreen
+from .confirm import ConfirmScreen
 
 # a solved drill's Study card id (= quizbank.progress.store.DRILL_CARD_PREFIX)
 DRILL_CARD_PREFIX = "drill:"
 
-__all__ = ["ConfirmSolutionScreen", "DrillCard", "DrillScreen", "drill_attempts_line", "drill_workspace"]
+__all__ = ["DrillCard", "DrillScreen", "drill_attempts_line", "drill_workspace"]
 
 POLL_SECONDS = 1.0
 WARM_AFTER_SECONDS = 1.0  # a screen left at once starts no grading child
@@ -155,43 +155,6 @@ class DrillCard(Vertical):
 
     def compatible_with(self, question: Any) -> bool:
         return False
-
-
-class ConfirmSolutionScreen(ModalScreen[bool]):
-    """ "Show the model solution?": `y` shows (True), `n` or Esc does not (False)."""
-
-    DEFAULT_CSS = """
-    ConfirmSolutionScreen { align: center middle; }
-    ConfirmSolutionScreen > Vertical {
-        width: 64; max-width: 90%; height: auto; padding: 1 2; border: thick $warning; background: $surface;
-    }
-    ConfirmSolutionScreen #confirm-question { text-style: bold; }
-    ConfirmSolutionScreen Horizontal { height: auto; margin-top: 1; }
-    ConfirmSolutionScreen Button { margin-right: 2; }
-    """
-    BINDINGS = [
-        bind("y", "answer(True)", "drill.confirm.yes", "drill.key_yes"),
-        bind("n,escape", "answer(False)", "drill.confirm.no", "drill.key_no"),
-    ]
-
-    def compose(self) -> ComposeResult:
-        lang = posenc_app(self).language
-        with Vertical():
-            yield Static(tr("drill.confirm_question", lang), id="confirm-question", markup=False)
-            yield Static(tr("drill.confirm_detail", lang), markup=False)
-            with Horizontal():
-                yield Button(tr("drill.yes", lang), id="confirm-yes", variant="warning")
-                yield Button(tr("drill.no", lang), id="confirm-no")
-
-    def on_mount(self) -> None:
-        localize_bindings(self, posenc_app(self).language)
-
-    def action_answer(self, show: bool) -> None:
-        self.dismiss(show)
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "confirm-yes")
 
 
 class DrillScreen(LocalizedScreen):
@@ -750,7 +713,14 @@ class DrillScreen(LocalizedScreen):
                 self._render_solution()
                 self.query_one("#drill-solution", Markdown).scroll_visible()
 
-        posenc_app(self).push_screen(ConfirmSolutionScreen(), shown)
+        lang = posenc_app(self).language
+        confirm = ConfirmScreen(
+            tr("drill.confirm_question", lang),
+            tr("drill.confirm_detail", lang),
+            yes=tr("drill.yes", lang),
+            no=tr("drill.no", lang),
+        )
+        posenc_app(self).push_screen(confirm, shown)
 
     def action_external_editor(self) -> None:
         """Open the file in $VISUAL / $EDITOR; the mtime poll re-grades when it comes back changed."""

@@ -200,7 +200,7 @@ class StatsScreen(LocalizedScreen):
         self._render_mock_chart(lang)
 
     def _render_mock_chart(self, lang: str) -> None:
-        from .mock_report import render_mock_scores
+        from .mock.report import render_mock_scores
 
         plot = self.query_one("#stats-mock")
         reports = getattr(self, "mock_reports", [])

@@ -83,6 +83,4 @@ STRINGS: dict[str, tuple[str, str]] = {
     "drill.key_solution": ("Solution", "答案"),
     "drill.key_leave": ("Leave editor", "离开编辑器"),
     "drill.key_edit": ("Edit", "编辑"),
-    "drill.key_yes": ("Show", "显示"),
-    "drill.key_no": ("Back", "返回"),
 }

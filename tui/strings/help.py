@@ -22,9 +22,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "help.mock_setup": ("Mock interview setup", "模拟面试设置"),
     "help.mock_report": ("Mock interview report", "模拟面试报告"),
     "help.mock_points": ("Mock interview: key points of an open question", "模拟面试：开放题的要点"),
-    "help.mock_confirm": ("Mock interview: ending early", "模拟面试：提前结束"),
+    # the yes/no question (tui/screens/confirm.py): end a mock interview early, show a solution
+    "help.confirm": (
+        "Confirming (end an interview early, show a solution)",
+        "确认（提前结束面试、查看参考答案）",
+    ),
+    "confirm.key_yes": ("Yes", "是"),
+    "confirm.key_no": ("No, go back", "否，返回"),
     "help.predict": ("Demo lab: predicting a result", "演示实验室：预测结果"),
-    "help.drill_confirm": ("Drills: showing the solution", "编程练习：查看参考答案"),
     "help.remap": (
         'Remap keys with the “keymap” setting: binding id → keys, e.g. {"posenc.next": "j"}.',
         '可用 “keymap” 设置重新映射按键：绑定 id → 按键，例如 {"posenc.next": "j"}。',

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
-    # mock interview (tui/screens/mock*.py)
+    # mock interview (tui/screens/mock/)
     "mock.setup_title": ("Mock interview", "模拟面试"),
     "mock.minutes": ("Minutes", "时长（分钟）"),
     "mock.topics": ("Topics", "主题"),
@@ -90,6 +90,4 @@ STRINGS: dict[str, tuple[str, str]] = {
     "mock.key_add": ("Add missed to Study", "错题加入学习"),
     "mock.key_export": ("Export Markdown", "导出 Markdown"),
     "mock.key_leave": ("Leave editor", "离开编辑框"),
-    "mock.key_yes": ("End", "结束"),
-    "mock.key_no": ("Go on", "继续"),
 }

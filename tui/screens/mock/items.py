@@ -17,19 +17,28 @@ from textual.widgets import (
     TextArea,
 )
 
-from ..appref import posenc_app
-from ..i18n import tr
-from ..judge_warmup import warm_judge
-from ..keys import bind, localize_bindings
-from ..richtext import inline, markdown_source, render_text
-from ..widgets.answers.open import judged_point
-from ..widgets.text_area import SafeTextArea
-from ..widgets.toggles import GlyphCheckbox
+from ...appref import posenc_app
+from ...i18n import tr
+from ...judge_warmup import warm_judge
+from ...keys import bind, localize_bindings
+from ...richtext import inline, markdown_source, render_text
+from ...widgets.answers.open import judged_point
+from ...widgets.text_area import SafeTextArea
+from ...widgets.toggles import GlyphCheckbox
 
 if TYPE_CHECKING:
     from quizbank.judge.verdicts import Verdict
 
-__all__ = ["DrillItem", "ItemShown", "OpenItem"]
+__all__ = ["DrillItem", "ItemShown", "OpenItem", "drills_by_name"]
+
+
+def drills_by_name() -> dict[str, Any]:
+    """The drill catalogue by name (empty where `quizbank.drills` cannot be imported): what a plan may hold."""
+    try:
+        from quizbank.drills import drills
+    except ImportError:
+        return {}
+    return {drill.name: drill for drill in drills()}
 
 
 class ItemShown(Message):

@@ -1,4 +1,7 @@
-"""The mock interview report screen (export, add missed to Study) and the scores plot on Stats."""
+"""The mock interview report screen and the scores plot on Stats.
+
+`MockReportScreen`: the report (overall, by topic, by skill, time per item, weakest topics, missed items with
+model answers); `a` adds every missed item to Study (due now), `e` exports Markdown."""
 
 from __future__ import annotations
 
@@ -16,12 +19,12 @@ from textual.widgets import (
     Markdown,
 )
 
-from ..appref import posenc_app
-from ..i18n import tr
-from ..keys import bind
-from ..richtext import markdown_source
-from ..widgets.key_footer import KeyFooter
-from .base import LocalizedScreen
+from ...appref import posenc_app
+from ...i18n import tr
+from ...keys import bind
+from ...richtext import markdown_source
+from ...widgets.key_footer import KeyFooter
+from ..base import LocalizedScreen
 
 __all__ = ["MockReportScreen", "render_mock_scores"]
 
