@@ -17,13 +17,8 @@ from textual.widgets import Checkbox, Input
 from quizbank.progress.scheduler import State
 from tui.screens.browse import BrowseScreen
 from tui.screens.marks import NoteScreen
-from tui.screens.quiz import (
-    QuizScreen,
-    QuizSetupScreen,
-    QuizSummaryScreen,
-    format_duration,
-    topic_result,
-)
+from tui.screens.quiz import QuizScreen, QuizSetupScreen, QuizSummaryScreen
+from tui.screens.quiz.summary import format_duration, topic_result
 from tui.screens.study import LEARN_AHEAD, StudyScreen
 from tui.widgets.question_view import QuestionView, choice_tag
 

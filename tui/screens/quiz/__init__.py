@@ -7,18 +7,9 @@ all three are defined, so that no module imports one that imports it back."""
 from __future__ import annotations
 
 from .session import QuizScreen
-from .setup import QuizSetupScreen, parse_count
-from .summary import REVISIT_ROWS, QuizSummaryScreen, format_duration, summary_detail, topic_result
+from .setup import QuizSetupScreen
+from .summary import QuizSummaryScreen
 
 QuizScreen.summary_screen = QuizSummaryScreen
 
-__all__ = [
-    "REVISIT_ROWS",
-    "QuizScreen",
-    "QuizSetupScreen",
-    "QuizSummaryScreen",
-    "format_duration",
-    "parse_count",
-    "summary_detail",
-    "topic_result",
-]
+__all__ = ["QuizScreen", "QuizSetupScreen", "QuizSummaryScreen"]
