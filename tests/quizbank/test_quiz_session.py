@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from quizbank.grading import Grade
 from quizbank.question_status import QuestionStatus
 from quizbank.quiz_session import QuizConfig, QuizSession, choice_order, select_question_ids
-from tui.screens.quiz import summary_detail
+from tui.screens.quiz.summary import summary_detail
 
 
 def test_counts_keep_answered_skipped_and_not_reached_apart(monkeypatch: pytest.MonkeyPatch) -> None:

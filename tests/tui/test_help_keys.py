@@ -194,14 +194,14 @@ async def _push(pilot: Any, spec: str, *args: Any) -> None:
 async def _summary(pilot: Any) -> None:
     session = QuizSession(QuizConfig(seed=1), ["fx.mcq", "fx.truefalse"])
     session.end()
-    await _push(pilot, "tui.screens.quiz:QuizSummaryScreen", session)
+    await _push(pilot, "tui.screens.quiz.summary:QuizSummaryScreen", session)
 
 
 # section title -> how to open its screen
 OPENERS: dict[str, Opener] = {
     "Everywhere": lambda p: _push(p, "tui.screens.browse:BrowseScreen", p.app.bankset.topics[0].id),
     "Home": lambda p: settle(p),
-    "Quiz setup": lambda p: _push(p, "tui.screens.quiz:QuizSetupScreen"),
+    "Quiz setup": lambda p: _push(p, "tui.screens.quiz.setup:QuizSetupScreen"),
     "Quiz": lambda p: start_quiz(p, ["fx.mcq", "fx.truefalse"]),
     "Quiz summary": _summary,
     "Browse": lambda p: _push(p, "tui.screens.browse:BrowseScreen", p.app.bankset.topics[0].id),

@@ -372,7 +372,7 @@ async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(e
 
     from quizbank.grading import Grade
     from quizbank.quiz_session import QuizConfig, QuizSession
-    from tui.screens.quiz import REVISIT_ROWS, QuizSummaryScreen
+    from tui.screens.quiz.summary import REVISIT_ROWS, QuizSummaryScreen
 
     ids = _many_topics(env)
     app = make_app(env, language=lang, open_store=False)

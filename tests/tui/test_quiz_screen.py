@@ -18,13 +18,8 @@ from quizbank.progress.scheduler import State
 from quizbank.progress.study_plan import LEARN_AHEAD
 from tui.screens.browse import BrowseScreen
 from tui.screens.marks import NoteScreen
-from tui.screens.quiz import (
-    QuizScreen,
-    QuizSetupScreen,
-    QuizSummaryScreen,
-    format_duration,
-    topic_result,
-)
+from tui.screens.quiz import QuizScreen, QuizSetupScreen, QuizSummaryScreen
+from tui.screens.quiz.summary import format_duration, topic_result
 from tui.screens.study import StudyScreen
 from tui.widgets.question_view import QuestionView, choice_tag
 

@@ -65,7 +65,7 @@ async def test_predict_survives_a_number_past_the_largest_float(env: Path) -> No
 @given(st.text() | st.builds(lambda n: "9" * n, st.integers(4000, 5000)))
 @example("²")
 def test_the_quiz_count_is_a_number_all_or_error(text: str) -> None:
-    from tui.screens.quiz import parse_count
+    from tui.screens.quiz.setup import parse_count
 
     count = parse_count(text)
     assert count is None or count == "error" or (isinstance(count, int) and count >= 1)
