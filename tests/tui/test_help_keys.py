@@ -17,7 +17,7 @@ from support.apps import make_app, screen_text, start_quiz
 from support.pilot import pilot_test, settle, wait_for
 
 from quizbank.quiz_session import QuizConfig, QuizSession
-from tui.screens.help import SECTIONS, _load, help_groups, section_bindings
+from tui.screens.help import help_groups, help_sections, section_bindings
 
 SIZE = (120, 40)
 
@@ -43,8 +43,8 @@ async def test_help_lists_every_binding_of_every_screen_and_only_real_keys(env: 
         ):
             assert wanted in titles, wanted
         listed = {one for _t, rows in groups for _k, _d, binding_id in rows for one in _ids(binding_id)}
-        for _title, spec in SECTIONS:
-            cls = type(app) if spec is None else _load(spec)
+        for _title, section_cls in help_sections():
+            cls = type(app) if section_cls is None else section_cls
             for binding in section_bindings(cls):
                 if binding.id:
                     assert binding.id in listed, binding.id
@@ -187,7 +187,10 @@ async def _study(pilot: Any) -> None:
 
 
 async def _push(pilot: Any, spec: str, *args: Any) -> None:
-    await pilot.app.push_screen(_load(spec)(*args))
+    import importlib
+
+    module_name, _, class_name = spec.partition(":")
+    await pilot.app.push_screen(getattr(importlib.import_module(module_name), class_name)(*args))
     await settle(pilot)
 
 
@@ -315,3 +318,41 @@ async def test_every_key_help_lists_has_an_effect_on_its_screen(env: Path, secti
             )
             pressed += 1
         assert pressed >= 1
+
+
+def test_each_screen_names_its_help_section_and_help_finds_them_in_order() -> None:
+    """No table to keep: a class with `HELP_SECTION` under tui/screens or tui/widgets is a section of Help, in
+    its order, and each section's title is a string in both languages."""
+    from textual.screen import Screen
+
+    from tui.help_section import HelpSection
+    from tui.strings import STRINGS
+
+    sections = help_sections()
+    assert sections[0] == ("help.global", None)
+    classes = [cls for _title, cls in sections[1:]]
+    assert all(cls is not None for cls in classes)
+    orders = [cls.__dict__["HELP_SECTION"].order for cls in classes if cls is not None]
+    assert orders == sorted(orders) and len(set(orders)) == len(orders)
+    titles = [title for title, _cls in sections]
+    assert len(set(titles)) == len(titles) and all(title in STRINGS for title in titles)
+    names = {cls.__name__ for cls in classes if cls is not None}
+    assert {"HomeScreen", "QuizScreen", "StudyScreen", "DrillScreen", "MockInterviewScreen"} <= names
+    assert {"QuestionView", "OpenAnswerArea", "ConfirmScreen", "StatsScreen"} <= names
+    # every full screen with keys of its own says where they go
+    import importlib
+    import pkgutil
+
+    import tui.screens
+
+    for info in pkgutil.walk_packages(tui.screens.__path__, "tui.screens."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Screen)
+                and value.__module__ == module.__name__
+                and section_bindings(value)
+                and value.__name__ != "HelpScreen"
+            ):
+                assert isinstance(value.__dict__.get("HELP_SECTION"), HelpSection), value

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from quizbank.question_status import MARK_GLYPHS
 
 from ..appref import posenc_app
+from ..help_section import HelpSection
 from ..i18n import tr
 from ..keys import bind
 from ..richtext import plain
@@ -42,6 +43,8 @@ def _short(text: str, limit: int) -> str:
 
 class BrowseScreen(QuestionMarks, LocalizedScreen):
     """Reference notes for one topic. `select_question(id)` jumps to a question."""
+
+    HELP_SECTION = HelpSection("help.browse", 70)
 
     CSS_PATH = Path(__file__).with_name("browse.tcss")
     BINDINGS = [

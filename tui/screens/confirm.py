@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ..appref import posenc_app
+from ..help_section import HelpSection
 from ..keys import bind, localize_bindings
 
 __all__ = ["ConfirmScreen"]
@@ -22,6 +23,8 @@ __all__ = ["ConfirmScreen"]
 
 class ConfirmScreen(ModalScreen[bool]):
     """`question` and `detail` above a yes and a no button; `y` answers True, `n` or Esc False."""
+
+    HELP_SECTION = HelpSection("help.confirm", 170)
 
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }

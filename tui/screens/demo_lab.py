@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.widgets import Button, Header, Input, Label, Select, Static, Switch
 
 from ..appref import posenc_app
+from ..help_section import HelpSection
 from ..i18n import demo_claim, demo_title, tr
 from ..keyorder import HeldKeys
 from ..keys import bind
@@ -93,6 +94,8 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
 
     Keys typed while the form is (re)built are held and handed on, in order, once it is in place,
     so Tab, Ctrl+U, `12` typed as the lab opens edit the first field (`tui.keyorder.HeldKeys`)."""
+
+    HELP_SECTION = HelpSection("help.lab", 100)
 
     CSS_PATH = Path(__file__).with_name("demo_lab.tcss")
     BINDINGS = [bind("d", "run", "demo", "key.demo"), bind("p", "predict", "predict", "key.predict")]

@@ -38,6 +38,7 @@ from textual.widgets import Header, Markdown, Select, Static, TextArea
 from ..appenv import code_off, workspace_override
 from ..appref import posenc_app
 from ..cells import fit_path
+from ..help_section import HelpSection
 from ..i18n import count, tr
 from ..keys import bind, focused_takes_text
 from ..richtext import markdown_source
@@ -162,6 +163,8 @@ class DrillScreen(LocalizedScreen):
 
     The app's key queue (`tui.keyorder`) hands each key on only once the one before it is handled, so
     text typed right after Enter (which focuses the editor) goes into the file."""
+
+    HELP_SECTION = HelpSection("key.drills", 120)
 
     CSS_PATH = Path(__file__).with_name("drill.tcss")
     BINDINGS = [

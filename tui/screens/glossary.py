@@ -9,6 +9,7 @@ from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..appref import posenc_app
+from ..help_section import HelpSection
 from ..i18n import tr
 from ..keys import bind
 from ..richtext import highlight
@@ -22,6 +23,8 @@ DEFINITION_INDENT = 2
 
 class GlossaryScreen(LocalizedScreen):
     """Every glossary term; the box at the top filters by either language's term or definition."""
+
+    HELP_SECTION = HelpSection("key.glossary", 180)
 
     DEFAULT_CSS = """
     GlossaryScreen #glossary-bar { height: 1; background: $boost; }

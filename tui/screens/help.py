@@ -1,13 +1,16 @@
 """Help (`?`): every key, generated from the live bindings of each screen, with the user's remaps.
 
-Nothing here is written by hand: each section lists the bindings a screen (or widget) class
-declares (its own and those of its `tui` mixins), so Help cannot drift from what a key does.
+Nothing here is written by hand: each screen or widget names its own section (`HELP_SECTION`), and each
+section lists the bindings that class declares (its own and those of its `tui` mixins), so Help cannot drift
+from what a key does.
 Bindings that differ only by the key (choose 1 … choose 9) share one row ("1–9").
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import pkgutil
 from dataclasses import replace
 from typing import Any
 
@@ -20,45 +23,36 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..appref import posenc_app
+from ..help_section import HelpSection
 from ..i18n import tr
 from ..keys import DESCRIPTION_KEYS
 
-__all__ = ["SECTIONS", "HelpScreen", "help_groups", "section_bindings", "section_of"]
+__all__ = ["HelpScreen", "help_groups", "help_sections", "section_bindings", "section_of"]
 
 # Where the footer's short label is not enough on its own (the footer shows the language to
 # switch to; the help says what the key does).
 HELP_DESCRIPTIONS = {"posenc.language": "help.language"}
 MAX_DESCRIPTION = 40  # cells; a longer description pushes its binding id to the right
 
-# (section title, "module:Class") in the order Help shows them; None: the app itself
-SECTIONS: list[tuple[str, str | None]] = [
-    ("help.global", None),
-    ("help.home", "tui.screens.home:HomeScreen"),
-    ("help.setup", "tui.screens.quiz.setup:QuizSetupScreen"),
-    ("help.quiz", "tui.screens.quiz.session:QuizScreen"),
-    ("help.question", "tui.widgets.question_view:QuestionView"),
-    ("help.open_answer", "tui.widgets.answers.open:OpenAnswerArea"),
-    ("help.summary", "tui.screens.quiz.summary:QuizSummaryScreen"),
-    ("help.browse", "tui.screens.browse:BrowseScreen"),
-    ("help.note", "tui.screens.marks:NoteScreen"),
-    ("key.study", "tui.screens.study:StudyScreen"),
-    ("help.lab", "tui.screens.demo_lab:DemoLabScreen"),
-    ("help.predict", "tui.screens.predict:PredictScreen"),
-    ("key.drills", "tui.screens.drill:DrillScreen"),
-    ("help.mock_setup", "tui.screens.mock.setup:MockSetupScreen"),
-    ("key.mock", "tui.screens.mock.interview:MockInterviewScreen"),
-    ("help.mock_points", "tui.screens.mock.items:OpenItem"),
-    ("help.mock_report", "tui.screens.mock.report:MockReportScreen"),
-    ("help.confirm", "tui.screens.confirm:ConfirmScreen"),
-    ("key.glossary", "tui.screens.glossary:GlossaryScreen"),
-    ("key.search", "tui.screens.search:SearchScreen"),
-    ("key.stats", "tui.screens.stats:StatsScreen"),
-]
+SCANNED_PACKAGES = ("tui.screens", "tui.widgets")  # where Help looks for classes that name a section
 
 
-def _load(spec: str) -> Any:
-    module_name, _, class_name = spec.partition(":")
-    return getattr(importlib.import_module(module_name), class_name)
+@functools.cache
+def help_sections() -> tuple[tuple[str, type[Any] | None], ...]:
+    """(section title key, class) in the order Help shows them; None: the app itself ("Everywhere"). Each
+    screen or widget names its own section (`HELP_SECTION`, tui/help_section.py); this finds them all."""
+    found: list[tuple[int, str, type[Any]]] = []
+    for package_name in SCANNED_PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.walk_packages(package.__path__, f"{package_name}."):
+            module = importlib.import_module(info.name)
+            for value in vars(module).values():
+                if isinstance(value, type) and value.__module__ == module.__name__:
+                    section = value.__dict__.get("HELP_SECTION")
+                    if isinstance(section, HelpSection):
+                        found.append((section.order, section.title, value))
+    found.sort(key=lambda entry: (entry[0], entry[1]))
+    return (("help.global", None), *((title, cls) for _order, title, cls in found))
 
 
 def section_bindings(cls: Any) -> list[Binding]:
@@ -108,9 +102,9 @@ def _collapse(rows: list[tuple[list[str], str, str, str]]) -> list[tuple[str, st
 
 
 def section_of(screen: Any) -> int:
-    """The index in SECTIONS of the section about `screen` (0, Everywhere, for a screen without one)."""
-    for index, (_title, spec) in enumerate(SECTIONS):
-        if spec is not None and isinstance(screen, _load(spec)):
+    """The index in `help_sections()` of the section about `screen` (0, Everywhere, for one without)."""
+    for index, (_title, cls) in enumerate(help_sections()):
+        if cls is not None and isinstance(screen, cls):
             return index
     return 0
 
@@ -134,8 +128,8 @@ def help_groups(app: Any) -> list[tuple[str, list[tuple[str, str, str]]]]:
         return _collapse(out)
 
     groups: list[tuple[str, list[tuple[str, str, str]]]] = []
-    for title, spec in SECTIONS:
-        cls = type(app) if spec is None else _load(spec)
+    for title, section_cls in help_sections():
+        cls = type(app) if section_cls is None else section_cls
         found = rows(section_bindings(cls)) or [("", tr("help.no_keys", lang), "")]
         groups.append((tr(title, lang), found))
     return groups

@@ -28,6 +28,7 @@ from textual.widgets.tree import TreeNode
 
 from ..appref import posenc_app
 from ..cells import fit_cells, pack_items
+from ..help_section import HelpSection
 from ..i18n import count, tr
 from ..keys import bind
 from ..widgets.key_footer import KeyFooter
@@ -81,6 +82,8 @@ def _flat(text: str, limit: int) -> str:
 
 class HomeScreen(LocalizedScreen):
     """Topic tree and entry points. `Enter` browses a topic or opens a question."""
+
+    HELP_SECTION = HelpSection("help.home", 10)
 
     CSS_PATH = Path(__file__).with_name("home.tcss")
     # The menu on the right shows these keys, so the footer leaves them out (room for the

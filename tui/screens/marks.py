@@ -20,6 +20,7 @@ from textual.widgets import Input, Label, Static
 from quizbank.question_status import QuestionStatus, load_status
 
 from ..appref import posenc_app
+from ..help_section import HelpSection
 from ..i18n import tr
 from ..keys import bind, localize_bindings
 
@@ -45,6 +46,8 @@ class StatusReady(Message):
 
 class NoteScreen(ModalScreen[str | None]):
     """Edit the personal note of one question: Enter saves (empty deletes), Esc cancels."""
+
+    HELP_SECTION = HelpSection("help.note", 80)
 
     DEFAULT_CSS = """
     NoteScreen { align: center middle; }

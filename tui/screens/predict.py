@@ -21,6 +21,7 @@ from textual.widgets import Input, Label, Static
 from quizbank.predictions import Target, actual_value, cell_target, close_percent, score, value_targets
 
 from ..appref import posenc_app
+from ..help_section import HelpSection
 from ..i18n import tr
 from ..keys import bind, localize_bindings
 from ..widgets.demo_panel import format_value
@@ -30,6 +31,8 @@ __all__ = ["PredictScreen"]
 
 
 class PredictScreen(ModalScreen[None]):
+    HELP_SECTION = HelpSection("help.predict", 110)
+
     # As large as its text (up to 90 columns), at the bottom over its own key footer: the lab's demo,
     # claim and parameters stay in view above it, and notifications (top right) never cover its title.
     DEFAULT_CSS = """

@@ -42,6 +42,7 @@ from quizbank.search import excerpt as search_excerpt
 from quizbank.search import rank as search_rank
 
 from ..appref import posenc_app
+from ..help_section import HelpSection
 from ..i18n import LANGUAGES, tr
 from ..keys import bind
 from ..richtext import highlight, plain
@@ -224,6 +225,8 @@ def search(app: Any, query: str) -> list[tuple[str, str, str, Callable[[], None]
 
 class SearchScreen(ModalScreen["Callable[[], None] | None"]):
     """Search box with live results. Dismisses with the chosen jump (the caller runs it)."""
+
+    HELP_SECTION = HelpSection("key.search", 190)
 
     DEFAULT_CSS = """
     SearchScreen { align: center top; }

@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 
 from ..appref import posenc_app
 from ..cells import fit_cells
+from ..help_section import HelpSection
 from ..i18n import count, tr
 from ..keys import bind
 from ..richtext import plain
@@ -65,6 +66,8 @@ def _integer_y_axis(plt: Any, top: int) -> None:
 
 class StatsScreen(LocalizedScreen):
     """Study statistics (see the module docstring)."""
+
+    HELP_SECTION = HelpSection("key.stats", 200)
 
     CSS_PATH = Path(__file__).with_name("stats.tcss")  # absolute: subclasses elsewhere still find it
     BINDINGS = [bind("g", "refresh_stats", "stats.refresh", "stats.key_refresh")]

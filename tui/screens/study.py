@@ -41,6 +41,7 @@ from quizbank.progress.rating_suggestions import Suggestion, for_answer, for_key
 from quizbank.progress.study_plan import StudyPlan
 
 from ..appref import posenc_app
+from ..help_section import HelpSection
 from ..i18n import tr
 from ..keyorder import HeldKeys
 from ..keys import bind, focused_takes_text
@@ -75,6 +76,8 @@ def utc_now() -> datetime:
 
 class StudyScreen(HeldKeys, LocalizedScreen):
     """Spaced-repetition study for one topic (`topic_id`) or all topics (None)."""
+
+    HELP_SECTION = HelpSection("key.study", 90)
 
     CSS_PATH = Path(__file__).with_name("study.tcss")  # absolute: subclasses elsewhere still find it
     BINDINGS = [

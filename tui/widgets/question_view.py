@@ -42,6 +42,7 @@ from quizbank.question_types import CHOICE, SELF_GRADED, TYPED, QuestionType, qu
 from quizbank.safetext import escape_unsafe
 
 from ..appref import posenc_app
+from ..help_section import HelpSection
 from ..i18n import tr
 from ..keys import bind, focused_takes_text, localize_bindings
 from ..richtext import inline, markdown_source, render_text
@@ -54,6 +55,8 @@ STARS = {1: "★☆☆", 2: "★★☆", 3: "★★★"}
 
 class QuestionView(Vertical, can_focus=True):
     """A question with type-specific input and a revealed state (see the module docstring)."""
+
+    HELP_SECTION = HelpSection("help.question", 40)
 
     DEFAULT_CSS = """
     QuestionView { height: auto; padding-bottom: 1; }

@@ -33,6 +33,7 @@ from textual.message import Message
 from textual.widgets import Header, Static, TextArea
 
 from ...appref import posenc_app
+from ...help_section import HelpSection
 from ...i18n import tr
 from ...keyorder import HeldKeys
 from ...keys import bind
@@ -52,6 +53,8 @@ __all__ = ["MockInterviewScreen"]
 
 class MockInterviewScreen(HeldKeys, LocalizedScreen):
     """The timed interview (see the module docstring)."""
+
+    HELP_SECTION = HelpSection("key.mock", 140)
 
     CSS_PATH = Path(__file__).with_name("mock.tcss")
     BINDINGS = [

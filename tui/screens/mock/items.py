@@ -18,6 +18,7 @@ from textual.widgets import (
 )
 
 from ...appref import posenc_app
+from ...help_section import HelpSection
 from ...i18n import tr
 from ...judge_warmup import warm_judge
 from ...keys import bind, localize_bindings
@@ -56,6 +57,8 @@ class ItemShown(Message):
 class OpenItem(Vertical):
     """An open question: a typed answer, then the key points as checkboxes (pre-ticked) and the model answer.
     Once they show, 1-9 ticks or unticks key point 1-9 (as Space does on the focused one)."""
+
+    HELP_SECTION = HelpSection("help.mock_points", 150)
 
     BINDINGS = [
         bind(str(n), f"tick({n})", f"mock.tick{n}", "mock.key_tick", show=n == 1, key_display="1-9")

@@ -20,6 +20,7 @@ from textual.widgets import (
 )
 
 from ...appref import posenc_app
+from ...help_section import HelpSection
 from ...i18n import tr
 from ...keys import bind
 from ...richtext import markdown_source
@@ -35,6 +36,8 @@ __all__ = ["MockReportScreen", "render_mock_scores"]
 class MockReportScreen(LocalizedScreen):
     """The report (Markdown from `quizbank.mock.report.render_markdown`); `a` adds missed items to Study, `e`
     exports it."""
+
+    HELP_SECTION = HelpSection("help.mock_report", 160)
 
     CSS_PATH = Path(__file__).with_name("mock.tcss")
     BINDINGS = [

@@ -19,6 +19,7 @@ from textual.widgets import Button, Header, Input, Label, RadioButton, RadioSet,
 from textual.widgets.selection_list import Selection
 
 from ...appref import posenc_app
+from ...help_section import HelpSection
 from ...i18n import tr
 from ...keys import bind
 from ...live import draw_plan_showings
@@ -49,6 +50,8 @@ class DigitsInput(Input):
 
 class MockSetupScreen(LocalizedScreen):
     """Minutes, topics, level and language; Enter (minutes field) or `s` starts."""
+
+    HELP_SECTION = HelpSection("help.mock_setup", 130)
 
     CSS_PATH = Path(__file__).with_name("mock.tcss")
     # priority: before the focused minutes field sees the key (it takes digits only: `s` is never typed)

@@ -18,6 +18,7 @@ from quizbank.quiz_session import QuizSession
 
 from ...appref import posenc_app
 from ...cells import fit_cells
+from ...help_section import HelpSection
 from ...i18n import tr
 from ...keyorder import HeldKeys
 from ...keys import bind, focused_takes_text
@@ -41,6 +42,8 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
 
     `try_it=True`: a single question opened from Search or Home ("try it"); the end returns to
     where it came from instead of a summary, and `o` reads it in Browse instead."""
+
+    HELP_SECTION = HelpSection("help.quiz", 30)
 
     CSS_PATH = Path(__file__).with_name("quiz.tcss")
     BINDINGS = [

@@ -28,6 +28,7 @@ from quizbank.question_types import NAMES_BY_ANSWER_MODE
 from quizbank.quiz_session import QuizConfig, QuizSession, new_seed, select_question_ids
 
 from ...appref import posenc_app
+from ...help_section import HelpSection
 from ...i18n import tr
 from ...keys import bind
 from ...widgets.key_footer import KeyFooter
@@ -61,6 +62,8 @@ def parse_count(raw: str) -> int | Literal["error"] | None:
 class QuizSetupScreen(QuestionMarks, LocalizedScreen):
     """Choose topics, difficulty, count ("all" for every matching question), question types and
     status filters (flagged, wrong last time, unseen)."""
+
+    HELP_SECTION = HelpSection("help.setup", 20)
 
     CSS_PATH = Path(__file__).with_name("quiz.tcss")
     BINDINGS = [bind("s,ctrl+s", "start", "setup.start", "key.start", key_display="s")]

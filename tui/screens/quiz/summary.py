@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from quizbank.quiz_session import QuizCounts, QuizSession
 
 from ...appref import posenc_app
+from ...help_section import HelpSection
 from ...i18n import tr
 from ...keys import bind
 from ...widgets.key_footer import KeyFooter
@@ -63,6 +64,8 @@ def topic_result(good: int, answered: int, count: int, reached: int, lang: str) 
 
 class QuizSummaryScreen(LocalizedScreen):
     """Score, per-topic breakdown and the questions to revisit (Enter opens one in Browse)."""
+
+    HELP_SECTION = HelpSection("help.summary", 60)
 
     CSS_PATH = Path(__file__).with_name("quiz.tcss")
     BINDINGS = [

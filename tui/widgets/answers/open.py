@@ -37,6 +37,7 @@ from textual.widgets import Checkbox, Static, TextArea
 from quizbank.progress.rating_suggestions import suggested_rating
 
 from ...appref import posenc_app
+from ...help_section import HelpSection
 from ...i18n import tr
 from ...judge_warmup import warm_judge
 from ...keys import bind, localize_bindings
@@ -78,6 +79,8 @@ def judged_point(point: Any, state: str, verdict: Any, lang: str) -> Content:
 
 class OpenAnswerArea(SafeTextArea):
     """The typed answer. Enter, Ctrl+R and Space on the empty box reveal; Escape leaves the box."""
+
+    HELP_SECTION = HelpSection("help.open_answer", 50)
 
     BINDINGS = [
         bind("enter", "submit", "open.submit_enter", "open.key_submit"),
