@@ -43,6 +43,7 @@ from .bankfiles import (  # noqa: F401  (re-exported: the loader's public path h
 from .bankset import BankSet, TopicEntry
 from .generated.findings import vary_findings
 from .problems import Location, Problem, has_errors
+from .question_types import question_type
 from .reference_findings import demo_findings, raw_demo_findings
 from .schema import LANGS, BankFile, Question, Topic
 from .validate import (
@@ -562,7 +563,7 @@ def _register(bankset: BankSet, result: _FileResult, question: Any, where: tuple
             keys.append("few_answers")
         for key in keys:
             bankset.live_origin[(qid, key)] = result.location((*where, *key.split(".")))
-    if getattr(question, "type", None) == "open":
+    if question_type(question.type).judged:  # where its key points' patterns and its examples are written
         from .judge.examples import point_patterns
 
         for i in range(len(question.examples)):

@@ -3,7 +3,10 @@
 A record says everything about a type that is not its bank schema or its Textual widget: how it is answered
 (`CHOICE`, `TYPED` or `SELF_GRADED`), whether its revealed answer box always shows, its mock-interview skill
 and base minutes, its grader, the right answer as text (`right_answer`, the one function the answer widgets,
-the mock report and the Markdown and Anki exports all show), and its Anki note type. It names its pydantic
+the mock report and the Markdown and Anki exports all show), what it shows besides its prompt (`details`:
+choices, items to order, a unit, key points; the exports show these) and how its prompt is shown (`blanks`),
+whether a typed answer to it is judged against key points (`judged`), whether a blind guess is right half
+the time (`guessable`), and its Anki note type. It names its pydantic
 model in `quizbank.schema` (`model`) and its UI label's key in `tui/strings/` (`label_key`);
 `tests/quizbank/test_question_types.py` and `tests/tui/test_question_type_widgets.py` check that every type
 has each of them, and its answer widget (`tui/widgets/answers`, registered with `@answer_widget(name)`).
@@ -23,6 +26,11 @@ from .grading import Grade, grade_choices, grade_cloze, grade_numeric, grade_tru
 __all__ = [
     "ANSWER_MODES",
     "CHOICE",
+    "DETAIL_CHOICE",
+    "DETAIL_ITEM",
+    "DETAIL_KEY_POINT",
+    "DETAIL_ROLES",
+    "DETAIL_UNIT",
     "NAMES",
     "NAMES_BY_ANSWER_MODE",
     "QUESTION_TYPES",
@@ -31,9 +39,11 @@ __all__ = [
     "TYPED",
     "AnkiModel",
     "AnswerPart",
+    "Detail",
     "QuestionType",
     "answer_line",
     "blank_answer",
+    "details",
     "format_number",
     "question_type",
     "right_answer",
@@ -67,6 +77,29 @@ class AnswerPart:
         return f"[{self.blank}] {self.text}" if self.blank is not None else self.text
 
 
+# what a question shows besides its prompt and its right answer: a `Detail`'s role
+DETAIL_CHOICE = "choice"  # under the prompt, lettered; right or not as `right_answer` says (its `choice`)
+DETAIL_ITEM = "item"  # under the prompt, numbered from 1 in the bank's order (e.g. items to put in order)
+DETAIL_UNIT = "unit"  # under the prompt: the unit the answer is in
+DETAIL_KEY_POINT = "key_point"  # with the answer: a point a good answer makes
+DETAIL_ROLES = (DETAIL_CHOICE, DETAIL_ITEM, DETAIL_UNIT, DETAIL_KEY_POINT)
+
+
+@dataclass(frozen=True)
+class Detail:
+    """One thing a question shows besides its prompt and its right answer, as the bank gives it: `text` (and
+    a choice's `why`) a schema `Text` in every language, or plain text. `role` (DETAIL_ROLES) says where and
+    how it shows; a choice's index in the bank's order is its place among the question's choice details."""
+
+    role: str
+    text: Any
+    why: Any = None  # a choice's reason, shown with the answer
+
+
+def _no_details(question: Any) -> tuple[Detail, ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class AnkiModel:
     """A type's Anki note type: `id` is fixed forever (Anki matches note types by id); `front` and `back`
@@ -95,6 +128,13 @@ class QuestionType:
     right_answer: Callable[[Any, str], tuple[AnswerPart, ...]]  # (question, "en" | "zh") -> the right answer
     grader: Callable[..., Grade] | None  # quizbank.grading: (question, what was entered) -> Grade; None: self
     anki: AnkiModel
+    # (question) -> what it shows besides its prompt and right answer (`Detail`s), in the order shown
+    details: Callable[[Any], tuple[Detail, ...]] = _no_details
+    blanks: bool = False  # its prompt holds numbered blanks `{{n}}`, shown as `____ (n)` until answered
+    # answered in words and judged against its key points (quizbank.judge); the mock scores it by the share
+    # of key points covered (quizbank.mock.report.OPEN_PASS) and plans one as the something-to-explain
+    judged: bool = False
+    guessable: bool = False  # a blind guess is right half the time: the mock's warm-up avoids it
     tagged_skill: bool = False  # its tags may make it a derivation or coding item (quizbank.mock.planner)
     article: str = "a"  # "a numeric question", "an mcq question" (bank validation messages)
 
@@ -151,6 +191,21 @@ def _open_answer(question: Any, lang: str) -> tuple[AnswerPart, ...]:
     return ()  # its answer is the model answer (`answer:`) and the key points
 
 
+# ---------------------------------------------------------------------------------------------------- details
+
+
+def _choices_details(question: Any) -> tuple[Detail, ...]:
+    return tuple(Detail(DETAIL_CHOICE, c.text, why=c.why) for c in question.choices)
+
+
+def _unit_details(question: Any) -> tuple[Detail, ...]:
+    return (Detail(DETAIL_UNIT, question.unit),) if question.unit else ()
+
+
+def _key_point_details(question: Any) -> tuple[Detail, ...]:
+    return tuple(Detail(DETAIL_KEY_POINT, point) for point in question.key_points)
+
+
 # ---------------------------------------------------------------------------------------------------- Anki
 
 ANKI_FIELDS = ("Prompt", "Details", "Answer", "Explanation", "Sources", "QuestionId", "Topic")
@@ -177,6 +232,8 @@ QUESTION_TYPES: tuple[QuestionType, ...] = (
         tagged_skill=True,
         minutes=(3.0, 1.0),
         right_answer=_open_answer,
+        details=_key_point_details,
+        judged=True,
         grader=None,  # the candidate grades it; quizbank.judge suggests which key points were covered
         anki=AnkiModel(
             1_739_210_001,
@@ -195,6 +252,7 @@ QUESTION_TYPES: tuple[QuestionType, ...] = (
         skill="concept",
         minutes=(1.5, 0.5),
         right_answer=_choices_answer,
+        details=_choices_details,
         grader=grade_choices,
         anki=AnkiModel(1_739_210_002, _META + _PROMPT + "{{Details}}", _BACK),
         article="an",
@@ -207,6 +265,7 @@ QUESTION_TYPES: tuple[QuestionType, ...] = (
         skill="concept",
         minutes=(1.5, 0.5),
         right_answer=_choices_answer,
+        details=_choices_details,
         grader=grade_choices,
         anki=AnkiModel(
             1_739_210_003,
@@ -222,6 +281,7 @@ QUESTION_TYPES: tuple[QuestionType, ...] = (
         skill="concept",
         minutes=(1.5, 0.5),
         right_answer=_truefalse_answer,
+        guessable=True,
         grader=grade_truefalse,
         anki=AnkiModel(1_739_210_004, _META + _PROMPT + '<div class="hint">True or false?</div>', _BACK),
     ),
@@ -233,6 +293,7 @@ QUESTION_TYPES: tuple[QuestionType, ...] = (
         skill="computation",
         minutes=(2.5, 1.0),
         right_answer=_numeric_answer,
+        details=_unit_details,
         grader=grade_numeric,
         anki=AnkiModel(
             1_739_210_005,
@@ -248,6 +309,7 @@ QUESTION_TYPES: tuple[QuestionType, ...] = (
         skill="computation",
         minutes=(2.5, 1.0),
         right_answer=_cloze_answer,
+        blanks=True,
         grader=grade_cloze,
         anki=AnkiModel(1_739_210_006, _CLOZE_FRONT, _BACK.replace("{{FrontSide}}", _CLOZE_FRONT), cloze=True),
     ),
@@ -273,6 +335,11 @@ def right_answer(question: Any, lang: str) -> tuple[AnswerPart, ...]:
     """The right answer of `question` in `lang` ("en" or "zh"), in parts (empty for an open question, whose
     answer is its model answer)."""
     return question_type(question.type).right_answer(question, lang)
+
+
+def details(question: Any) -> tuple[Detail, ...]:
+    """What `question` shows besides its prompt and its right answer (its type's `details`)."""
+    return question_type(question.type).details(question)
 
 
 def answer_line(question: Any, lang: str) -> str:

@@ -23,7 +23,17 @@ from typing import Any
 
 from quizbank.atomicio import write_bytes_atomic
 from quizbank.exports.render import choice_order, localized, markdown_to_html, right_answer_in
-from quizbank.question_types import QUESTION_TYPES, question_type, right_answer
+from quizbank.question_types import (
+    DETAIL_CHOICE,
+    DETAIL_ITEM,
+    DETAIL_KEY_POINT,
+    DETAIL_UNIT,
+    QUESTION_TYPES,
+    Detail,
+    details,
+    question_type,
+    right_answer,
+)
 from quizbank.safetext import escape_unsafe
 from quizbank.texts import label
 
@@ -98,14 +108,14 @@ def _sources_html(sources: list[str], lang: str) -> str:
     return f"{label('sources', lang)}: " + "; ".join(items) if items else ""
 
 
-def _choices_html(question: Any, lang: str) -> tuple[str, str]:
-    """(front list, answer) of a choice question, choices in `choice_order` (lettered as shown)."""
+def _choices_html(question: Any, choices: list[Detail], lang: str) -> tuple[str, str]:
+    """(front list, answer) of a question's choices, in `choice_order` (lettered as shown)."""
     right = {part.choice for part in right_answer(question, "en")}
     front_items = []
     correct_items = []
     whys = []
-    for shown, index in enumerate(choice_order(question.id, len(question.choices))):
-        choice = question.choices[index]
+    for shown, index in enumerate(choice_order(question.id, len(choices))):
+        choice = choices[index]
         choice_html = _block(choice.text, lang, inline=True)
         front_items.append(f"<li>{choice_html}</li>")
         if index in right:
@@ -114,13 +124,14 @@ def _choices_html(question: Any, lang: str) -> tuple[str, str]:
             whys.append(
                 f"<div class='why'><b>{_letter(shown)}</b>: {_block(choice.why, lang, inline=True)}</div>"
             )
-    details = '<ol class="choices">' + "".join(front_items) + "</ol>"
-    return details, "<br>".join(correct_items) + "".join(whys)
+    front = '<ol class="choices">' + "".join(front_items) + "</ol>"
+    return front, "<br>".join(correct_items) + "".join(whys)
 
 
 def _fields(question: Any, topic_title: str, lang: str) -> tuple[str, list[str]]:
     """(model key, field values) for one question: the right answer is `right_answer`'s (choices lettered
-    as shown, blanks as cloze deletions), key points and choices go in Details."""
+    as shown, blanks as cloze deletions); what its type shows besides the prompt (`details`: choices, items,
+    the unit, key points) goes in Details."""
     prompt = _block(question.prompt, lang)
     explanation = _block(question.explanation, lang)
     sources = _sources_html(list(question.sources), lang)
@@ -145,23 +156,27 @@ def _fields(question: Any, topic_title: str, lang: str) -> tuple[str, list[str]]
         )
         return question.type, [text, answer, explanation, sources, *meta]
 
-    details = ""
-    key_points = getattr(question, "key_points", None) or []
-    if getattr(question, "choices", None):
-        details, answer = _choices_html(question, lang)
-    elif key_points:  # an open question: its model answer, and its key points
-        answer = extra_answer
-        points = "".join(f"<li>{_block(p, lang, inline=True)}</li>" for p in key_points)
-        details = f'<div class="keypoints">{html.escape(label("key_points", lang))}:<ul>{points}</ul></div>'
-        extra_answer = ""
+    shown = details(question)
+    choices = [d for d in shown if d.role == DETAIL_CHOICE]
+    points = [d.text for d in shown if d.role == DETAIL_KEY_POINT]
+    extra = ""
+    if choices:
+        extra, answer = _choices_html(question, choices, lang)
+    elif points:  # its model answer is the answer, its key points follow it
+        answer, extra_answer = extra_answer, ""
     else:
         answer = markdown_to_html(right_answer_in(question, lang), inline=True)
-        unit = getattr(question, "unit", None)
-        if unit:
-            details = html.escape(label("answer_in", lang, unit=" / ".join(localized(unit, lang))))
+    items = "".join(f"<li>{_block(d.text, lang, inline=True)}</li>" for d in shown if d.role == DETAIL_ITEM)
+    if items:
+        extra += f"<ol>{items}</ol>"
+    if points:
+        listed = "".join(f"<li>{_block(p, lang, inline=True)}</li>" for p in points)
+        extra += f'<div class="keypoints">{html.escape(label("key_points", lang))}:<ul>{listed}</ul></div>'
+    for unit in (d.text for d in shown if d.role == DETAIL_UNIT):
+        extra += html.escape(label("answer_in", lang, unit=" / ".join(localized(unit, lang))))
     if extra_answer:
         answer += f"<div>{extra_answer}</div>"
-    return question.type, [prompt, details, answer, explanation, sources, *meta]
+    return question.type, [prompt, extra, answer, explanation, sources, *meta]
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """`posenc export markdown OUT_DIR`: one readable Markdown file per topic, plus an index (README.md).
 
-Each question shows its prompt, its answer (choices as a checklist with the correct ones ticked, the value and
-tolerance for numeric ones, the filled-in blanks for cloze), the explanation, sources, the live demo it pairs
-with, and links to its follow-ups. Math stays as `$...$`, which GitHub, Obsidian and most Markdown viewers render.
+Each question shows its prompt, what its type shows besides it (`quizbank.question_types.details`: choices as
+a checklist with the correct ones ticked, items numbered), its answer (the value and tolerance for numeric
+ones, the filled-in blanks for cloze; an open one's model answer and key points), the explanation, sources,
+the live demo it pairs with, and links to its follow-ups. Math stays as `$...$`, which GitHub, Obsidian and
+most Markdown viewers render.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from typing import Any
 
 from quizbank.atomicio import write_text_atomic
 from quizbank.exports.render import localized, right_answer_in
-from quizbank.question_types import right_answer
+from quizbank.question_types import (
+    DETAIL_CHOICE,
+    DETAIL_ITEM,
+    DETAIL_KEY_POINT,
+    details,
+    question_type,
+    right_answer,
+)
 from quizbank.safetext import escape_unsafe
 from quizbank.schema import BLANK_RE
 from quizbank.texts import label
@@ -44,12 +53,14 @@ def _title(value: Any, lang: str, fallback: str) -> str:
 
 
 def _answer_lines(question: Any, lang: str) -> list[str]:
-    """The answer section: the choices as a checklist, then the right answer (`right_answer_in`: a cloze
-    prompt with its blanks filled in), then the model answer and key points, or the bank's `answer` text."""
+    """The answer section: the choices as a checklist and the items numbered (`details`), then the right
+    answer (`right_answer_in`: a cloze prompt with its blanks filled in), then the model answer and key
+    points, or the bank's `answer` text."""
     lines: list[str] = []
     parts = right_answer(question, "en")  # which choices and blank answers: the same in every language
     right = {p.choice for p in parts if p.choice is not None}
-    choices = getattr(question, "choices", None) or []
+    shown = details(question)
+    choices = [d for d in shown if d.role == DETAIL_CHOICE]
     for i, choice in enumerate(choices):
         mark = "x" if i in right else " "
         line = f"- [{mark}] **{chr(ord('A') + i)}.** {_inline(choice.text, lang)}"
@@ -57,6 +68,10 @@ def _answer_lines(question: Any, lang: str) -> list[str]:
             line += f" — {_inline(choice.why, lang)}"
         lines.append(line)
     if choices:
+        lines.append("")
+    items = [d for d in shown if d.role == DETAIL_ITEM]
+    lines += [f"{n}. {_inline(item.text, lang)}" for n, item in enumerate(items, start=1)]
+    if items:
         lines.append("")
     blanks = {p.blank: p.text for p in parts if p.blank is not None}
     if blanks:  # the prompt with its blanks filled in, then what else each blank accepts
@@ -72,7 +87,7 @@ def _answer_lines(question: Any, lang: str) -> list[str]:
         lines.append(f"**{label('answer', lang)}:** {letters}")
     elif parts:
         lines.append(f"**{label('answer', lang)}:** {right_answer_in(question, lang)}")
-    key_points = getattr(question, "key_points", None) or []
+    key_points = [d.text for d in shown if d.role == DETAIL_KEY_POINT]
     if key_points:
         lines += [f"**{label('model_answer', lang)}:**", "", _join(question.answer, lang), ""]
         lines += [f"**{label('key_points', lang)}:**", ""]
@@ -108,7 +123,7 @@ def _instance_lines(question: Any, lang: str) -> list[str]:
 
 def _prompt(question: Any, lang: str) -> str:
     text = _join(question.prompt, lang)
-    if question.type == "cloze":
+    if question_type(question.type).blanks:  # unanswered: each blank as `____ (n)`
         text = BLANK_RE.sub(lambda m: f"\\_\\_\\_\\_ ({m.group(1)})", text)
     return text
 

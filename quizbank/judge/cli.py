@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..question_types import QUESTION_TYPES, question_type
+
 __all__ = ["add_judge_parser", "cmd_judge"]
 
 MAX_ANSWER = 20_000  # characters: an answer is a paragraph or two
@@ -64,10 +66,11 @@ def _question(bankset: Any, qid: str) -> tuple[Any, str | None]:
     if question is None:
         from ..validate import did_you_mean
 
-        opens = [q for q, v in bankset.questions.items() if getattr(v, "type", None) == "open"]
-        return None, f"no question {qid!r}{did_you_mean(qid, opens)}"
-    if question.type != "open":
-        return None, f"{qid!r} is a {question.type} question; only open questions are judged"
+        judged = [q for q, v in bankset.questions.items() if question_type(v.type).judged]
+        return None, f"no question {qid!r}{did_you_mean(qid, judged)}"
+    if not question_type(question.type).judged:
+        kinds = " and ".join(kind.name for kind in QUESTION_TYPES if kind.judged)
+        return None, f"{qid!r} is a {question.type} question; only {kinds} questions are judged"
     return question, None
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..problems import ERROR, Location, Problem
+from ..question_types import question_type
 from .patterns import compile_pattern, parse_pattern
 from .rarity import COMMON_SHARE, Rarity, bank_rarity
 from .text import canonical_words
@@ -68,7 +69,7 @@ def _where(
 def judge_report(
     source: Any, only: Iterable[str] | None = None, *, rarity: Rarity | None = None
 ) -> JudgeReport:
-    """Judge every example of the open questions of `source` (a BankSet) named in `only` (default: all)."""
+    """Judge every example of the open (judged) questions of `source` (a BankSet) named in `only` (default: all)."""
     rarity = rarity or bank_rarity()
     origin: dict[tuple[str, str], Location] = dict(getattr(source, "judge_origin", {}) or {})
     fallback: dict[str, Location] = dict(getattr(source, "origin", {}) or {})
@@ -77,7 +78,7 @@ def judge_report(
     for qid, question in source.questions.items():
         if wanted is not None and qid not in wanted:
             continue
-        if getattr(question, "type", None) != "open":
+        if not question_type(question.type).judged:
             continue
         report.questions += 1
         for j, point in enumerate(question.key_points):

@@ -222,6 +222,8 @@ class _Candidate:
     base: float
     weight: float
     follow_ups: tuple[str, ...] = ()
+    judged: bool = False  # its type is answered in words (`QuestionType.judged`): something to explain
+    guessable: bool = False  # its type's blind guess is right half the time: a poor warm-up
 
 
 def _weighted_choice(rng: random.Random, items: Sequence[_Candidate]) -> _Candidate:
@@ -281,6 +283,7 @@ def plan_interview(
             if question.difficulty not in prefer:
                 continue
             skill = skill_of(question)
+            kind = question_type(question.type)
             pool[question.id] = _Candidate(
                 kind="question",
                 id=question.id,
@@ -291,6 +294,8 @@ def plan_interview(
                 base=base_minutes(skill, question.type, question.difficulty),
                 weight=prefer[question.difficulty] * float(weights.get(question.id, 1.0)),
                 follow_ups=tuple(question.follow_ups),
+                judged=kind.judged,
+                guessable=kind.guessable,
             )
     drill_pool = [
         _Candidate(
@@ -335,19 +340,19 @@ def plan_interview(
     def fits(candidate: _Candidate) -> bool:
         return spent + candidate.base <= question_target * 1.05
 
-    # warm-up: a concept question of the lowest difficulty on offer, a choice question rather than a
-    # true/false one where there is one (a guess is a poor start)
+    # warm-up: a concept question of the lowest difficulty on offer, one a blind guess rarely gets right
+    # where there is one (not true/false: a guess is a poor start)
     concepts = [c for c in pool.values() if c.skill == "concept" and fits(c)]
-    opens = [c.base for c in pool.values() if c.qtype == "open" and fits(c)]
+    opens = [c.base for c in pool.values() if c.judged and fits(c)]
     if concepts and opens and min(c.base for c in concepts) + min(opens) > question_target * 1.05:
         concepts = []  # no room for a warm-up and an open question: the open question opens
     if concepts:
         easiest = min(c.difficulty for c in concepts)
         warm = [c for c in concepts if c.difficulty == easiest]
-        take(_weighted_choice(rng, [c for c in warm if c.qtype != "truefalse"] or warm), None)
-    # then something to explain, however short the interview: an open question (the lowest difficulty
-    # on offer when time is short), so that no plan is only true/false and numbers
-    explain = [c for c in pool.values() if c.qtype == "open" and c.id not in used and fits(c)]
+        take(_weighted_choice(rng, [c for c in warm if not c.guessable] or warm), None)
+    # then something to explain, however short the interview: an open (judged) question (the lowest
+    # difficulty on offer when time is short), so that no plan is only true/false and numbers
+    explain = [c for c in pool.values() if c.judged and c.id not in used and fits(c)]
     if explain:
         easiest = min(c.difficulty for c in explain) if target < 15 else 0
         take(_weighted_choice(rng, [c for c in explain if c.difficulty >= easiest and (
@@ -459,9 +464,9 @@ def _add_one_follow_up(
 def _is_the_easiest_open(candidate: _Candidate, sequence: Sequence[tuple[_Candidate, str | None]]) -> bool:
     """The plan's something-to-explain: the only open question of the lowest difficulty among its open
     questions. Dropping or swapping it would leave a short interview without an easy open question."""
-    if candidate.qtype != "open":
+    if not candidate.judged:
         return False
-    opens = [c.difficulty for c, _ in sequence if c.qtype == "open"]
+    opens = [c.difficulty for c, _ in sequence if c.judged]
     return candidate.difficulty == min(opens) and opens.count(candidate.difficulty) == 1
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from quizbank.question_types import answer_line
+from quizbank.question_types import answer_line, question_type
 from quizbank.safetext import escape_unsafe
 from quizbank.texts import TEXTS, label
 
@@ -30,7 +30,7 @@ __all__ = [
     "render_markdown",
 ]
 
-OPEN_PASS = 0.6  # an open question counts as missed below this share of key points
+OPEN_PASS = 0.6  # an open (judged) question counts as missed below this share of key points
 WEAKEST = 3
 
 
@@ -71,15 +71,25 @@ def model_answer(question: Any) -> dict[str, str]:
 
 
 def is_missed(item: Mapping[str, Any]) -> bool:
-    """An asked item that was skipped, or scored below its pass mark (open: OPEN_PASS; others: all of it)."""
+    """An asked item that was skipped, or scored below its pass mark (a judged type, open: OPEN_PASS of its
+    key points; others: all of it)."""
     if item["status"] == "not_reached":
         return False
     score = item.get("score")
     if item["status"] != "answered" or score is None:
         return True
-    if item.get("qtype") == "open":
+    if _judged(item.get("qtype")):
         return score < OPEN_PASS
     return score < 1.0 - 1e-9
+
+
+def _judged(qtype: Any) -> bool:
+    """Whether a report item's `qtype` is a judged question type (`QuestionType.judged`); False for a drill
+    and for a type this posenc does not know (a report saved by another version)."""
+    try:
+        return question_type(qtype).judged
+    except KeyError:
+        return False
 
 
 def _mean(values: Iterable[float]) -> float | None:

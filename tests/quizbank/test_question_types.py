@@ -4,27 +4,34 @@ every list of types reads it. The UI half (widget, strings) is tests/tui/test_qu
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Literal, get_args, get_origin
 
 import pytest
 from support.export_bank import load_fixture_bankset
+from support.question_types import register_type
 
 from quizbank import grading, schema
 from quizbank.bank_preview import QUESTION_TYPES as PREVIEW_TYPES
-from quizbank.exports.anki import MODEL_IDS, _models
+from quizbank.exports.anki import MODEL_IDS, _models, build_anki_package
+from quizbank.exports.markdown import render_topic
+from quizbank.exports.render import text_in
 from quizbank.grading import Grade
 from quizbank.mock.planner import SKILLS, base_minutes, skill_of
-from quizbank.mock.report import model_answer
+from quizbank.mock.report import is_missed, model_answer
 from quizbank.question_types import (
     ANSWER_MODES,
+    DETAIL_ITEM,
     NAMES,
     NAMES_BY_ANSWER_MODE,
     QUESTION_TYPES,
     SELF_GRADED,
     AnswerPart,
+    Detail,
     answer_line,
     question_type,
     right_answer,
@@ -159,3 +166,66 @@ def test_the_recipe_names_every_place_a_type_touches() -> None:
         "docs/bank-format.md",
     ):
         assert place in recipe, place
+
+
+# ---------------------------------------------------------------------------------------------------- a new type
+
+
+def _in_order(question: Any, lang: str) -> tuple[AnswerPart, ...]:
+    return tuple(AnswerPart(text_in(question.items[n - 1], lang)) for n in question.order)
+
+
+def _note_fields(bankset: Any, qid: str, lang: str) -> list[str]:
+    package, _ = build_anki_package(bankset, lang)
+    return next(n.fields for d in package.decks for n in d.notes if n.fields[-2] == qid)
+
+
+def test_a_new_types_details_and_blanks_show_in_both_exports(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The exports ask the registry what a question shows besides its prompt (`details`) and whether its
+    prompt has blanks (`blanks`), so a type they never heard of shows: an ordering question's numbered
+    items (the card could not be answered without them) and a second fill-in type's hidden blanks."""
+    mcq, cloze = question_type("mcq"), question_type("cloze")
+    register_type(monkeypatch, dataclasses.replace(
+        mcq, name="ordering", model="OrderingQuestion", right_answer=_in_order, grader=None,
+        details=lambda q: tuple(Detail(DETAIL_ITEM, item) for item in q.items),
+        anki=dataclasses.replace(mcq.anki, id=1_739_219_901),
+    ))  # fmt: skip
+    register_type(monkeypatch, dataclasses.replace(
+        cloze, name="gap", model="GapQuestion", anki=dataclasses.replace(cloze.anki, id=1_739_219_902)
+    ))  # fmt: skip
+    bankset = load_fixture_bankset(tmp_path)
+    items = [{"en": "RoPE", "zh": "旋转"}, {"en": "YaRN", "zh": "YaRN"}, {"en": "Sinusoidal", "zh": "正弦"}]
+    fields = {**dict(bankset.questions["fx.open"]), "type": "ordering", "answer": None}
+    bankset.questions["fx.open"] = SimpleNamespace(**fields, items=items, order=[3, 1, 2])
+    bankset.questions["fx.cloze"] = bankset.questions["fx.cloze"].model_copy(update={"type": "gap"})
+
+    topic = bankset.topic("fx-rope")
+    topic_of = dict.fromkeys(topic.question_ids, topic.id)
+    markdown = render_topic(topic, bankset.questions, topic_of, "en")
+    assert "\n1. RoPE\n2. YaRN\n3. Sinusoidal\n\n**Answer:** Sinusoidal; RoPE; YaRN\n" in markdown
+    assert "RoPE rotates \\_\\_\\_\\_ (1) and \\_\\_\\_\\_ (2), never V." in markdown
+    assert "{{1}}" not in markdown
+    assert "\n1. 旋转\n2. YaRN\n3. 正弦\n" in render_topic(topic, bankset.questions, topic_of, "zh")
+
+    prompt, details, answer, *_ = _note_fields(bankset, "fx.open", "en")
+    assert details == "<ol><li>RoPE</li><li>YaRN</li><li>Sinusoidal</li></ol>"
+    assert answer == "Sinusoidal; RoPE; YaRN" and prompt == "<p>Why does RoPE not extrapolate?</p>"
+    assert _note_fields(bankset, "fx.open", "zh")[1] == "<ol><li>旋转</li><li>YaRN</li><li>正弦</li></ol>"
+    assert (
+        _note_fields(bankset, "fx.cloze", "en")[0] == "<p>RoPE rotates {{c1::Q}} and {{c2::K}}, never V.</p>"
+    )
+
+
+def test_a_judged_type_is_scored_by_its_key_points_in_the_mock_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The report's pass mark for a judged type is OPEN_PASS of its key points, whatever the type's name."""
+    register_type(
+        monkeypatch, dataclasses.replace(question_type("open"), name="essay", model="EssayQuestion")
+    )
+    answered = {"status": "answered", "score": 0.7}
+    assert [is_missed(answered | {"qtype": t}) for t in ("open", "essay", "mcq", "drill", None)] == [
+        False, False, True, True, True,
+    ]  # fmt: skip

@@ -3,6 +3,7 @@ the real drills catalogue and small synthetic banks."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.banks import shipped_bankset as shipped
+from support.question_types import register_type
 
 from quizbank.drills import drills as drill_catalogue
 from quizbank.loader import load_banks
@@ -27,6 +29,7 @@ from quizbank.mock.planner import (
 )
 from quizbank.mock.report import ItemResult, build_report, render_markdown
 from quizbank.progress.store import open_store
+from quizbank.question_types import question_type
 
 PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -322,3 +325,21 @@ def test_report_escapes_control_characters() -> None:
     md = render_markdown(report)
     assert "\x1b" not in md and "\u202e" not in md
     assert "\\x1b[31m" in md and "\\u202e" in md
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_plan_reads_guessing_and_judging_from_the_registry(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm-up avoids a type whose blind guess is right half the time and the something-to-explain is a
+    judged type, by the registry's say (`guessable`, `judged`), not by the names truefalse and open: with
+    the roles swapped, a true/false question opens and a numeric one is among the things to explain."""
+    bankset = shipped()  # loaded (and cached) before the swap: the loader reads `judged` too
+    for name, flags in [
+        ("truefalse", {"guessable": False}), ("mcq", {"guessable": True}), ("multi", {"guessable": True}),
+        ("open", {"guessable": True, "judged": False}), ("numeric", {"judged": True}),
+    ]:  # fmt: skip
+        register_type(monkeypatch, dataclasses.replace(question_type(name), **flags))
+    plan = plan_interview(bankset, catalogue(), minutes=8, seed=seed, level="basic")
+    types = [item.qtype for item in plan.items]
+    assert types[0] == "truefalse" and "numeric" in types, types

@@ -32,6 +32,8 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Header, Static, TextArea
 
+from quizbank.question_types import question_type
+
 from ...appref import posenc_app
 from ...help_section import HelpSection
 from ...i18n import tr
@@ -188,7 +190,7 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
         )
         if question is None:
             return Static(tr("question.missing", posenc_app(self).language, id=item.id), markup=False)
-        if question.type == "open":
+        if question_type(question.type).judged:  # typed, then judged against its key points
             return OpenItem(question)
         if is_generated(question):
             showing = self.live.get(item.id)
