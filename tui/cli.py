@@ -92,15 +92,26 @@ def _command_in(argv: Sequence[str]) -> str | None:
 def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
     """Fast path for the bare `posenc [--bank PATH] [--data-dir DIR] [--lang en|zh]`: skip building the
     subcommand parsers (and importing their modules) so the app paints sooner."""
-    quick = argparse.ArgumentParser(add_help=False)
+    quick = _SilentParser(add_help=False)
     quick.add_argument("--bank", action="append", default=[])
     quick.add_argument("--data-dir")
     quick.add_argument("--lang", dest="global_lang", choices=("en", "zh"))
     try:
         args, rest = quick.parse_known_args(argv)
-    except SystemExit:
+    except _NotAppOnly:  # e.g. a subcommand's `--lang both`: the full parser judges it, and says so once
         return None
     return None if rest else args
+
+
+class _NotAppOnly(Exception):
+    pass
+
+
+class _SilentParser(argparse.ArgumentParser):
+    """The fast path's parser: a mistake means "not the bare app", never a message of its own on stderr."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _NotAppOnly(message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,3 +32,14 @@ def test_every_cli_refuses_in_one_short_line(capsys: Any, argv: list[str]) -> No
     lines = err.strip().splitlines()
     assert "9" * 100 not in err and "Traceback" not in err, err[:300]
     assert len(lines) <= 2 and ("-1" not in argv or "must be in 0..2147483647, got -1" in err), err
+
+
+def test_a_subcommands_own_language_choice_prints_no_error(capsys: Any, tmp_path: Any) -> None:
+    """`export markdown --lang both` is valid for the export; the bare-app fast path, which knows only en and zh,
+    used to print "invalid choice: 'both'" on stderr before the export ran and exited 0."""
+    out = tmp_path / "md"
+    assert main(["export", "markdown", "--lang", "both", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert captured.out.startswith("wrote ") and "topic files" in captured.out
+    assert (out / "README.md").is_file()
