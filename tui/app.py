@@ -45,7 +45,7 @@ from .commands import PosencCommands
 from .demo_host import DemoHost
 from .i18n import count, default_language, tr
 from .keyorder import KeyQueue
-from .keys import bind, focused_takes_text, keymap_errors, localize_bindings
+from .keys import bind, current_keymap, focused_takes_text, keymap_errors, localize_bindings
 from .messages import BankPreviewReady, BanksLoaded, StoreOpened, TorchWarmed
 
 if TYPE_CHECKING:
@@ -530,7 +530,7 @@ class PosencApp(App[int], inherit_bindings=False):
             self.notify(tr("keymap.bad", self.language, error=error), severity="warning")
             return
         if keymap:
-            self.set_keymap(keymap)
+            self.set_keymap(current_keymap(keymap))
 
     # ------------------------------------------------------------------ language
 

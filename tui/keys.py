@@ -20,6 +20,7 @@ __all__ = [
     "bind",
     "binding_ids",
     "focused_takes_text",
+    "current_keymap",
     "keymap_errors",
     "localize_bindings",
 ]
@@ -76,6 +77,25 @@ def focused_takes_text(app: Any) -> bool:
     return any(cls.__name__ in ("Input", "TextArea") for cls in type(focused).__mro__)
 
 
+# binding ids that were renamed: a keymap saved with the old id keeps working (the mock's and the drill's
+# yes/no questions became one ConfirmScreen)
+RENAMED_BINDING_IDS = {
+    "posenc.mock.confirm.yes": "posenc.confirm.yes",
+    "posenc.mock.confirm.no": "posenc.confirm.no",
+    "posenc.drill.confirm.yes": "posenc.confirm.yes",
+    "posenc.drill.confirm.no": "posenc.confirm.no",
+}
+
+
+def current_keymap(keymap: dict[str, str]) -> dict[str, str]:
+    """`keymap` with renamed binding ids under their current names (an entry for the new id wins)."""
+    out = {RENAMED_BINDING_IDS.get(binding_id, binding_id): keys for binding_id, keys in keymap.items()}
+    out.update(
+        {binding_id: keys for binding_id, keys in keymap.items() if binding_id not in RENAMED_BINDING_IDS}
+    )
+    return out
+
+
 def keymap_errors(keymap: Any) -> str | None:
     """Why a stored keymap is unusable, or None if it is a {binding id: keys} mapping of strings."""
     if not isinstance(keymap, dict):
@@ -96,6 +116,6 @@ def binding_ids() -> list[str]:
 
     importlib.import_module(f"{__package__}.app")
     for package in (screens, widgets):
-        for module in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"{package.__name__}.{module.name}")
+        for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            importlib.import_module(module.name)
     return sorted(DESCRIPTION_KEYS)

@@ -33,3 +33,21 @@ async def test_user_keymap_remaps_bindings(env: Path) -> None:
         await pilot.press("escape", "j")
         await settle(pilot)
         assert screen.session.index == 1
+
+
+def test_a_keymap_saved_with_a_renamed_id_still_remaps_its_key() -> None:
+    """The mock's and the drill's yes/no questions became one ConfirmScreen (`posenc.confirm.*`); a keymap
+    saved with the old ids keeps its keys, and an entry for the new id wins over an old one."""
+    from tui.keys import RENAMED_BINDING_IDS, binding_ids, current_keymap
+
+    assert current_keymap({"posenc.mock.confirm.yes": "j", "posenc.next": "k"}) == {
+        "posenc.confirm.yes": "j",
+        "posenc.next": "k",
+    }
+    assert current_keymap({"posenc.drill.confirm.no": "u", "posenc.confirm.no": "v"}) == {
+        "posenc.confirm.no": "v"
+    }
+    ids = set(binding_ids())
+    assert set(RENAMED_BINDING_IDS.values()) <= ids
+    assert not set(RENAMED_BINDING_IDS) & ids  # an old id is no longer bound anywhere
+    assert "posenc.mock.next" in ids or any(i.startswith("posenc.mock.") for i in ids)  # packages are walked
