@@ -139,11 +139,15 @@ class AppStartup(_AppBase):
         any load lists them (`quizbank.predictions.move_legacy_file`; without that file, one stat)."""
         if not (self.include_user and self.should_open_store):
             return
-        from quizbank.bankfiles import user_bank_dir
+        from quizbank.bankfiles import LEGACY_PREDICTIONS_FILE, user_bank_dir
+
+        folder = user_bank_dir()
+        if not (folder / LEGACY_PREDICTIONS_FILE).is_file():
+            return  # (the usual case: quizbank.predictions, ~5 ms of imports, is not needed before the topics)
         from quizbank.predictions import move_legacy_file
 
         try:
-            moved = move_legacy_file(self.data_dir, user_bank_dir())
+            moved = move_legacy_file(self.data_dir, folder)
         except Exception as exc:  # noqa: BLE001 - the file stays a bank until the next start tries again
             self.notify(tr("predict.import_failed", self.language, error=one_line(exc)), severity="warning")
             return
