@@ -34,7 +34,6 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from .atomicio import write_text_atomic
 from .bankfiles import MAX_FILE_BYTES
 from .cachedir import CACHE_ENV, cache_dir
 from .safetext import UNSAFE_RE
@@ -187,6 +186,8 @@ def _preview_payload(payload: dict[str, Any]) -> dict[str, Any]:
 def _write(target: Path, key: dict[str, Any], payload: dict[str, Any]) -> None:
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     header = json.dumps({"key": key, "digest": hashlib.sha256(body.encode("utf-8")).hexdigest()})
+    from .atomicio import write_text_atomic  # (here: reading the cache, at start-up, needs none of it)
+
     write_text_atomic(target, header + "\n" + body)
 
 

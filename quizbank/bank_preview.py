@@ -107,10 +107,13 @@ def _int(value: Any) -> int:
     return value
 
 
+_LANGUAGES = frozenset(SHIPPED_LANGUAGES)
+
+
 def _text(value: Any) -> PreviewText:
-    if not isinstance(value, dict) or not set(value) <= set(SHIPPED_LANGUAGES):
+    if not isinstance(value, dict) or not value.keys() <= _LANGUAGES:
         raise _Shape("expected a text with en/zh")
-    texts = {lang: _str(value[lang]) for lang in SHIPPED_LANGUAGES if value.get(lang) is not None}
+    texts = {lang: _str(text) for lang, text in value.items() if text is not None}
     if not any(texts.values()):
         raise _Shape("a text in no language")
     return PreviewText(**texts)

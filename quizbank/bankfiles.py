@@ -34,6 +34,8 @@ USER = "user"
 BANK_SUFFIXES = (".yaml", ".yml")
 SHIPPED_LANGUAGES: tuple[str, ...] = ("en", "zh")  # every shipped text has both
 MAX_FILE_BYTES = 5 * 1024 * 1024  # the largest bank file read (quizbank.yamlsafe refuses larger ones)
+# the bank file predictions were once added to, in the user's bank folder (`quizbank.predictions` imports it)
+LEGACY_PREDICTIONS_FILE = "predictions.yaml"
 
 
 def shipped_bank_dir() -> Path:

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .bankfiles import LEGACY_PREDICTIONS_FILE
+
 __all__ = [
     "CLOSE_WITHIN",
     "LEGACY_FILE",
@@ -40,7 +42,9 @@ __all__ = [
 ]
 
 CLOSE_WITHIN = 0.05  # the relative error of a close prediction: the verdict's and a saved card's tolerance
-LEGACY_FILE = "predictions.yaml"  # the bank file predictions were once added to, in the user's bank folder
+LEGACY_FILE = (
+    LEGACY_PREDICTIONS_FILE  # the bank file predictions were once added to, in the user's bank folder
+)
 LEGACY_TOPIC = "predictions"
 SET_ASIDE_SUFFIX = ".imported"  # the legacy file after its import: `.predictions.yaml.imported` (hidden)
 _SKIP = ("max_error", "error", "is_monotone", "refused", "float64_exact")

@@ -1,10 +1,11 @@
 """The posenc study app (Textual).
 
 Startup is built for a fast first paint: this module imports only Textual. The Home screen
-mounts in a light "loading banks" state; after the first refresh, named thread workers load the
-banks (the cached preview first, then pydantic + YAML, ~100 ms+) and, once Home lists the topics, open the
-progress store, start the demo process and import torch there (~1 s) to warm it for the first demo.
-Workers never touch widgets: they post messages (`tui.messages`) that the app handles on the UI thread.
+mounts in a light "loading banks" state; after the first refresh, the start-up workers (`tui.startup`,
+mixed in as `AppStartup`) load the banks (the cached preview first, then pydantic + YAML, ~100 ms+), open
+the progress store and, once Home lists the topics, start the demo process and import torch there (~1 s)
+to warm it for the first demo. Workers never touch widgets: they post messages (`tui.messages`) that the
+app handles on the UI thread.
 
 API used by other screens (Study, Stats) and widgets:
 
@@ -24,7 +25,6 @@ API used by other screens (Study, Stats) and widgets:
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import threading
@@ -43,10 +43,11 @@ from textual.screen import Screen
 from . import cjkwrap
 from .commands import PosencCommands
 from .demo_host import DemoHost
-from .i18n import count, default_language, tr
+from .i18n import default_language, tr
 from .keyorder import KeyQueue
-from .keys import bind, current_keymap, focused_takes_text, keymap_errors, localize_bindings
-from .messages import BankPreviewReady, BanksLoaded, StoreOpened, TorchWarmed
+from .keys import bind, focused_takes_text, localize_bindings
+from .messages import one_line
+from .startup import AppStartup
 
 if TYPE_CHECKING:
     from quizbank.grading import Grade
@@ -54,18 +55,11 @@ if TYPE_CHECKING:
 __all__ = ["PosencApp", "run_app"]
 
 BENCH_LOG_ENV = "POSENC_BENCH_LOG"  # append JSON events (first paint, demo results, key latency)
-BENCH_EXIT_ENV = "POSENC_BENCH_EXIT"  # "paint": exit right after the first paint
 INPROCESS_ENV = "POSENC_DEMO_INPROCESS"  # "1": run demos (and torch) in the UI process
-PREVIEW_PAINT_WAIT_S = 0.5  # the longest the bank loader waits for Home to paint the preview
 THEME = "tokyo-night"
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
-class PosencApp(App[int], inherit_bindings=False):
+class PosencApp(AppStartup, App[int], inherit_bindings=False):
     """Interview prep and live reference for position encoding in Transformers."""
 
     # The default (Home) screen's CSS is listed here: Textual loads a screen's CSS_PATH only when
@@ -217,37 +211,6 @@ class PosencApp(App[int], inherit_bindings=False):
         if saved in ("en", "zh") and saved != self.language:
             self.language = saved
 
-    def first_paint(self) -> None:
-        """Called by the Home screen after its first refresh: start the background work."""
-        if self.first_paint_at is not None:
-            return
-        self.first_paint_at = time.time()
-        self.bench_event("first_paint", t=self.first_paint_at)
-        # Everything made so far (Textual, the first screen) lives as long as the app: a full garbage
-        # collection over it would cost ~40 ms while Home lists the topics. Freeze it out of the collector.
-        gc.freeze()
-        if os.environ.get(BENCH_EXIT_ENV) == "paint":
-            self.exit(0)
-            return
-        self.load_banks()
-        if self.should_open_store:
-            self.open_progress_store()
-        else:
-            self.store_ready = True
-        if self.warm_torch:  # once the topics are shown (`preview_painted`), the banks in, or at the latest:
-            self.set_timer(PREVIEW_PAINT_WAIT_S, self._start_warm_up)
-
-    def _start_warm_up(self) -> None:
-        """Start the demo process and warm torch up, once, after Home has listed the topics: the process start
-        (importing ctypes, a fork: ~25 ms of this thread) and torch's import (a core for a second) must not
-        delay them. Called on the UI thread, so the demo process dies with the app (`tui.demo_host`)."""
-        if self._warm_up_started or not self.warm_torch or self.first_paint_at is None:
-            return
-        self._warm_up_started = True
-        if self.demo_host is not None:
-            self.demo_host.start()
-        self.warm_up_torch()
-
     def bench_event(self, event: str, **fields: Any) -> None:
         """Append one JSON line to $POSENC_BENCH_LOG (used by bench/startup.py); no-op otherwise. It names
         this process: under `posenc serve` every tab's app and the spare write to one log."""
@@ -284,112 +247,6 @@ class PosencApp(App[int], inherit_bindings=False):
             shown=type(self.screen).__name__,
         )
 
-    @work(thread=True, name="load-banks", group="banks", exclusive=True, exit_on_error=False)
-    def load_banks(self, reload: bool = False) -> None:
-        """Thread worker: load every bank, then post BanksLoaded. At startup, when the bank
-        cache applies, its plain preview is posted first (BankPreviewReady, ~50 ms, no pydantic): Home
-        lists the topics from it while the rest (~0.4 s, mostly pydantic) loads here."""
-        start = time.perf_counter()
-        self._import_legacy_predictions()  # before the preview: that file is no topic any more
-        if not reload and self._post_preview():
-            # the UI thread paints the topics first: this thread would otherwise hold the GIL for it
-            self._preview_shown.wait(PREVIEW_PAINT_WAIT_S)
-        self._preview_shown.set()  # (no preview) the store worker need not wait
-        try:
-            from quizbank.loader import load_banks
-
-            bankset = load_banks(
-                self.bank_paths,
-                include_shipped=self.include_shipped,
-                include_user=self.include_user,
-                use_cache=True,  # unchanged files load from quizbank.bank_cache
-            )
-        except Exception as exc:  # noqa: BLE001 - the loader reports file problems itself; this is the unexpected
-            self.post_message(BanksLoaded(None, _one_line(exc), reload=reload))
-            return
-        elapsed = (time.perf_counter() - start) * 1000
-        self.post_message(BanksLoaded(bankset, None, reload=reload, elapsed_ms=elapsed))
-
-    def _import_legacy_predictions(self) -> None:
-        """Saved predictions were once a bank file in the user's folder: move them into the store before
-        any load lists them (`quizbank.predictions.move_legacy_file`; without that file, one stat)."""
-        if not (self.include_user and self.should_open_store):
-            return
-        from quizbank.bankfiles import user_bank_dir
-        from quizbank.predictions import move_legacy_file
-
-        try:
-            moved = move_legacy_file(self.data_dir, user_bank_dir())
-        except Exception as exc:  # noqa: BLE001 - the file stays a bank until the next start tries again
-            self.notify(tr("predict.import_failed", self.language, error=_one_line(exc)), severity="warning")
-            return
-        if moved is not None:
-            n = moved.added + moved.present
-            self.notify(tr("predict.imported", self.language, n=n, file=str(moved.set_aside)), timeout=8)
-
-    def _post_preview(self) -> bool:
-        """Post the banks' preview, if the bank cache answers this load. Returns whether it did."""
-        try:
-            from quizbank.bank_preview import read_preview
-
-            preview = read_preview(
-                self.bank_paths, include_shipped=self.include_shipped, include_user=self.include_user
-            )
-        except Exception:  # noqa: BLE001 - the preview is an optimisation: the full load decides
-            return False
-        if preview is None:
-            return False
-        from . import richtext  # noqa: F401  (Home's labels need it: imported here, off the UI thread)
-
-        language = None
-        if self.forced_language is None and self.should_open_store:
-            # the store opens after this paint: list the topics in the language the user chose last time
-            from quizbank.progress.paths import peek_setting
-
-            saved = peek_setting(self.data_dir, "language")
-            language = saved if saved in ("en", "zh") else None
-        self.post_message(BankPreviewReady(preview, language))
-        return True
-
-    def preview_painted(self) -> None:
-        """Home calls this once the preview's topics are on screen: the loader goes on, torch warms up."""
-        self._preview_shown.set()
-        self._start_warm_up()
-
-    @work(thread=True, name="open-store", group="store", exclusive=True, exit_on_error=False)
-    def open_progress_store(self) -> None:
-        """Thread worker: open the progress store (thread-safe), then post StoreOpened. It starts once
-        Home shows the topics (or the banks are in): the progress columns can follow a moment later."""
-        self._preview_shown.wait(PREVIEW_PAINT_WAIT_S)
-        try:
-            from quizbank.progress.store import StoreError, open_store
-        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
-            self.post_message(StoreOpened(None, _one_line(exc)))
-            return
-        try:
-            store = open_store(self.data_dir)
-        except StoreError as exc:
-            self.post_message(StoreOpened(None, str(exc)))
-            return
-        except Exception as exc:  # noqa: BLE001 - a worker reports any failure
-            self.post_message(StoreOpened(None, _one_line(exc)))
-            return
-        with self._store_lock:
-            if self._store_closing:  # the app ended while the store opened: nobody would close it
-                store.close()
-                return
-            self._opened_store = store  # shutdown closes it, even before StoreOpened arrives
-        self.post_message(StoreOpened(store, None, list(getattr(store, "notices", []))))
-
-    def on_unmount(self) -> None:
-        """The app is ending: every screen has unmounted (a mock interview saved itself), so close the
-        progress store. A worker still writing finishes first (the store's lock); a later one finds no store."""
-        with self._store_lock:
-            self._store_closing = True
-            store, self._opened_store, self.store = self._opened_store, None, None
-        if store is not None:
-            store.close()
-
     async def action_quit(self) -> None:
         """Ctrl+Q: quit at once, unless the screen holds work it must ask about first (`confirm_quit()`
         returns True once it has asked; the mock interview does)."""
@@ -397,52 +254,6 @@ class PosencApp(App[int], inherit_bindings=False):
         if callable(ask) and ask():
             return
         self.exit()
-
-    @work(thread=True, name="torch-warmup", group="warmup", exclusive=True, exit_on_error=False)
-    def warm_up_torch(self) -> None:
-        """Thread worker: get torch imported and a device picked before the first demo, in the
-        demo host process (default) or, with an in-process runner, here."""
-        start = time.perf_counter()
-        try:
-            if self.demo_host is not None:
-                device = self.demo_host.warm()
-            else:
-                import torch
-
-                from posenc_ref.device import pick_device
-
-                device = str(pick_device("auto"))
-                torch.zeros(8, device=device).sum().item()
-        except Exception as exc:  # noqa: BLE001 - a worker reports any failure: torch is then unusable
-            self.post_message(TorchWarmed((time.perf_counter() - start) * 1000, None, _one_line(exc)))
-            return
-        self.post_message(TorchWarmed((time.perf_counter() - start) * 1000, device))
-
-    @work(thread=True, name="migrate-replaced", group="store-migrate", exclusive=True, exit_on_error=False)
-    def migrate_replaced_ids(self) -> None:
-        """Thread worker: move progress from merged-away question ids to their replacements (idempotent)."""
-        store, bankset = self.store, self.bankset
-        if store is None or bankset is None or not getattr(bankset, "replaced_by", None):
-            return
-        try:
-            moved = store.migrate_replaced_ids(bankset.replaced_by)
-        except Exception as exc:  # noqa: BLE001 - progress stays where it was; the next start tries again
-            self.call_from_thread(self.notify, _one_line(exc), severity="warning")
-            return
-        if moved:
-            self.call_from_thread(self._progress_migrated)
-
-    def _progress_migrated(self) -> None:
-        self.banks_version += 1  # screens showing progress refresh with the moved history
-
-    def on_bank_preview_ready(self, message: BankPreviewReady) -> None:
-        if self.bankset is None:
-            if message.language is not None and message.language != self.language and self.store is None:
-                self.set_reactive(PosencApp.language, message.language)
-                self._language_changed()
-            self.bank_preview = message.preview
-        else:
-            self._preview_shown.set()
 
     @property
     def bank_view(self) -> Any:
@@ -455,83 +266,6 @@ class PosencApp(App[int], inherit_bindings=False):
         keys typed after it wait in the key queue (`tui.keyorder`) and go to where that action leads."""
         return self._after_banks is not None
 
-    def on_banks_loaded(self, message: BanksLoaded) -> None:
-        self._preview_shown.set()
-        self._start_warm_up()
-        pending, self._after_banks = self._after_banks, None
-        if pending is not None:
-            self.key_queue.resume()  # after `pending` below: the keys go to the screen it opens
-        if message.bankset is None:
-            self.banks_error = message.error
-            self.bank_preview = None  # the preview must not hide that the load failed
-            if message.reload:
-                self.notify(tr("reload.failed", self.language, error=message.error), severity="error")
-            elif pending is not None:
-                self.notify(tr("banks.failed", self.language, error=message.error), severity="error")
-            self.banks_version += 1
-            return
-        self.bankset = message.bankset
-        self.bank_preview = None
-        self.banks_error = None
-        self.bench_event("banks_loaded", ms=message.elapsed_ms)
-        self.migrate_replaced_ids()
-        if message.reload:
-            self.notify(
-                tr(
-                    "reload.done",
-                    self.language,
-                    topics=len(self.bankset.topics),
-                    questions=len(self.bankset.questions),
-                    topics_text=count(len(self.bankset.topics), "topic"),
-                    questions_text=count(len(self.bankset.questions), "question"),
-                ),
-                timeout=3,
-            )
-        self.banks_version += 1
-        if pending is not None:
-            pending()  # what was asked for while the banks loaded
-
-    def on_store_opened(self, message: StoreOpened) -> None:
-        if self._store_closing:
-            return
-        self.store = message.store
-        self.store_error = message.error
-        self.store_notices = message.notices
-        self.store_ready = True
-        for notice in message.notices:
-            self.notify(notice, severity="warning", timeout=10)
-        if self.store is not None:
-            if self.forced_language is None:
-                # "" (not None) as the default: the store would answer None with its own
-                # built-in "en" and override the locale's choice on a fresh store
-                saved = self._setting("language", "")
-                if saved in ("en", "zh") and saved != self.language:
-                    self.language = saved  # every screen's watcher re-labels (Home may be listing topics)
-            self.apply_keymap(self._setting("keymap", {}) or {})
-            self.instant_submit = bool(self._setting("instant_submit", False))
-            self.migrate_replaced_ids()
-        self.banks_version += 1  # Home shows progress (due, mastery) once the store is there
-
-    def on_torch_warmed(self, message: TorchWarmed) -> None:
-        self.torch_ready = message.error is None
-        self.torch_error = message.error
-        self.bench_event("torch_warm", ms=message.elapsed_ms, error=message.error)
-
-    def _setting(self, key: str, default: Any) -> Any:
-        try:
-            return self.store.get_setting(key, default)
-        except Exception:  # noqa: BLE001 - an unreadable setting falls back to its default
-            return default
-
-    def apply_keymap(self, keymap: Any) -> None:
-        """Apply user remaps {binding id: "keys"} from the "keymap" setting (bad ones are reported)."""
-        error = keymap_errors(keymap)
-        if error:
-            self.notify(tr("keymap.bad", self.language, error=error), severity="warning")
-            return
-        if keymap:
-            self.set_keymap(current_keymap(keymap))
-
     # ------------------------------------------------------------------ language
 
     def action_toggle_language(self) -> None:
@@ -540,7 +274,7 @@ class PosencApp(App[int], inherit_bindings=False):
             try:
                 self.store.set_setting("language", self.language)
             except Exception as exc:  # noqa: BLE001 - shown, never raised: the UI must not crash
-                self.notify(tr("store.setting_failed", self.language, error=_one_line(exc)), severity="error")
+                self.notify(tr("store.setting_failed", self.language, error=one_line(exc)), severity="error")
 
     def watch_language(self) -> None:
         self._language_changed()
@@ -694,7 +428,7 @@ class PosencApp(App[int], inherit_bindings=False):
             from .screens.study import StudyScreen
         except ImportError as exc:
             self.notify(
-                tr("module.missing", self.language, what="Study", error=_one_line(exc)), severity="warning"
+                tr("module.missing", self.language, what="Study", error=one_line(exc)), severity="warning"
             )
             return
         self.push_screen(StudyScreen(topic_id))
@@ -706,7 +440,7 @@ class PosencApp(App[int], inherit_bindings=False):
             from .screens.stats import StatsScreen
         except ImportError as exc:
             self.notify(
-                tr("module.missing", self.language, what="Stats", error=_one_line(exc)), severity="warning"
+                tr("module.missing", self.language, what="Stats", error=one_line(exc)), severity="warning"
             )
             return
         self.push_screen(StatsScreen())
@@ -763,7 +497,7 @@ class PosencApp(App[int], inherit_bindings=False):
                     question_id, correct, duration_ms=duration_ms, instance=instance
                 )
         except Exception as exc:  # noqa: BLE001 - shown, never raised: the UI must not crash
-            self.notify(tr("store.record_failed", self.language, error=_one_line(exc)), severity="error")
+            self.notify(tr("store.record_failed", self.language, error=one_line(exc)), severity="error")
 
 
 def run_app(bank_paths: Sequence[str] = (), data_dir: str | None = None, language: str | None = None) -> int:

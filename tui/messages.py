@@ -11,7 +11,13 @@ if TYPE_CHECKING:  # (the app imports this before the bank: these modules load l
     from quizbank.bankset import BankSet
     from quizbank.progress.store import ProgressStore
 
-__all__ = ["BankPreviewReady", "BanksLoaded", "StoreOpened", "TorchWarmed"]
+__all__ = ["BankPreviewReady", "BanksLoaded", "StoreOpened", "TorchWarmed", "one_line"]
+
+
+def one_line(exc: BaseException) -> str:
+    """An error as the one line a message (or a notification) carries: its type and first line."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 class BankPreviewReady(Message):

@@ -218,3 +218,20 @@ def test_a_subcommand_imports_only_its_own_cli_module():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.split() == ["quizbank.drills.cli"]
+
+
+def test_the_legacy_predictions_check_imports_nothing_without_the_file(tmp_path: Path) -> None:
+    """Before the preview, the loader looks for the old predictions bank file: without one (the usual case) that
+    is one stat, and `quizbank.predictions` (its imports) stays off the way to the topics."""
+    seen = _run(
+        """
+        import json, sys, types
+        from tui.startup import AppStartup
+
+        app = types.SimpleNamespace(include_user=True, should_open_store=True, data_dir=None)
+        AppStartup._import_legacy_predictions(app)
+        print(json.dumps({"imported": "quizbank.predictions" in sys.modules}))
+        """,
+        tmp_path,
+    )
+    assert seen == {"imported": False}

@@ -320,6 +320,7 @@ async def test_the_demo_process_starts_once_the_topics_are_listed(
     """Starting the demo process (a fork, ~25 ms of the UI thread) and torch's import (a core for a second) wait
     until Home lists the preview's topics; then they start, on the UI thread, before the full bank is in."""
     import tui.app as app_module
+    import tui.startup as startup_module
     from tui.app import PosencApp
 
     calls: list[tuple[str, bool, bool, bool]] = []  # (call, topics listed, full bank in, on the UI thread)
@@ -347,7 +348,7 @@ async def test_the_demo_process_starts_once_the_topics_are_listed(
     monkeypatch.delenv(app_module.INPROCESS_ENV, raising=False)
     # the bounded wait for the paint (0.5 s) lets the warm-up go first on a machine too busy to paint in time;
     # here the order itself is under test
-    monkeypatch.setattr(app_module, "PREVIEW_PAINT_WAIT_S", 120.0)
+    monkeypatch.setattr(startup_module, "PREVIEW_PAINT_WAIT_S", 120.0)
     app = PosencApp([], str(env / "data"), cursor_blink=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await topics_listed(pilot)

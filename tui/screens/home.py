@@ -175,6 +175,9 @@ class HomeScreen(LocalizedScreen):
             with posenc_app(self).batch_update():
                 await self.mount(body, before=self.query_one(Footer))
                 await self.query_one("#home-splash").remove()
+                # keys typed as the topics appear go to them; focused before the footer's keys are built,
+                # which list the tree's (focused after, the footer built its keys twice)
+                self.set_focus(parts[0])
                 await self.query_one(KeyFooter).show_keys()
             (
                 self._topic_tree,
@@ -188,7 +191,6 @@ class HomeScreen(LocalizedScreen):
         self.watch(tree, "show_vertical_scrollbar", self._refit_titles, init=False)
         if posenc_app(self).bank_view is None and not posenc_app(self).banks_error:
             self._status_box.update(tr("loading.banks", posenc_app(self).language))
-        tree.focus()  # keys typed as the topics appear go to them
         return True
 
     def _menu_label(self, key: str, hint: str) -> Content:
