@@ -6,7 +6,7 @@ saved atomically as it changes. `ctrl+r` saves and grades it in a thread worker 
 that runs `quizbank.drills.grade_file` with the screen's warm grader (a grading child started ahead, torch
 already imported) and posts `DrillGraded`. One grade at a time: a new `ctrl+r` cancels the running one,
 which kills its processes before the next starts. Each
-case is shown with ✓/✗, its message and time. `e` opens the file in $EDITOR (the app suspends);
+case is shown with ✓/✗, its message and time (`drill_report.py`). `e` opens the file in $EDITOR (the app suspends);
 the screen polls the file's mtime and re-grades whenever it changes on disk. `h` reveals the hints
 one at a time; `v` shows the model solution, only after an attempt and after a confirmation.
 Attempts go to the progress store; a first pass creates the Study card `drill:NAME` (`tui.widgets.drill_card`).
@@ -39,7 +39,7 @@ from ..appenv import code_off
 from ..appref import posenc_app
 from ..cells import fit_path
 from ..help_section import HelpSection
-from ..i18n import count, tr
+from ..i18n import tr
 from ..keys import bind, focused_takes_text
 from ..richtext import markdown_source
 from ..widgets.key_footer import KeyFooter
@@ -47,30 +47,11 @@ from ..widgets.text_area import SafeTextArea
 from .base import LocalizedScreen
 from .confirm import ConfirmScreen
 from .drill_file import POLL_SECONDS, DrillFile, error_line
+from .drill_report import report_content
 
-__all__ = ["DrillScreen", "drill_attempts_line"]
+__all__ = ["DrillScreen"]
 
 WARM_AFTER_SECONDS = 1.0  # a screen left at once starts no grading child
-
-
-def drill_attempts_line(attempts: list[Any], lang: str) -> str:
-    """One Stats line for the drill attempts (oldest first), or '' when there are none."""
-    if not attempts:
-        return ""
-    from quizbank.drills import DRILL_NAMES
-
-    last = attempts[-1]
-    return tr(
-        "drill.stats",
-        lang,
-        attempts=len(attempts),
-        attempts_text=count(len(attempts), "attempt"),
-        solved=len({a.drill for a in attempts if a.passed}),
-        total=len(DRILL_NAMES),
-        name=last.drill,
-        passed=last.cases_passed,
-        cases=last.cases_total,
-    )
 
 
 def _python_language() -> str | None:
@@ -306,8 +287,6 @@ class DrillScreen(DrillFile, LocalizedScreen):
                 widget.update(source)
 
     def _render_results(self) -> None:
-        from quizbank.safetext import escape_unsafe
-
         lang = posenc_app(self).language
         widget = self.query_one("#drill-results", Static)
         if self.refused or code_off():
@@ -323,45 +302,7 @@ class DrillScreen(DrillFile, LocalizedScreen):
         if report is None:
             widget.update(Content.styled(tr("drill.not_graded", lang), "dim"))
             return
-        seconds = f"{report.elapsed_ms / 1000:.1f}"
-        total = len(report.cases)
-        if report.passed:
-            head = Content.styled(
-                tr("drill.passed", lang, total=total, seconds=seconds), "bold $text-success"
-            )
-        else:
-            head = Content.styled(
-                tr("drill.failed", lang, passed=report.cases_passed, total=total, seconds=seconds),
-                "bold $text-error",
-            )
-        lines = [head]
-        common = report.common_diagnosis
-        if common:
-            failing = total - report.cases_passed
-            mistake = escape_unsafe(common, one_line=True)
-            lines.append(
-                Content.styled(tr("drill.common_mistake", lang, count=failing, mistake=mistake), "bold")
-            )
-        for case in report.cases:
-            mark = ("✓ ", "$text-success") if case.passed else ("✗ ", "$text-error")
-            lines.append(
-                Content.assemble(
-                    mark,
-                    (escape_unsafe(case.name, one_line=True), "bold"),
-                    (f"  {case.elapsed_ms:.1f} ms", "dim"),
-                )
-            )
-            message = case.message_without(common) if common and not case.passed else case.message
-            if message:
-                lines.append(
-                    Content.styled(
-                        "    " + escape_unsafe(message, one_line=True), "" if not case.passed else "dim"
-                    )
-                )
-        if report.output:
-            lines.append(Content.styled(tr("drill.output", lang), "bold"))
-            lines.append(Content(escape_unsafe(report.output)))
-        widget.update(Content("\n").join(lines))
+        widget.update(report_content(report, lang))
 
     # ------------------------------------------------------------------ actions
 
