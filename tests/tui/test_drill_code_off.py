@@ -20,8 +20,9 @@ from textual.widgets import Static, TextArea
 
 from quizbank.drills.codeoff import CODE_OFF_ENV
 from quizbank.mock.planner import InterviewPlan, PlanItem
-from tui.screens.drill import DrillCard, DrillScreen
+from tui.screens.drill import DrillScreen
 from tui.screens.mock import DrillItem, MockInterviewScreen
+from tui.widgets.drill_card import DrillCard
 
 SIZE = (120, 40)
 NAME = "alibi-slopes"

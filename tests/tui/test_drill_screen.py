@@ -340,7 +340,7 @@ async def test_a_solved_drill_comes_back_in_study_and_on_stats(env: Path) -> Non
         app.open_study()
         await settle(pilot)
         study = app.screen
-        from tui.screens.drill import DrillCard
+        from tui.widgets.drill_card import DrillCard
 
         card = study.query_one(DrillCard)
         assert "Re-implement alibi-slopes from memory: ALiBi head slopes" in screen_text(app)

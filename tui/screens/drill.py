@@ -6,14 +6,14 @@ saved atomically as it changes. `ctrl+r` saves and grades it in a thread worker 
 that runs `quizbank.drills.grade_file` with the screen's warm grader (a grading child started ahead, torch
 already imported) and posts `DrillGraded`. One grade at a time: a new `ctrl+r` cancels the running one,
 which kills its processes before the next starts. Each
-case is shown with ✓/✗, its message and time. `e` opens the file in $EDITOR (the app suspends);
+case is shown with ✓/✗, its message and time (`drill_report.py`). `e` opens the file in $EDITOR (the app suspends);
 the screen polls the file's mtime and re-grades whenever it changes on disk. `h` reveals the hints
 one at a time; `v` shows the model solution, only after an attempt and after a confirmation.
-Attempts go to the progress store; a first pass creates the Study card `drill:NAME`.
+Attempts go to the progress store; a first pass creates the Study card `drill:NAME` (`tui.widgets.drill_card`).
 
 Where running code is off (`posenc serve --public`), the grader refuses (`quizbank.drills.CodeOff`) and the
 screen says why; it asks nothing of its own, so Ctrl+R, `e`, the file poll and a Study card all meet the same
-refusal. The file is read through `quizbank.drills.loading.read_source`: a regular file of at most 256 KiB.
+refusal. The file itself (reading, saving, the autosave, the poll) is `DrillFile` (`drill_file.py`).
 """
 
 from __future__ import annotations
@@ -35,61 +35,23 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Header, Markdown, Select, Static, TextArea
 
-from ..appenv import code_off, workspace_override
+from ..appenv import code_off
 from ..appref import posenc_app
 from ..cells import fit_path
 from ..help_section import HelpSection
-from ..i18n import count, tr
+from ..i18n import tr
 from ..keys import bind, focused_takes_text
 from ..richtext import markdown_source
 from ..widgets.key_footer import KeyFooter
 from ..widgets.text_area import SafeTextArea
 from .base import LocalizedScreen
 from .confirm import ConfirmScreen
+from .drill_file import POLL_SECONDS, DrillFile, error_line
+from .drill_report import report_content
 
-# a solved drill's Study card id (= quizbank.progress.store.DRILL_CARD_PREFIX)
-DRILL_CARD_PREFIX = "drill:"
+__all__ = ["DrillScreen"]
 
-__all__ = ["DrillCard", "DrillScreen", "drill_attempts_line", "drill_workspace"]
-
-POLL_SECONDS = 1.0
 WARM_AFTER_SECONDS = 1.0  # a screen left at once starts no grading child
-
-
-def drill_workspace(app: Any) -> Path:
-    """`<data dir>/drills`: beside the progress store (or where it would be); under `posenc serve`, the
-    folder the server chose for this tab's app (tui/appenv.py)."""
-    if (override := workspace_override()) is not None:
-        return override
-    store = getattr(app, "store", None)
-    if store is not None and getattr(store, "path", None) is not None:
-        return Path(store.path).parent / "drills"
-    data_dir = getattr(app, "data_dir", None)
-    if data_dir:
-        return Path(data_dir).expanduser() / "drills"
-    from quizbank.progress.store import default_data_dir
-
-    return default_data_dir() / "drills"
-
-
-def drill_attempts_line(attempts: list[Any], lang: str) -> str:
-    """One Stats line for the drill attempts (oldest first), or '' when there are none."""
-    if not attempts:
-        return ""
-    from quizbank.drills import DRILL_NAMES
-
-    last = attempts[-1]
-    return tr(
-        "drill.stats",
-        lang,
-        attempts=len(attempts),
-        attempts_text=count(len(attempts), "attempt"),
-        solved=len({a.drill for a in attempts if a.passed}),
-        total=len(DRILL_NAMES),
-        name=last.drill,
-        passed=last.cases_passed,
-        cases=last.cases_total,
-    )
 
 
 def _python_language() -> str | None:
@@ -102,63 +64,7 @@ def _python_language() -> str | None:
     return "python" if has_grammar and has_core else None
 
 
-class DrillCard(Vertical):
-    """A solved drill as a Study card (`drill:NAME`): re-implement it from memory. Revealing it opens the Drill
-    screen; back in Study, the ratings grade how it went. Offers what Study uses of a `QuestionView`."""
-
-    DEFAULT_CSS = """
-    DrillCard { height: auto; padding: 1 2; }
-    DrillCard .drill-card-title { text-style: bold; color: $text-accent; }
-    DrillCard .drill-card-body { margin-top: 1; }
-    """
-
-    class Revealed(Message):
-        """The user opened the drill: Study shows the ratings."""
-
-    def __init__(self, question_id: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.question_id = question_id
-        self.drill_name = question_id.removeprefix(DRILL_CARD_PREFIX)
-        self.question = None  # no bank question (and so no demo) behind this card
-        self.revealed = False
-
-    def compose(self) -> ComposeResult:
-        yield Static("", classes="drill-card-title", markup=False)
-        yield Static("", classes="drill-card-body", markup=False)
-
-    def on_mount(self) -> None:
-        self.render_texts()
-
-    def render_texts(self) -> None:
-        from quizbank.drills import DRILL_NAMES, get_drill
-
-        lang = posenc_app(self).language
-        name = self.drill_name
-        title = get_drill(name).text("title", lang) if name in DRILL_NAMES else name
-        self.query_one(".drill-card-title", Static).update(
-            tr("drill.card_title", lang, name=name, title=title)
-        )
-        key = "drill.card_done" if self.revealed else "drill.card_body"
-        self.query_one(".drill-card-body", Static).update(tr(key, lang))
-
-    def reveal(self) -> None:
-        from quizbank.drills import DRILL_NAMES
-
-        if self.drill_name in DRILL_NAMES:
-            posenc_app(self).open_drills(self.drill_name)
-        if not self.revealed:
-            self.revealed = True
-            self.render_texts()
-            self.post_message(self.Revealed())
-
-    def focus_input(self) -> None:
-        """Nothing to type here (Study calls this on a question view)."""
-
-    def compatible_with(self, question: Any) -> bool:
-        return False
-
-
-class DrillScreen(LocalizedScreen):
+class DrillScreen(DrillFile, LocalizedScreen):
     """Statement, hints and solution on the left; the editor and the grade on the right.
 
     The app's key queue (`tui.keyorder`) hands each key on only once the one before it is handled, so
@@ -213,10 +119,6 @@ class DrillScreen(LocalizedScreen):
         self.grading = False
         self.refused = False  # the grader refused: running code is off here
         self.attempted = False
-        self._saved_mtime: float | None = None
-        self._save_timer: Any = None
-        # a regular file refused on reading (too large): never written over, or the candidate's file is lost
-        self._kept_path: Path | None = None
         self._picker_lang = ""
         self._warm: Any = None  # quizbank.drills.WarmGrader: the next grade's child, started ahead
         self._cancel: threading.Event | None = None  # set to cancel the running grade
@@ -274,10 +176,6 @@ class DrillScreen(LocalizedScreen):
 
         return get_drill(self.drill_name)
 
-    @property
-    def path(self) -> Path:
-        return drill_workspace(self.app) / f"{self.drill_name}.py"
-
     # ------------------------------------------------------------------ the file
 
     def load_drill(self, name: str) -> None:
@@ -294,125 +192,12 @@ class DrillScreen(LocalizedScreen):
         editor.load_text(text)
         self.relabel()
 
-    def _read_or_create(self) -> str:
-        from quizbank.drills.loading import SourceFileError
-
-        path = self.path
-        try:
-            text = _read_text(path)
-            self._saved_mtime = path.stat().st_mtime
-            return text
-        except FileNotFoundError:
-            pass
-        except SourceFileError as exc:  # not a regular file, or too large: left as it is, not loaded
-            self.notify(
-                tr("drill.read_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
-            )
-            self._keep_if_regular(path)
-            try:  # said now: the file poll says it again only once the file changes
-                self._saved_mtime = path.stat().st_mtime
-            except OSError:
-                pass
-            return self.drill.starter
-        except (OSError, UnicodeDecodeError) as exc:
-            self.notify(
-                tr("drill.save_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
-            )
-            return self.drill.starter
-        self._write(self.drill.starter)
-        return self.drill.starter
-
-    def _keep_if_regular(self, path: Path) -> None:
-        """A refused regular file stays as it is: save() leaves it alone until a load succeeds. (A pipe or a
-        device is refused by `_write` itself, with a message.)"""
-        try:
-            if path.is_file():
-                self._kept_path = path
-        except OSError:
-            pass
-
-    def _write(self, text: str) -> bool:
-        from quizbank.atomicio import write_text_atomic
-
-        path = self.path
-        try:
-            if path.exists() and not path.is_file():  # a pipe or a device: writing into it would block
-                raise OSError(f"{path.name} is not a regular file")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(path, text)
-            self._saved_mtime = path.stat().st_mtime
-        except OSError as exc:
-            self.notify(
-                tr("drill.save_failed", posenc_app(self).language, error=_one_line(exc)), severity="error"
-            )
-            return False
-        return True
-
-    def save(self) -> bool:
-        """Write the editor's text to the file if it differs from what is there."""
-        if self._save_timer is not None:
-            self._save_timer.stop()
-            self._save_timer = None
-        if self._kept_path == self.path:
-            return (
-                False  # the file on disk was not loaded (too large): writing the editor over it would lose it
-            )
-        text = self._editor.text
-        try:
-            if _read_text(self.path) == text:
-                return True
-        except (OSError, UnicodeDecodeError):
-            pass
-        return self._write(text)
-
+    # (here, not in DrillFile: Textual finds `@on` handlers only on its own classes, and the mixin is not one)
     @on(TextArea.Changed, "#drill-code")
     def _edited(self) -> None:
         if self._save_timer is not None:
             self._save_timer.stop()
         self._save_timer = self.set_timer(0.5, self._autosave, name="drill-autosave")
-
-    def _autosave(self) -> None:
-        """The autosave half a second after an edit; it never writes over a change made on disk since the
-        last save or load (another editor): the file poll loads that change instead."""
-        self._save_timer = None
-        try:
-            changed_on_disk = self._saved_mtime is not None and self.path.stat().st_mtime != self._saved_mtime
-        except OSError:
-            changed_on_disk = False
-        if not changed_on_disk:
-            self.save()
-
-    def _poll_file(self) -> None:
-        """Re-grade when the file changed on disk (an external editor, another terminal)."""
-        try:
-            mtime = self.path.stat().st_mtime
-        except OSError:
-            return
-        if self._saved_mtime is None or mtime == self._saved_mtime:
-            return
-        from quizbank.drills.loading import SourceFileError
-
-        try:
-            text = _read_text(self.path)
-        except SourceFileError as exc:  # said once per change on disk; neither loaded nor graded
-            self._saved_mtime = mtime
-            self._keep_if_regular(self.path)
-            self.notify(
-                tr("drill.read_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
-            )
-            return
-        except (OSError, UnicodeDecodeError):
-            return
-        self._saved_mtime = mtime
-        self._kept_path = None  # loaded: the editor holds the file now
-        if self._save_timer is not None:
-            self._save_timer.stop()
-            self._save_timer = None
-        editor = self.query_one("#drill-code", TextArea)
-        if editor.text != text:
-            editor.load_text(text)
-        self.notify(tr("drill.changed", posenc_app(self).language, path=self.path.name), timeout=3)
-        self._start_grading()
 
     # ------------------------------------------------------------------ texts
 
@@ -502,8 +287,6 @@ class DrillScreen(LocalizedScreen):
                 widget.update(source)
 
     def _render_results(self) -> None:
-        from quizbank.safetext import escape_unsafe
-
         lang = posenc_app(self).language
         widget = self.query_one("#drill-results", Static)
         if self.refused or code_off():
@@ -519,45 +302,7 @@ class DrillScreen(LocalizedScreen):
         if report is None:
             widget.update(Content.styled(tr("drill.not_graded", lang), "dim"))
             return
-        seconds = f"{report.elapsed_ms / 1000:.1f}"
-        total = len(report.cases)
-        if report.passed:
-            head = Content.styled(
-                tr("drill.passed", lang, total=total, seconds=seconds), "bold $text-success"
-            )
-        else:
-            head = Content.styled(
-                tr("drill.failed", lang, passed=report.cases_passed, total=total, seconds=seconds),
-                "bold $text-error",
-            )
-        lines = [head]
-        common = report.common_diagnosis
-        if common:
-            failing = total - report.cases_passed
-            mistake = escape_unsafe(common, one_line=True)
-            lines.append(
-                Content.styled(tr("drill.common_mistake", lang, count=failing, mistake=mistake), "bold")
-            )
-        for case in report.cases:
-            mark = ("✓ ", "$text-success") if case.passed else ("✗ ", "$text-error")
-            lines.append(
-                Content.assemble(
-                    mark,
-                    (escape_unsafe(case.name, one_line=True), "bold"),
-                    (f"  {case.elapsed_ms:.1f} ms", "dim"),
-                )
-            )
-            message = case.message_without(common) if common and not case.passed else case.message
-            if message:
-                lines.append(
-                    Content.styled(
-                        "    " + escape_unsafe(message, one_line=True), "" if not case.passed else "dim"
-                    )
-                )
-        if report.output:
-            lines.append(Content.styled(tr("drill.output", lang), "bold"))
-            lines.append(Content(escape_unsafe(report.output)))
-        widget.update(Content("\n").join(lines))
+        widget.update(report_content(report, lang))
 
     # ------------------------------------------------------------------ actions
 
@@ -622,7 +367,7 @@ class DrillScreen(LocalizedScreen):
             pass
         except OSError as exc:  # no grading child ahead: the next grade starts one itself
             self.notify(
-                tr("drill.grade_failed", posenc_app(self).language, error=_one_line(exc)), severity="warning"
+                tr("drill.grade_failed", posenc_app(self).language, error=error_line(exc)), severity="warning"
             )
 
     @work(thread=True, name="drill-warm", group="drill-warm", exit_on_error=False)
@@ -660,7 +405,7 @@ class DrillScreen(LocalizedScreen):
                 self.post_message(self.DrillGraded(name, refused=True))
                 return
             except Exception as exc:  # noqa: BLE001 - a worker reports any failure
-                self.post_message(self.DrillGraded(name, error=_one_line(exc)))
+                self.post_message(self.DrillGraded(name, error=error_line(exc)))
                 return
             finally:
                 if supervisor is not None and self._warm is not None:
@@ -677,7 +422,7 @@ class DrillScreen(LocalizedScreen):
             except Exception as exc:  # noqa: BLE001 - grading worked; only the record is lost
                 posenc_app(self).call_from_thread(
                     posenc_app(self).notify,
-                    tr("store.record_failed", posenc_app(self).language, error=_one_line(exc)),
+                    tr("store.record_failed", posenc_app(self).language, error=error_line(exc)),
                 )
         self.post_message(self.DrillGraded(name, report, card_created=created))
 
@@ -735,7 +480,7 @@ class DrillScreen(LocalizedScreen):
                 subprocess.run([*shlex.split(command), str(self.path)], check=False)
         except Exception as exc:  # noqa: BLE001 - no terminal to give (headless), editor missing, bad $EDITOR
             self.notify(
-                tr("drill.editor_failed", posenc_app(self).language, error=_one_line(exc)), severity="error"
+                tr("drill.editor_failed", posenc_app(self).language, error=error_line(exc)), severity="error"
             )
             return
         self._poll_file()
@@ -758,17 +503,3 @@ class DrillScreen(LocalizedScreen):
             self.save()
         except Exception:  # noqa: BLE001 - the screen is going away; a failed save was already reported
             pass
-
-
-def _read_text(path: Path) -> str:
-    """The drill file's text: a regular file of at most 256 KiB (`read_source`), else OSError."""
-    from quizbank.drills.loading import read_source
-
-    return read_source(path).decode("utf-8")
-
-
-def _one_line(exc: BaseException) -> str:
-    from quizbank.safetext import escape_unsafe
-
-    lines = str(exc).strip().splitlines()
-    return escape_unsafe(lines[0] if lines else type(exc).__name__, one_line=True)

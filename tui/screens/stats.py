@@ -33,7 +33,7 @@ from ..widgets.key_footer import KeyFooter
 from .base import LocalizedScreen
 from .study import utc_now
 
-__all__ = ["StatsScreen", "mastery_bar"]
+__all__ = ["StatsScreen", "drill_attempts_line", "mastery_bar"]
 
 
 LEECH_LAPSES = 5
@@ -45,6 +45,26 @@ MIN_TOPIC_CELLS = 12  # the topic column's least width: narrower, the table scro
 def _topic_cell(title: str, max_cells: int) -> Text:
     """A topic title cut with "…" to `max_cells` terminal cells, so the number columns stay on screen."""
     return Text(fit_cells(title, max_cells))
+
+
+def drill_attempts_line(attempts: list[Any], lang: str) -> str:
+    """One Stats line for the drill attempts (oldest first), or '' when there are none."""
+    if not attempts:
+        return ""
+    from quizbank.drills import DRILL_NAMES
+
+    last = attempts[-1]
+    return tr(
+        "drill.stats",
+        lang,
+        attempts=len(attempts),
+        attempts_text=count(len(attempts), "attempt"),
+        solved=len({a.drill for a in attempts if a.passed}),
+        total=len(DRILL_NAMES),
+        name=last.drill,
+        passed=last.cases_passed,
+        cases=last.cases_total,
+    )
 
 
 def mastery_bar(value: float | None, width: int = 8) -> Text:
@@ -267,8 +287,6 @@ class StatsScreen(LocalizedScreen):
             reviews=count(stats.reviews_in_window, "review"),
             days_text=count(stats.days, "day"),
         )
-        from .drill import drill_attempts_line
-
         drills = drill_attempts_line(getattr(self, "drill_attempts", []), lang)
         tail: list[str | tuple[str, str]] = ["\n", (drills, "$text-accent")] if drills else []
         fitted = getattr(stats, "fitted", None)

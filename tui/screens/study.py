@@ -329,7 +329,7 @@ class StudyScreen(HeldKeys, LocalizedScreen):
             and plan.question_id is not None
             and plan.question_id.startswith("drill:")
         ):
-            from .drill import DrillCard
+            from ..widgets.drill_card import DrillCard
 
             card = DrillCard(plan.question_id, id="study-question")
             await qa.mount(card)

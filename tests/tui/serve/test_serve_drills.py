@@ -12,7 +12,7 @@ import pytest
 from test_serve import Tab, descendants, ready_spare, shipped_topic_titles, start_server, stop_server
 
 from quizbank.drills import DRILL_NAMES, get_drill
-from tui.screens.drill import POLL_SECONDS
+from tui.screens.drill_file import POLL_SECONDS
 
 pytestmark = pytest.mark.slow
 
