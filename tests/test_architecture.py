@@ -289,14 +289,17 @@ def test_the_cycle_allow_list_is_current() -> None:
     assert stale == [], "these cycles are gone: delete their ALLOWED_CYCLES entries"
 
 
-MAX_MODULE_LINES = 800  # one concept per module: past this a file holds several (bank YAML is data, not code)
+MAX_MODULE_LINES = 700  # one concept per module: past this a file holds several (bank YAML is data, not code)
+# one concept that is long on its own: the safe YAML reader (loader, limits and the line map in one place)
+LONG_MODULES = {"quizbank/yamlsafe.py": 800}
 
 
-def test_no_product_module_is_over_800_lines() -> None:
+def test_no_product_module_is_over_700_lines() -> None:
     long = {
-        str(path.relative_to(ROOT)): n
+        name: n
         for path in _project_modules().values()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+        if (n := len(path.read_text(encoding="utf-8").splitlines()))
+        > LONG_MODULES.get(name := path.relative_to(ROOT).as_posix(), MAX_MODULE_LINES)
     }
     assert long == {}, "split these by concept"
 
