@@ -20,6 +20,7 @@ __all__ = [
     "bind",
     "binding_ids",
     "focused_takes_text",
+    "LIBRARY_DESCRIPTIONS",
     "current_keymap",
     "keymap_errors",
     "localize_bindings",
@@ -27,6 +28,8 @@ __all__ = [
 
 # binding id -> i18n key of its description
 DESCRIPTION_KEYS: dict[str, str] = {}
+# Textual's own bindings that our footer shows (they have no id): their description's string key
+LIBRARY_DESCRIPTIONS: dict[str, str] = {"Dismiss menu": "key.dismiss_menu"}  # an open Select's list
 
 
 def bind(

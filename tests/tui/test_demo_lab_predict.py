@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.apps import make_app
-from support.pilot import pilot_test, settle
+from support.pilot import pilot_test, settle, wait_for
 
 from tui.screens.demo_lab import DemoLabScreen
 from tui.screens.predict import PredictScreen
@@ -73,6 +73,31 @@ async def test_no_letter_typed_in_the_open_demo_list_acts_as_a_key(env: Path) ->
         await pilot.press("escape", "p")  # closed again, `p` predicts as before
         await settle(pilot)
         assert isinstance(app.screen, PredictScreen) and app.screen.demo.name == "alibi-slopes"
+
+
+@pilot_test
+async def test_the_open_demo_list_says_its_escape_key_in_chinese(env: Path) -> None:
+    """Textual's own "Dismiss menu" (the open Select's Esc) showed in English in a Chinese footer."""
+    from textual.widgets._footer import FooterKey
+
+    from tui.widgets.key_footer import KeyFooter
+
+    app = make_app(env)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.language = "zh"
+        lab = DemoLabScreen("alibi-slopes")
+        await app.push_screen(lab)
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert lab.query_one("#lab-demo").expanded
+
+        def shown() -> list[str]:
+            return [key.description for key in lab.query_one(KeyFooter).query(FooterKey)]
+
+        await wait_for(lambda: "关闭菜单" in shown(), timeout=30, state=shown)
+        assert "Dismiss menu" not in shown()
 
 
 @pilot_test

@@ -42,7 +42,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "predict.title": ("Predict, then reveal: {demo} ({params})", "先预测，再揭晓：{demo}（{params}）"),
     "predict.ask": (
         "What is {target}? Type your prediction, then Enter.",
-        "{target}是多少？输入你的预测，按 Enter。",
+        "{target} 是多少？输入你的预测，按 Enter。",
     ),
     "predict.choose": ("Target {n} of {total} (↑/↓ for another).", "目标 {n}/{total}（↑/↓ 换一个）。"),
     "predict.none": ("This demo has no number to predict.", "这个演示没有可以预测的数值。"),

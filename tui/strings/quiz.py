@@ -164,6 +164,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "key.no_hint": ("Say there are no hints", "说明本题没有提示"),
     "key.read": ("Read it (a question tried from Home)", "阅读（从首页试答的题）"),
     "key.cancel": ("Cancel", "取消"),
+    "key.dismiss_menu": (
+        "Dismiss menu",
+        "关闭菜单",
+    ),  # Textual's own, on an open Select (tui.keys.LIBRARY_DESCRIPTIONS)
     "quiz.flagged": ("flagged", "已标记"),
     "quiz.try_it": ("Try it (o reads it in Browse)", "试做（按 o 在浏览中阅读）"),
     "quiz.hint_n": ("Hint {n}/{total}", "提示 {n}/{total}"),

@@ -30,6 +30,8 @@ from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 from ..appref import posenc_app
+from ..i18n import tr
+from ..keys import LIBRARY_DESCRIPTIONS
 
 __all__ = ["KeyFooter", "SPARE_ACTIONS"]
 
@@ -127,7 +129,10 @@ class KeyFooter(Footer):
 
     def compose(self) -> ComposeResult:
         self._shown = self._signature()
+        lang = posenc_app(self).language
         for widget in self._fitted(list(super().compose())):
+            if isinstance(widget, FooterKey) and widget.description in LIBRARY_DESCRIPTIONS:
+                widget.description = tr(LIBRARY_DESCRIPTIONS[widget.description], lang)
             # a FooterKey starts compact and is data-bound to the footer's `compact`: each key would
             # be restyled once it mounts; starting it in the footer's state spares that
             # (set, never read: reading a reactive before mount runs its watcher, the restyle)
