@@ -163,7 +163,9 @@ def test_a_huge_terminal_is_clamped(tmp_path: Path) -> None:
         assert stop_server(server) == 0
     # before the resize reaches it, the spare may still write at its own size (one column)
     assert {size for size in first if size[0] > SPARE_SIZE[0]} == {MAX_SIZE}, first
-    assert later <= {MAX_SIZE}, later
+    # likewise a repaint at the small size may still be on its way when the huge resize is sent (on a busy
+    # machine it came after the 0.5 s quiet spell); every frame wider than that is clamped
+    assert {size for size in later if size != (100, 30)} == {MAX_SIZE}, later
 
 
 def test_sigkill_leaves_no_process_behind(tmp_path: Path) -> None:
