@@ -396,7 +396,8 @@ class HomeScreen(LocalizedScreen):
         bankset = app.bank_view
         if bankset is None:  # nothing loaded (yet): the status says loading or the failure, not counts
             return
-        n_topics, n_questions = len(bankset.topics), len(bankset.questions)
+        # every question has its topic: counted without the preview's question objects (built on first read)
+        n_topics, n_questions = len(bankset.topics), len(bankset.topic_of)
         lines = [
             tr(
                 "home.counts",
