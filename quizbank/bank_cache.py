@@ -36,7 +36,7 @@ from typing import Any
 
 from .bankfiles import MAX_FILE_BYTES
 from .cachedir import CACHE_ENV, cache_dir
-from .safetext import UNSAFE_RE
+from .safetext import UNSAFE_UTF8_RE
 
 __all__ = [
     "CACHE_ENV",
@@ -239,7 +239,7 @@ def read_payload(key: dict[str, Any], path: Path | None = None) -> dict[str, Any
         payload = json.loads(body)
     except (OSError, ValueError, UnicodeDecodeError):
         return None
-    if not isinstance(payload, dict) or not _body_safe(body.decode("utf-8")):
+    if not isinstance(payload, dict) or not _body_safe(body):
         return None  # the loader rejects control and bidi characters: so does the cache
     return payload
 
@@ -247,18 +247,19 @@ def read_payload(key: dict[str, Any], path: Path | None = None) -> dict[str, Any
 # An unsafe character written as a JSON escape (once escaped backslashes are gone): \b \f \r, or \uXXXX for
 # a C0 control (not tab or newline), DEL, a C1 control, a bidi control, or a surrogate half.
 _UNSAFE_ESCAPE_RE = re.compile(
-    r"\\(?:[bfr]|u(?:00(?:0[0-8bBcCdDeEfF]|1[0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])"
-    r"|061[cC]|200[eEfF]|202[a-eA-E]|206[6-9]|[dD][89a-fA-F][0-9a-fA-F]{2}))"
+    rb"\\(?:[bfr]|u(?:00(?:0[0-8bBcCdDeEfF]|1[0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])"
+    rb"|061[cC]|200[eEfF]|202[a-eA-E]|206[6-9]|[dD][89a-fA-F][0-9a-fA-F]{2}))"
 )
 
 
-def _body_safe(body: str) -> bool:
-    """No string in the JSON text `body` holds a character `quizbank.safetext` calls unsafe, raw or
-    escaped: two scans of the whole text (~3 ms) instead of one regex per string (~30 ms)."""
-    if UNSAFE_RE.search(body) is not None:
+def _body_safe(body: bytes) -> bool:
+    """No string in the JSON text `body` (UTF-8) holds a character `quizbank.safetext` calls unsafe, raw or
+    escaped: two scans of the bytes (~2 ms for the shipped bank's preview; of the decoded text, ~12 ms)
+    instead of one regex per string (~30 ms)."""
+    if UNSAFE_UTF8_RE.search(body) is not None:
         return False
     # drop escaped backslashes left to right, as JSON reads them: every backslash left starts an escape
-    return _UNSAFE_ESCAPE_RE.search(body.replace("\\\\", "")) is None
+    return _UNSAFE_ESCAPE_RE.search(body.replace(b"\\\\", b"")) is None
 
 
 def _rebuild(payload: dict[str, Any]) -> Any:

@@ -6,18 +6,24 @@ keyed by the content hash of every bank file in the load and of the loader's cod
 no control or bidi character anywhere), with every field's type checked here by hand. It holds what Home and Search
 read: topics with their titles, descriptions and question ids; questions with their type, prompt,
 answers, choices and explanation. The app shows it until the full `BankSet` (every field validated
-by the schema) replaces it, a fraction of a second later; anything unexpected means no preview.
+by the schema) replaces it, a fraction of a second later; anything unexpected in the topics or the question
+ids means no preview.
+
+Home lists the topics before it needs any question, so the question objects (~15 ms to check and build, with
+the import of `quizbank.question_types`) are built on the first read of `questions` (Home's topic details, a
+topic opened, Search); a question shaped wrong then leaves the preview with no questions (the topics stay
+listed until the full load, which decides).
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .bank_cache import load_key, preview_file, read_payload
 from .bankfiles import SHIPPED_LANGUAGES, bank_sources, cache_enabled
-from .question_types import NAMES
 
 __all__ = [
     "BankPreview",
@@ -28,8 +34,6 @@ __all__ = [
     "preview_from_payload",
     "read_preview",
 ]
-
-QUESTION_TYPES = frozenset(NAMES)
 
 
 class _Shape(ValueError):
@@ -79,20 +83,37 @@ class PreviewTopic:
 
 @dataclass
 class BankPreview:
-    """The parts of a `quizbank.loader.BankSet` that Home and Search read, as plain data."""
+    """The parts of a `quizbank.loader.BankSet` that Home and Search read, as plain data. `questions` is
+    built from `raw_questions` on its first read (from any thread: once)."""
 
     topics: list[PreviewTopic] = field(default_factory=list)
-    questions: dict[str, PreviewQuestion] = field(default_factory=dict)
     topic_of: dict[str, str] = field(default_factory=dict)
     problems: list[Any] = field(default_factory=list)  # warnings show once the full bank is in
     skipped: list[Any] = field(default_factory=list)
+    raw_questions: list[dict[str, Any]] = field(default_factory=list, repr=False)  # ids checked, the rest not
+    _questions: dict[str, PreviewQuestion] | None = field(default=None, init=False, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
+
+    @property
+    def questions(self) -> dict[str, PreviewQuestion]:
+        """Every question by id, built on the first read; none if one is shaped wrong."""
+        if self._questions is None:
+            with self._lock:
+                if self._questions is None:
+                    self._questions = _questions(self.raw_questions)
+        return self._questions
+
+    @property
+    def questions_built(self) -> bool:
+        return self._questions is not None
 
     def topic(self, topic_id: str) -> PreviewTopic | None:
         return next((t for t in self.topics if t.id == topic_id), None)
 
     def ordered_questions(self) -> list[PreviewQuestion]:
-        """All questions, topic by topic, in file order."""
-        return [self.questions[qid] for t in self.topics for qid in t.question_ids]
+        """All questions, topic by topic, in file order (none when one is shaped wrong)."""
+        questions = self.questions
+        return [questions[qid] for t in self.topics for qid in t.question_ids if qid in questions]
 
 
 def _str(value: Any) -> str:
@@ -119,11 +140,20 @@ def _text(value: Any) -> PreviewText:
     return PreviewText(**texts)
 
 
-def _question(raw: Any) -> PreviewQuestion:
-    if not isinstance(raw, dict):
-        raise _Shape("expected a question")
+def _questions(raws: list[dict[str, Any]]) -> dict[str, PreviewQuestion]:
+    from .question_types import NAMES  # (~10 ms of imports: not before the topics are listed)
+
+    types = frozenset(NAMES)
+    try:
+        built = [_question(raw, types) for raw in raws]
+    except ValueError:
+        return {}
+    return {question.id: question for question in built}
+
+
+def _question(raw: dict[str, Any], types: frozenset[str]) -> PreviewQuestion:
     kind = _str(raw.get("type"))
-    if kind not in QUESTION_TYPES:
+    if kind not in types:
         raise _Shape(f"unknown question type {kind!r}")
     answer = raw.get("answer")
     choices = raw.get("choices") or []
@@ -148,16 +178,21 @@ def _question(raw: Any) -> PreviewQuestion:
 
 
 def preview_from_payload(payload: dict[str, Any]) -> BankPreview:
-    """The preview of a cache payload (`quizbank.bank_cache.read_payload`); raises ValueError on a bad shape."""
+    """The preview of a cache payload (`quizbank.bank_cache.read_payload`); raises ValueError on a bad shape
+    of its topics or question ids (its questions are checked when built: `BankPreview.questions`)."""
     preview = BankPreview()
     raw_questions, raw_topics = payload.get("questions"), payload.get("topics")
     if not isinstance(raw_questions, list) or not isinstance(raw_topics, list):
         raise _Shape("expected lists of questions and topics")
+    ids: set[str] = set()
     for raw in raw_questions:
-        question = _question(raw)
-        if question.id in preview.questions:
-            raise _Shape(f"question {question.id!r} twice")
-        preview.questions[question.id] = question
+        if not isinstance(raw, dict):
+            raise _Shape("expected a question")
+        qid = _str(raw.get("id"))
+        if qid in ids:
+            raise _Shape(f"question {qid!r} twice")
+        ids.add(qid)
+    preview.raw_questions = raw_questions
     for raw in raw_topics:
         if not isinstance(raw, dict) or not isinstance(raw.get("question_ids"), list):
             raise _Shape("expected a topic")
@@ -170,11 +205,11 @@ def preview_from_payload(payload: dict[str, Any]) -> BankPreview:
             question_ids=tuple(_str(q) for q in raw["question_ids"]),
         )
         for qid in topic.question_ids:
-            if qid not in preview.questions or qid in preview.topic_of:
+            if qid not in ids or qid in preview.topic_of:
                 raise _Shape(f"topic {topic.id!r} lists {qid!r}, unknown or listed twice")
             preview.topic_of[qid] = topic.id
         preview.topics.append(topic)
-    if len(preview.topic_of) != len(preview.questions):
+    if len(preview.topic_of) != len(ids):
         raise _Shape("a question belongs to no topic")
     return preview
 

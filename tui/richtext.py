@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from textual.content import Content, Span
 
@@ -102,15 +103,23 @@ def inline(
 
 
 _BULLET_RE = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+")
-# CJK ideographs, kana, hangul, and full-width forms and punctuation.
-_CJK_RE = re.compile(
-    r"[\u2e80-\u2fff\u3000-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-    r"\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
-)
-# Full-width punctuation (a space is never wanted next to it).
-_CJK_PUNCT_RE = re.compile(
-    r"[\u3000-\u303f\ufe30-\ufe4f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]"
-)
+
+
+# The two character classes below are compiled on first use (`_cjk`, `_cjk_punct`): ~7 ms at import, on the
+# bank loader's way to Home's topics, which never need them.
+@cache
+def _cjk() -> re.Pattern[str]:
+    """CJK ideographs, kana, hangul, and full-width forms and punctuation."""
+    return re.compile(
+        r"[\u2e80-\u2fff\u3000-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+        r"\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
+    )
+
+
+@cache
+def _cjk_punct() -> re.Pattern[str]:
+    """Full-width punctuation (a space is never wanted next to it)."""
+    return re.compile(r"[\u3000-\u303f\ufe30-\ufe4f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]")
 
 
 def _soft_break_is_space(left: str, right: str) -> bool:
@@ -123,9 +132,9 @@ def _soft_break_is_space(left: str, right: str) -> bool:
     if not left or not right:
         return False
     a, b = left[-1], right[0]
-    if _CJK_PUNCT_RE.match(a) or _CJK_PUNCT_RE.match(b):
+    if _cjk_punct().match(a) or _cjk_punct().match(b):
         return False
-    return not (_CJK_RE.match(a) and _CJK_RE.match(b))
+    return not (_cjk().match(a) and _cjk().match(b))
 
 
 def _join_soft(left: str, right: str) -> str:
@@ -153,7 +162,7 @@ def join_cjk_soft_breaks(text: str) -> str:
     """Remove the line breaks inside Markdown paragraphs that would render as a stray space in
     CJK text (see `_soft_break_is_space`); fenced and indented code and hard breaks (two
     trailing spaces or a backslash) are left alone."""
-    if "\n" not in text or not _CJK_RE.search(text):
+    if "\n" not in text or not _cjk().search(text):
         return text
     lines = text.split("\n")
     out: list[str] = []

@@ -130,7 +130,26 @@ def _set(where: str, value: object):
         _set("questions.0.difficulty", 7),
         _set("questions.0.difficulty", True),
         _set("questions.0.choices", "not a list"),
+        _set("questions.0.vary", ["not", "a", "mapping"]),
+    ],
+)
+def test_a_question_shaped_wrong_leaves_the_preview_with_its_topics_and_no_questions(
+    cached: tuple[object, Path], edit
+) -> None:
+    """Questions are checked when first read (`BankPreview.questions`): one shaped wrong means none at all;
+    the topics (checked at once) stay listed until the full load."""
+    _, path = cached
+    _tamper(path, edit)
+    preview = read_preview()
+    assert preview is not None and preview.topics and not preview.questions_built
+    assert preview.questions == {} and preview.ordered_questions() == []
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
         _set("questions.1.id", None),
+        _set("questions.1", "not a question"),
         _set("topics.0.question_ids", ["no.such.question"]),
         _set("topics.0.order", "1"),
         _set("topics", {}),
@@ -147,11 +166,14 @@ def test_a_cache_shaped_wrong_gives_no_preview(cached: tuple[object, Path], edit
 
 
 def test_reading_the_preview_imports_neither_pydantic_nor_yaml(cached: tuple[object, Path]) -> None:
+    """Nor does it build a question object (or import `quizbank.question_types`) before `questions` is read:
+    Home lists the topics first."""
     code = (
         "import json, sys\n"
         "from quizbank.bank_preview import read_preview\n"
         "preview = read_preview()\n"
-        "print(json.dumps([len(preview.questions), [m for m in ('pydantic', 'yaml', 'textual', 'torch')"
+        "lazy = [preview.questions_built, 'quizbank.question_types' in sys.modules, len(preview.topic_of)]\n"
+        "print(json.dumps([lazy, len(preview.questions), [m for m in ('pydantic', 'yaml', 'textual', 'torch')"
         " if m in sys.modules]]))\n"
     )
     out = subprocess.run(
@@ -163,6 +185,7 @@ def test_reading_the_preview_imports_neither_pydantic_nor_yaml(cached: tuple[obj
         timeout=60,
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    count, heavy = json.loads(out.stdout.strip().splitlines()[-1])
+    lazy, count, heavy = json.loads(out.stdout.strip().splitlines()[-1])
+    assert lazy == [False, False, len(cached[0].questions)]
     assert count == len(cached[0].questions)
     assert heavy == []

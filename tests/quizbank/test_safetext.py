@@ -17,7 +17,7 @@ from support.banks import ALL_TYPES
 from support.pilot import settle
 
 from quizbank.loader import load_bank_text
-from quizbank.safetext import UNSAFE_RE, escape_json_unsafe, escape_unsafe
+from quizbank.safetext import UNSAFE_RE, UNSAFE_UTF8_RE, escape_json_unsafe, escape_unsafe
 
 # Every C0 control except tab and newline, DEL, C1 (all of it: it is small), the bidi controls, and
 # the two terminal sequences the review used (OSC 52 writes the clipboard, OSC 0 sets the title).
@@ -401,3 +401,16 @@ def test_problems_pane_escapes_file_names(tmp_path, monkeypatch):
 def test_escape_unsafe_one_line():
     assert escape_unsafe("a\nb\tc\x1b", one_line=True) == "a\\x0ab\\x09c\\x1b"
     assert escape_unsafe("a\nb\tc\x1b") == "a\nb\tc\\x1b"
+
+
+def test_the_utf8_pattern_finds_the_same_characters_in_utf8_bytes() -> None:
+    """UNSAFE_UTF8_RE (the bank cache scans its bytes with it) matches a character's UTF-8 encoding exactly
+    when UNSAFE_RE matches the character: every code point, alone and between safe text."""
+    for code in range(0x110000):
+        char = chr(code)
+        encoded = char.encode("utf-8", "surrogatepass")
+        unsafe = UNSAFE_RE.search(char) is not None
+        assert (UNSAFE_UTF8_RE.search(encoded) is not None) == unsafe, hex(code)
+        if unsafe:
+            assert UNSAFE_UTF8_RE.search(f"é中{char}a".encode("utf-8", "surrogatepass")) is not None
+    assert UNSAFE_UTF8_RE.search("é中文 \t\n ok".encode()) is None

@@ -133,3 +133,19 @@ def test_cloze_blanks_are_rendered_by_the_callback() -> None:
 
     content = render_text("a {{1}} b {{2}}", blank=lambda n: Content(f"<{n}>"))
     assert content.plain == "a <1> b <2>"
+
+
+def test_importing_richtext_compiles_the_cjk_classes_only_when_used() -> None:
+    """The CJK character classes (~7 ms to compile) wait for the first text that needs them: the bank
+    loader imports this module on its way to Home's topics, whose titles never do."""
+    import subprocess
+    import sys
+
+    code = (
+        "import tui.richtext as r\n"
+        "before = (r._cjk.cache_info().currsize, r._cjk_punct.cache_info().currsize)\n"
+        "joined = r.join_cjk_soft_breaks('维度\\n对齐')\n"
+        "print(before, r._cjk.cache_info().currsize, r._cjk_punct.cache_info().currsize, joined)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["(0,", "0)", "1", "1", "维度对齐"]
