@@ -16,7 +16,6 @@ from support.export_bank import load_fixture_bankset
 from support.question_types import register_type
 
 from quizbank import grading, schema
-from quizbank.bank_preview import QUESTION_TYPES as PREVIEW_TYPES
 from quizbank.exports.anki import MODEL_IDS, _models, build_anki_package
 from quizbank.exports.markdown import render_topic
 from quizbank.exports.render import text_in
@@ -80,7 +79,6 @@ def test_every_type_has_its_schema_model_and_the_union_holds_no_other() -> None:
 
 def test_every_list_of_types_is_the_registry() -> None:
     assert schema.QUESTION_TYPES == NAMES == ("open", "mcq", "multi", "truefalse", "numeric", "cloze")
-    assert frozenset(NAMES) == PREVIEW_TYPES
     assert set(MODEL_IDS) == set(NAMES)
     # the Quiz setup lists choice types, then typed ones, then the self-graded one
     assert NAMES_BY_ANSWER_MODE == ("mcq", "multi", "truefalse", "numeric", "cloze", "open")

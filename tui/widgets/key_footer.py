@@ -129,7 +129,7 @@ class KeyFooter(Footer):
 
     def compose(self) -> ComposeResult:
         self._shown = self._signature()
-        lang = posenc_app(self).language
+        lang = getattr(self.app, "language", "en")  # (a plain Textual app in the library-hook tests)
         for widget in self._fitted(list(super().compose())):
             if isinstance(widget, FooterKey) and widget.description in LIBRARY_DESCRIPTIONS:
                 widget.description = tr(LIBRARY_DESCRIPTIONS[widget.description], lang)
