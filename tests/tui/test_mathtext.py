@@ -116,6 +116,7 @@ def test_no_raw_latex_command_survives_in_the_shipped_bank(path: Path) -> None:
     assert leftovers == {}
 
 
+@pytest.mark.slow  # every line of the shipped bank
 def test_shipped_bank_formulas_use_real_math() -> None:
     """The bank does contain math, so the test above is not vacuous."""
     assert SHIPPED, f"no shipped bank files in {BANK_DIR}"

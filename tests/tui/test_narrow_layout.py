@@ -16,6 +16,9 @@ from textual.widgets import Label, RadioSet, Static, Tree
 from tui.screens.mock import MockSetupScreen
 from tui.screens.stats import StatsScreen
 
+# Chinese runs in `make test`; `make check` keeps the English half of each layout check
+LANGS = ["en", pytest.param("zh", marks=pytest.mark.slow)]
+
 LONG_TITLE = "A topic whose title is far too long to fit beside the columns at eighty columns wide"
 BANK = f"""
 topic: long-title
@@ -36,7 +39,7 @@ def long_bank_app(env: Path, lang: str, **options: Any) -> Any:
     return make_app(env, language=lang, **options)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_home_topic_titles_end_in_an_ellipsis_when_cut(env: Path, lang: str) -> None:
     app = long_bank_app(env, lang, open_store=False)
@@ -100,7 +103,7 @@ async def test_home_titles_are_refitted_when_the_topic_list_gains_a_scrollbar(en
                 assert node.label.cell_len + 2 <= room, (node.label.plain, room)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_mock_setup_and_stats_fit_80_columns(env: Path, lang: str) -> None:
     app = make_app(env, language=lang)
@@ -129,7 +132,7 @@ def _shown(widget: object) -> str:
     return "".join(strip.text for strip in lines).replace(" ", "")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_long_lines_wrap_rather_than_lose_their_end_at_80_columns(env: Path, lang: str) -> None:
     """The setup screens' topics line, Study's key hint and the Stats chart titles show all their text."""
@@ -181,7 +184,7 @@ async def test_long_lines_wrap_rather_than_lose_their_end_at_80_columns(env: Pat
             assert cell_len(line.text.rstrip()) <= plot.region.width - scrollbar, line.text
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_quiz_bar_gives_the_topic_title_the_room_the_line_has(env: Path, lang: str) -> None:
     from textual.widgets import Static
@@ -202,7 +205,7 @@ async def test_quiz_bar_gives_the_topic_title_the_room_the_line_has(env: Path, l
         assert 76 <= cell_len(text) <= 80, text  # all the room the line has, and no more
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_study_bar_keeps_its_counts_at_80_columns(env: Path, lang: str) -> None:
     from textual.widgets import Static
@@ -233,7 +236,7 @@ async def test_study_bar_keeps_its_counts_at_80_columns(env: Path, lang: str) ->
         assert ("new card" if lang == "en" else "新卡片") in text and cell_len(text) <= 80, text
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_footer_shows_whole_keys_only(env: Path, lang: str) -> None:
     """At 80 columns the footer shows the keys that fit whole and leaves out the rest, rather than
@@ -267,7 +270,7 @@ async def test_footer_shows_whole_keys_only(env: Path, lang: str) -> None:
         await wait_for(lambda: len(shown()) > len(narrow), 30, lambda: len(shown()))  # the keys come back
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_help_rows_fit_80_columns_with_each_binding_id_in_the_id_column(env: Path, lang: str) -> None:
     """At 80 columns a row's binding id wrapped to the next line's left edge ("  posenc.language" under
@@ -326,7 +329,7 @@ async def test_quiz_setup_opens_at_its_top_with_the_topic_list_focused(env: Path
             assert form.region.contains_region(region), (label_id, region)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_the_footer_keeps_the_screens_keys_and_help_at_80_columns(env: Path, lang: str) -> None:
     """The quiz footer ran off the edge at 80 columns, cutting `? Help` ("… ^q Quit  ? "): keys every
@@ -362,7 +365,7 @@ def _many_topics(env: Path, n: int = 14) -> list[str]:
     return [f"long-title-{i}.tf" for i in range(n)]
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(env: Path, lang: str) -> None:
     """At 80x24 a dozen topics' lines took every row and left the revisit list none: the topic lines
@@ -411,7 +414,7 @@ async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(e
         assert rows() >= REVISIT_ROWS
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_drill_statement_code_wraps_and_the_file_path_keeps_its_name_at_80_columns(
     env: Path, lang: str
@@ -469,7 +472,7 @@ def test_fit_path_keeps_the_end_of_a_path(cells: int, shown: str) -> None:
     assert fit_path("/tmp/a/long/data/dir/drills/rope-half.py", cells) == shown
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_browse_index_takes_the_demos_place_below_120_columns(env: Path, lang: str) -> None:
     """At 80x24 `i` put the index beside the note and the demo, leaving the question 23 columns: the
@@ -504,7 +507,7 @@ async def test_browse_index_takes_the_demos_place_below_120_columns(env: Path, l
         assert index.display and demo.display and index.region.width == 34, index.region
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (120, 40)])
 @pilot_test
 async def test_home_type_counts_break_between_types_never_inside_one(
@@ -535,7 +538,7 @@ async def test_home_type_counts_break_between_types_never_inside_one(
             assert cell_len(line) <= info.region.width, (line, info.region)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_stats_topic_titles_take_the_width_the_number_columns_leave(env: Path, lang: str) -> None:
     """The mastery table cut every title to 22 cells: at 80 columns, beside the leeches, its Mastery

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from markdown_it import MarkdownIt
 from support.banks import shipped_strings
 
@@ -54,6 +55,7 @@ def _our_emphasis(text: str) -> list[tuple[str, str]]:
     return sorted(out)
 
 
+@pytest.mark.slow  # every line of the shipped bank
 def test_emphasis_agrees_with_commonmark_on_every_shipped_line() -> None:
     """The prompt renderer and the Markdown widget (CommonMark) emphasise the same words in every
     string of the shipped bank that has a `*`."""

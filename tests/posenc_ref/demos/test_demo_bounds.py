@@ -13,6 +13,9 @@ import pytest
 
 from posenc_ref.demos import DemoError, list_demos, run_demo
 
+# every corner of every bound (264 runs): `make test`; `make check` runs each demo at its defaults (test_demos)
+pytestmark = pytest.mark.slow
+
 
 def _corners() -> list[tuple[str, dict[str, Any]]]:
     cases: list[tuple[str, dict[str, Any]]] = []
