@@ -414,6 +414,39 @@ async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(e
         assert rows() >= REVISIT_ROWS
 
 
+@pilot_test
+async def test_a_perfect_quiz_summary_puts_its_buttons_under_the_topic_lines(env: Path) -> None:
+    """Nothing to revisit: the list and Retry hide, the topic lines take what they need and New quiz
+    follows them (the lines' box is not stretched to the bottom of the screen)."""
+    from textual.widgets import OptionList
+
+    from quizbank.grading import Grade
+    from quizbank.quiz_session import QuizConfig, QuizSession
+    from tui.screens.quiz.summary import QuizSummaryScreen
+
+    app = make_app(env, language="en", open_store=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_for(lambda: app.bankset is not None)
+        ids = sorted(app.bankset.questions)[:2]
+        session = QuizSession(QuizConfig(seed=1), ids)
+        for qid in ids:
+            session.record(qid, Grade(True, "ok"))
+            session.advance()
+        session.end()
+        await app.push_screen(QuizSummaryScreen(session))
+        await settle(pilot)
+        screen = app.screen
+        assert not screen.query_one("#summary-revisit", OptionList).display
+        assert not screen.query_one("#summary-retry").display
+        lines = screen.query_one("#summary-topics-box")
+        buttons = screen.query_one("#summary-buttons")
+        await wait_for(
+            lambda: buttons.region.y <= lines.region.bottom + 3, 30, lambda: (lines.region, buttons.region)
+        )
+        assert lines.max_scroll_y == 0
+
+
 @pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_drill_statement_code_wraps_and_the_file_path_keeps_its_name_at_80_columns(

@@ -62,6 +62,31 @@ def topic_result(good: int, answered: int, count: int, reached: int, lang: str) 
     return f"  {good:>2}/{answered}{extra}", style
 
 
+class SummaryLists(Vertical):
+    """The per-topic lines above the revisit list. The lines give up rows (and scroll) so that the list
+    keeps at least REVISIT_ROWS: at 80x24 a dozen topics left it none. The share is worked out from this
+    box's own height, whenever that changes, so no stale layout can leave it wrong (CSS `fr` cannot say
+    it: Textual 8 drops a `min-height` met in the same pass as a `max-height`)."""
+
+    def on_resize(self) -> None:
+        self.share_rows()
+
+    def share_rows(self) -> None:
+        box = self.query_one("#summary-topics-box", VerticalScroll)
+        label = self.query_one("#summary-revisit-label", Label)
+        options = self.query_one("#summary-revisit", OptionList)
+        if not options.display:  # nothing to revisit: the lines take what they need, the buttons follow
+            self.styles.height = "auto"
+            box.styles.max_height = None
+            return
+        self.styles.height = "1fr"
+        label_rows = 1 + label.styles.margin.height  # one line ("To revisit"), never wrapped
+        list_rows = REVISIT_ROWS + options.styles.gutter.height + options.styles.margin.height
+        cap = max(3, self.content_size.height - box.styles.margin.height - label_rows - list_rows)
+        if box.styles.max_height is None or box.styles.max_height.value != cap:
+            box.styles.max_height = cap
+
+
 class QuizSummaryScreen(LocalizedScreen):
     """Score, per-topic breakdown and the questions to revisit (Enter opens one in Browse)."""
 
@@ -84,10 +109,11 @@ class QuizSummaryScreen(LocalizedScreen):
         with Vertical(id="summary"):
             yield Static("", id="summary-score", markup=False)
             yield Static("", id="summary-detail", markup=False)
-            with VerticalScroll(id="summary-topics-box"):  # capped by `_share_rows`
-                yield Static("", id="summary-topics", markup=False)
-            yield Label("", id="summary-revisit-label", classes="section-title")
-            yield OptionList(id="summary-revisit")
+            with SummaryLists(id="summary-lists"):
+                with VerticalScroll(id="summary-topics-box"):
+                    yield Static("", id="summary-topics", markup=False)
+                yield Label("", id="summary-revisit-label", classes="section-title")
+                yield OptionList(id="summary-revisit")
             with Horizontal(id="summary-buttons"):
                 yield Button("", id="summary-retry", variant="primary")
                 yield Button("", id="summary-new")
@@ -97,26 +123,6 @@ class QuizSummaryScreen(LocalizedScreen):
         super().on_mount()
         self.relabel()
         self.query_one("#summary-revisit", OptionList).focus()
-
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._share_rows)
-
-    def _share_rows(self) -> None:
-        """The per-topic lines give up rows (and scroll) so that the revisit list keeps at least
-        REVISIT_ROWS: at 80x24 a dozen topics left it none. Their two heights add up to the rows the
-        screen has left once the list has any (so a second pass after the next layout settles it)."""
-        boxes = list(self.query("#summary-topics-box").results(VerticalScroll))
-        if not boxes:
-            return  # (left meanwhile)
-        box, options = boxes[0], self.query_one("#summary-revisit", OptionList)
-        if not options.display:
-            box.styles.max_height = None
-            return
-        room = box.outer_size.height + options.outer_size.height
-        cap = max(3, room - REVISIT_ROWS - options.styles.gutter.height)
-        if box.styles.max_height is None or box.styles.max_height.value != cap:
-            box.styles.max_height = cap
-            self.call_after_refresh(self._share_rows)
 
     def relabel(self) -> None:
         lang = posenc_app(self).language
@@ -187,7 +193,7 @@ class QuizSummaryScreen(LocalizedScreen):
         retry.label = tr("key.retry", lang)
         retry.display = bool(revisit)
         self.query_one("#summary-new", Button).label = tr("key.new_quiz", lang)
-        self.call_after_refresh(self._share_rows)
+        self.query_one(SummaryLists).share_rows()
 
     def banks_reloaded(self) -> None:
         self.relabel()
