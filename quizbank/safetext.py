@@ -31,11 +31,16 @@ _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # Lone surrogates cannot be encoded and crash writers: treat them as unsafe too.
 UNSAFE_RE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
 _UNSAFE_KEEP_NEWLINES_RE = UNSAFE_RE
-# The same characters in UTF-8 text, as bytes (a lead byte never occurs inside another character's encoding):
-# scanning the bytes is several times faster than decoding them and scanning the text (the bank cache).
+# The same characters in UTF-8 text, as bytes (a lead byte never occurs inside another character's encoding),
+# for the bank cache. The pattern starts with one set of the bytes that can begin a match, and each lead byte's
+# continuation is tested behind it: `re` then skips every other byte at C speed, where an alternation of
+# sequences is tried at every byte (4x slower on the shipped bank's cache: 20 ms against 5 ms).
 UNSAFE_UTF8_RE = re.compile(
-    rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]"
-    rb"|\xed[\xa0-\xbf]"  # a surrogate half, as `surrogatepass` writes it
+    rb"[\x00-\x08\x0b-\x1f\x7f\xc2\xd8\xe2\xed]"
+    rb"(?:(?<=[\x00-\x7f])"  # a C0 control or DEL
+    rb"|(?<=\xc2)[\x80-\x9f]"  # a C1 control
+    rb"|(?<=\xd8)\x9c|(?<=\xe2)(?:\x80[\x8e\x8f\xaa-\xae]|\x81[\xa6-\xa9])"  # a bidi control
+    rb"|(?<=\xed)[\xa0-\xbf])"  # a surrogate half, as `surrogatepass` writes it
 )
 _UNSAFE_ONE_LINE_RE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
 
