@@ -61,6 +61,11 @@ class BankSet:
     def topic(self, topic_id: str) -> TopicEntry | None:
         return next((t for t in self.topics if t.id == topic_id), None)
 
+    def question_type(self, qid: str) -> str | None:
+        """The type of question `qid`, None if there is no such question (as `BankPreview.question_type`)."""
+        question = self.questions.get(qid)
+        return None if question is None else question.type
+
     def questions_in(self, topic_id: str) -> list[Any]:
         entry = self.topic(topic_id)
         if entry is None:

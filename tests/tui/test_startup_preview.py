@@ -75,6 +75,39 @@ async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.
 
 
 @pilot_test
+async def test_the_topics_mix_of_types_shows_without_building_a_preview_question(
+    slow_full_load: threading.Event, env: Path
+) -> None:
+    """The topic info under the tree counts each type from the preview's ids and types: building every
+    preview question for it (~15 ms on the UI thread) came before the topics were painted."""
+    from collections import Counter
+
+    from support.apps import fake_demo_runner, screen_text
+
+    from tui.app import PosencApp
+    from tui.i18n import tr
+
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await topics_listed(pilot)
+        preview = app.bank_preview
+        assert app.bankset is None and preview is not None
+        first = preview.topics[0]
+        mix = Counter(preview.question_type(qid) for qid in preview.topic_of)  # the cursor is on "All topics"
+        await wait_for(lambda: "All topics" in screen_text(app), 10, lambda: screen_text(app))
+        text = screen_text(app)
+        for kind, count in mix.items():
+            assert f"{tr(f'type.{kind}', 'en')} {count}" in text
+        assert not preview.questions_built
+        assert sum(mix.values()) == len(preview.topic_of) and len(mix) >= 5
+        slow_full_load.set()
+        await wait_for(lambda: app.bankset is not None)
+        qid = first.question_ids[0]
+        assert app.bankset.question_type(qid) == preview.question_type(qid)
+        assert app.bankset.question_type("no.such-question") is None
+
+
+@pilot_test
 async def test_the_preview_speaks_the_saved_language(slow_full_load: threading.Event, env: Path) -> None:
     """The store opens after the topics are painted; the saved language is peeked so they are not shown
     in the wrong one first."""

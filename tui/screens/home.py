@@ -577,10 +577,10 @@ class HomeScreen(LocalizedScreen):
                     parts.append(Content(_flat(topic.description.get(lang), 600)))
             types: dict[str, int] = {}
             for topic in topics:
-                for qid in topic.question_ids:
-                    question = bankset.questions.get(qid)
-                    if question is not None:
-                        types[question.type] = types.get(question.type, 0) + 1
+                for qid in topic.question_ids:  # (a preview builds no question for this)
+                    kind = bankset.question_type(qid)
+                    if kind is not None:
+                        types[kind] = types.get(kind, 0) + 1
             mix = pack_items(
                 [f"{tr(f'type.{name}', lang)} {count}" for name, count in sorted(types.items())],
                 self._topic_info.content_region.width or 1000,
