@@ -18,10 +18,11 @@ programs may write):
 
 Locations (file, line, column) are kept, so messages and `origin` point into the YAML as before.
 
-Beside it, under the same key, its digest of its own: the preview section (`preview_file()`), just the fields
-that `quizbank.bank_preview` reads (topics; each question's type, difficulty, prompt, answer, choices' texts,
-explanation and parameter names), half the bytes and a sixth of the JSON parsing of the whole payload, so
-the app lists the topics sooner.
+Beside it, under the same key: the preview (`preview_file()`), just the fields that `quizbank.bank_preview`
+reads, in two sections with a digest each. The first holds the topics and each question's type (a few KB,
+read at once: Home lists the topics from it); the second each question's type, difficulty, prompt, answer,
+choices' texts, explanation and parameter names (read when a question is first needed: search, a question
+shown). Every digest is checked when the file is read; a section's characters and JSON when it is loaded.
 """
 
 from __future__ import annotations
@@ -40,16 +41,18 @@ from .safetext import UNSAFE_UTF8_RE
 
 __all__ = [
     "CACHE_ENV",
+    "CachedSection",
     "cache_file",
     "fingerprint",
     "preview_file",
     "read_cache",
     "read_payload",
+    "read_sections",
     "load_key",
     "write_cache",
 ]
 
-FORMAT = 1
+FORMAT = 2  # 2: a header with one digest per section (the preview has two)
 CACHE_NAME = "loaded-banks.json"
 MAX_CACHE_BYTES = 64 * 1024 * 1024
 # the code that decides what a loaded bank is: a change to any of these invalidates the cache
@@ -169,7 +172,8 @@ def _payload(bankset: Any) -> dict[str, Any]:
 _PREVIEW_FIELDS = ("id", "type", "difficulty", "prompt", "explanation", "answer", "vary")
 
 
-def _preview_payload(payload: dict[str, Any]) -> dict[str, Any]:
+def _preview_sections(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The preview's two sections: the topics with each question's type, then the questions."""
     questions = []
     for raw in payload["questions"]:
         question = {name: raw[name] for name in _PREVIEW_FIELDS if name in raw}
@@ -180,15 +184,19 @@ def _preview_payload(payload: dict[str, Any]) -> dict[str, Any]:
         {name: t[name] for name in ("id", "title", "description", "order", "question_ids")}
         for t in payload["topics"]
     ]
-    return {"topics": topics, "questions": questions}
+    types = {question["id"]: question["type"] for question in questions}
+    return [{"topics": topics, "types": types}, {"questions": questions}]
 
 
-def _write(target: Path, key: dict[str, Any], payload: dict[str, Any]) -> None:
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    header = json.dumps({"key": key, "digest": hashlib.sha256(body.encode("utf-8")).hexdigest()})
+def _write(target: Path, key: dict[str, Any], sections: list[dict[str, Any]]) -> None:
+    """A header line (the key, a digest per section), then each section on a line of its own (JSON escapes
+    every newline inside a string, so a section never spans lines)."""
+    bodies = [json.dumps(section, ensure_ascii=False, separators=(",", ":")) for section in sections]
+    digests = [hashlib.sha256(body.encode("utf-8")).hexdigest() for body in bodies]
+    header = json.dumps({"key": key, "digests": digests})
     from .atomicio import write_text_atomic  # (here: reading the cache, at start-up, needs none of it)
 
-    write_text_atomic(target, header + "\n" + body)
+    write_text_atomic(target, "\n".join([header, *bodies]))
 
 
 def write_cache(bankset: Any, key: dict[str, Any], path: Path | None = None) -> Path | None:
@@ -200,8 +208,8 @@ def write_cache(bankset: Any, key: dict[str, Any], path: Path | None = None) -> 
     payload = _payload(bankset)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        _write(target, key, payload)
-        _write(preview_file(target), key, _preview_payload(payload))
+        _write(target, key, [payload])
+        _write(preview_file(target), key, _preview_sections(payload))
     except OSError:
         return None
     return target
@@ -225,23 +233,48 @@ def read_cache(key: dict[str, Any], path: Path | None = None) -> Any | None:
 def read_payload(key: dict[str, Any], path: Path | None = None) -> dict[str, Any] | None:
     """The cache's plain JSON payload when it is stored under `key`, whole (its digest matches) and free of
     unsafe characters; None otherwise. Its shape is not checked here: `read_cache` validates it with the
-    schema, `quizbank.bank_preview` field by field."""
-    source = path or cache_file()
+    schema."""
+    sections = read_sections(key, path or cache_file())
+    return sections[0].load() if sections is not None and len(sections) == 1 else None
+
+
+class CachedSection:
+    """One section of a cache file whose digest matched when the file was read; `load()` parses it."""
+
+    __slots__ = ("_body",)
+
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    def load(self) -> dict[str, Any] | None:
+        """The section's JSON object, or None when it is not one or holds an unsafe character (the loader
+        rejects control and bidi characters: so does the cache)."""
+        try:
+            payload = json.loads(self._body)
+        except (ValueError, UnicodeDecodeError):
+            return None
+        return payload if isinstance(payload, dict) and _body_safe(self._body) else None
+
+
+def read_sections(key: dict[str, Any], path: Path) -> list[CachedSection] | None:
+    """The sections of the cache file at `path` when it is stored under `key` and whole (every section's
+    digest matches: ~1.5 ms per MB); None otherwise. Nothing is parsed past the header: each section is
+    parsed, and its characters checked, by its `load()`, when it is needed."""
     try:
-        if source.stat().st_size > MAX_CACHE_BYTES:
+        if path.stat().st_size > MAX_CACHE_BYTES:
             return None
-        header_bytes, _, body = source.read_bytes().partition(b"\n")
+        header_bytes, *bodies = path.read_bytes().split(b"\n")
         header = json.loads(header_bytes)
-        if not isinstance(header, dict) or header.get("key") != key:
-            return None
-        if header.get("digest") != hashlib.sha256(body).hexdigest():
-            return None  # truncated or altered
-        payload = json.loads(body)
     except (OSError, ValueError, UnicodeDecodeError):
         return None
-    if not isinstance(payload, dict) or not _body_safe(body):
-        return None  # the loader rejects control and bidi characters: so does the cache
-    return payload
+    if not isinstance(header, dict) or header.get("key") != key:
+        return None
+    digests = header.get("digests")
+    if not isinstance(digests, list) or len(digests) != len(bodies):
+        return None
+    if any(digest != hashlib.sha256(body).hexdigest() for digest, body in zip(digests, bodies, strict=True)):
+        return None  # truncated or altered
+    return [CachedSection(body) for body in bodies]
 
 
 # An unsafe character written as a JSON escape (once escaped backslashes are gone): \b \f \r, or \uXXXX for

@@ -1,28 +1,31 @@
 """A preview of the loaded banks, read from their cache without pydantic, for the app's first second.
 
 Importing pydantic and building the schema takes about 0.3 s, longer than the app's whole first paint.
-The preview is plain data from the same verified cache, its preview section (`quizbank.bank_cache`:
-keyed by the content hash of every bank file in the load and of the loader's code, its digest matching,
-no control or bidi character anywhere), with every field's type checked here by hand. It holds what Home and Search
-read: topics with their titles, descriptions and question ids; questions with their type, prompt,
-answers, choices and explanation. The app shows it until the full `BankSet` (every field validated
-by the schema) replaces it, a fraction of a second later; anything unexpected in the topics or the question
-ids means no preview.
+The preview is plain data from the same verified cache, its preview file (`quizbank.bank_cache`: keyed by
+the content hash of every bank file in the load and of the loader's code, every section's digest matching, no
+control or bidi character in a section read), with every field's type checked here by hand. It holds what
+Home and Search read: topics with their titles, descriptions, question ids and types; questions with their
+prompt, answers, choices and explanation. The app shows it until the full `BankSet` (every field validated
+by the schema) replaces it, a fraction of a second later; anything unexpected in the topics, the question
+ids or their types means no preview.
 
-Home lists the topics before it needs any question, so the question objects (~15 ms to check and build, with
-the import of `quizbank.question_types`) are built on the first read of `questions` (Home's topic details, a
-topic opened, Search); a question shaped wrong then leaves the preview with no questions (the topics stay
-listed until the full load, which decides).
+Home lists the topics before it needs any question, so only the topics section (a few KB) is parsed at once.
+The questions section (~0.9 MB for the shipped bank: ~15 ms to check its characters and parse it) and the
+question objects (~15 ms more, with the import of `quizbank.question_types`) wait for the first read of
+`questions` (a question highlighted in Home, a topic opened, Search). A questions section that does not match
+the topics, or a question shaped wrong, then leaves the preview with no questions (the topics stay listed
+until the full load, which decides).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bank_cache import load_key, preview_file, read_payload
+from .bank_cache import load_key, preview_file, read_sections
 from .bankfiles import SHIPPED_LANGUAGES, bank_sources, cache_enabled
 
 __all__ = [
@@ -31,7 +34,7 @@ __all__ = [
     "PreviewQuestion",
     "PreviewText",
     "PreviewTopic",
-    "preview_from_payload",
+    "preview_from_sections",
     "read_preview",
 ]
 
@@ -84,24 +87,28 @@ class PreviewTopic:
 @dataclass
 class BankPreview:
     """The parts of a `quizbank.loader.BankSet` that Home and Search read, as plain data. `questions` is
-    built from `raw_questions` on its first read (from any thread: once)."""
+    read and built by `read_questions` on its first read (from any thread: once)."""
 
     topics: list[PreviewTopic] = field(default_factory=list)
     topic_of: dict[str, str] = field(default_factory=dict)
-    type_of: dict[str, str] = field(default_factory=dict)  # read with the ids (Home counts types)
+    type_of: dict[str, str] = field(default_factory=dict)  # every question id, in file order, and its type
     problems: list[Any] = field(default_factory=list)  # warnings show once the full bank is in
     skipped: list[Any] = field(default_factory=list)
-    raw_questions: list[dict[str, Any]] = field(default_factory=list, repr=False)  # ids checked, the rest not
+    # the questions section's payload (`bank_cache.CachedSection.load`): None if it does not load
+    read_questions: Callable[[], dict[str, Any] | None] = field(
+        default=lambda: None, repr=False, compare=False
+    )
     _questions: dict[str, PreviewQuestion] | None = field(default=None, init=False, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     @property
     def questions(self) -> dict[str, PreviewQuestion]:
-        """Every question by id, built on the first read; none if one is shaped wrong."""
+        """Every question by id, built on the first read; none if the section does not load, does not hold
+        exactly the topics' questions with their types, or one is shaped wrong."""
         if self._questions is None:
             with self._lock:
                 if self._questions is None:
-                    self._questions = _questions(self.raw_questions)
+                    self._questions = _questions(self.read_questions(), self.type_of)
         return self._questions
 
     @property
@@ -146,18 +153,25 @@ def _text(value: Any) -> PreviewText:
     return PreviewText(**texts)
 
 
-def _questions(raws: list[dict[str, Any]]) -> dict[str, PreviewQuestion]:
+def _questions(payload: dict[str, Any] | None, type_of: dict[str, str]) -> dict[str, PreviewQuestion]:
     from .question_types import NAMES  # (~10 ms of imports: not before the topics are listed)
 
+    raws = None if payload is None else payload.get("questions")
+    if not isinstance(raws, list) or len(raws) != len(type_of):
+        return {}
     types = frozenset(NAMES)
     try:
         built = [_question(raw, types) for raw in raws]
     except ValueError:
         return {}
+    if [(q.id, q.type) for q in built] != list(type_of.items()):
+        return {}  # not the questions the topics list (the two sections were written together)
     return {question.id: question for question in built}
 
 
-def _question(raw: dict[str, Any], types: frozenset[str]) -> PreviewQuestion:
+def _question(raw: Any, types: frozenset[str]) -> PreviewQuestion:
+    if not isinstance(raw, dict):
+        raise _Shape("expected a question")
     kind = _str(raw.get("type"))
     if kind not in types:
         raise _Shape(f"unknown question type {kind!r}")
@@ -183,25 +197,17 @@ def _question(raw: dict[str, Any], types: frozenset[str]) -> PreviewQuestion:
     )
 
 
-def preview_from_payload(payload: dict[str, Any]) -> BankPreview:
-    """The preview of a cache payload (`quizbank.bank_cache.read_payload`); raises ValueError on a bad shape
-    of its topics or question ids (its questions are checked when built: `BankPreview.questions`)."""
-    preview = BankPreview()
-    raw_questions, raw_topics = payload.get("questions"), payload.get("topics")
-    if not isinstance(raw_questions, list) or not isinstance(raw_topics, list):
-        raise _Shape("expected lists of questions and topics")
-    ids: set[str] = set()
-    for raw in raw_questions:
-        if not isinstance(raw, dict):
-            raise _Shape("expected a question")
-        qid = _str(raw.get("id"))
-        if qid in ids:
-            raise _Shape(f"question {qid!r} twice")
-        ids.add(qid)
-        kind = raw.get("type")
-        if isinstance(kind, str):  # (checked against the registry when `questions` is built)
-            preview.type_of[qid] = kind
-    preview.raw_questions = raw_questions
+def preview_from_sections(
+    head: dict[str, Any], read_questions: Callable[[], dict[str, Any] | None] = lambda: None
+) -> BankPreview:
+    """The preview of a cache's topics section (`head`: the topics, each question's type), its questions read
+    by `read_questions` when first needed; raises ValueError on a bad shape of the topics, the ids or their
+    types (the questions are checked when built: `BankPreview.questions`)."""
+    preview = BankPreview(read_questions=read_questions)
+    raw_types, raw_topics = head.get("types"), head.get("topics")
+    if not isinstance(raw_types, dict) or not isinstance(raw_topics, list):
+        raise _Shape("expected the questions' types and a list of topics")
+    preview.type_of = {_str(qid): _str(kind) for qid, kind in raw_types.items()}
     for raw in raw_topics:
         if not isinstance(raw, dict) or not isinstance(raw.get("question_ids"), list):
             raise _Shape("expected a topic")
@@ -214,11 +220,11 @@ def preview_from_payload(payload: dict[str, Any]) -> BankPreview:
             question_ids=tuple(_str(q) for q in raw["question_ids"]),
         )
         for qid in topic.question_ids:
-            if qid not in ids or qid in preview.topic_of:
+            if qid not in preview.type_of or qid in preview.topic_of:
                 raise _Shape(f"topic {topic.id!r} lists {qid!r}, unknown or listed twice")
             preview.topic_of[qid] = topic.id
         preview.topics.append(topic)
-    if len(preview.topic_of) != len(ids):
+    if len(preview.topic_of) != len(preview.type_of):
         raise _Shape("a question belongs to no topic")
     return preview
 
@@ -233,16 +239,21 @@ def read_preview(
 ) -> BankPreview | None:
     """The preview of what `load_banks(extra_paths, include_shipped=..., include_user=..., use_cache=True)`
     will load, when the cache (at `path`, default `bank_cache.cache_file()`) holds that load (the same
-    unchanged files); None otherwise (the full load then decides). It reads the cache's preview section."""
+    unchanged files); None otherwise (the full load then decides). It parses the preview's topics section;
+    the questions section waits for `BankPreview.questions`."""
     if not cache_enabled():
         return None
     extra = list(extra_paths)
     sources, _problems = bank_sources(extra, include_shipped=include_shipped, include_user=include_user)
     key = load_key(sources, extra, languages)
-    payload = read_payload(key, preview_file(path)) if key is not None else None
+    sections = read_sections(key, preview_file(path)) if key is not None else None
+    if sections is None or len(sections) != 2:
+        return None
+    head, questions = sections
+    payload = head.load()
     if payload is None:
         return None
     try:
-        return preview_from_payload(payload)
+        return preview_from_sections(payload, questions.load)
     except ValueError:
         return None

@@ -96,7 +96,7 @@ def _rewrite(path: Path, edit) -> None:
     header = json.loads(header_bytes)
     payload = edit(json.loads(body))
     body = json.dumps(payload, ensure_ascii=False).encode()
-    header["digest"] = hashlib.sha256(body).hexdigest()
+    header["digests"] = [hashlib.sha256(body).hexdigest()]
     path.write_bytes(json.dumps(header).encode() + b"\n" + body)
 
 
@@ -114,6 +114,9 @@ def test_an_altered_or_invalid_cache_is_refused(fresh: object, tmp_path: Path) -
     path.write_bytes(data.replace(b'"en":"', b'"en":"X', 1))  # altered, digest not updated
     assert bank_cache.read_cache(key, path) is None
     assert bank_cache.read_cache({**key, "format": -1}, fresh_cache()) is None  # another key
+
+    _rewrite(fresh_cache(), lambda payload: payload)
+    assert bank_cache.read_cache(key, path) is not None  # a plain rewrite is read: the edits below fail
 
     def bad_type(payload: dict) -> dict:
         payload["questions"][0]["type"] = "essay"

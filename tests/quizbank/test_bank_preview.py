@@ -61,20 +61,28 @@ def test_the_preview_says_what_the_full_bank_says(cached: tuple[object, Path]) -
             ]
 
 
-def test_the_preview_section_holds_only_what_the_preview_reads(cached: tuple[object, Path]) -> None:
-    """The preview reads its own section of the cache, under the same key: a fraction of the whole payload."""
-    _, path = cached
+def test_the_preview_holds_only_what_the_preview_reads_topics_first(cached: tuple[object, Path]) -> None:
+    """The preview file, under the cache's key: a small topics section (with each question's type), parsed
+    at once, then the questions' fields the preview reads, parsed when a question is first needed."""
+    bankset, path = cached
     whole = bank_cache.cache_file()
-    section_header, _, section = path.read_bytes().partition(b"\n")
-    assert json.loads(section_header)["key"] == json.loads(whole.read_bytes().partition(b"\n")[0])["key"]
-    payload = json.loads(section)
-    assert set(payload) == {"topics", "questions"}
+    header, head, questions = path.read_bytes().split(b"\n")
+    assert json.loads(header)["key"] == json.loads(whole.read_bytes().partition(b"\n")[0])["key"]
+    assert json.loads(header)["digests"] == [
+        hashlib.sha256(head).hexdigest(),
+        hashlib.sha256(questions).hexdigest(),
+    ]
+    head_payload, payload = json.loads(head), json.loads(questions)
+    assert set(head_payload) == {"topics", "types"} and set(payload) == {"questions"}
+    assert list(head_payload["types"].items()) == [(q["id"], q["type"]) for q in payload["questions"]]
+    assert head_payload["types"] == {qid: q.type for qid, q in bankset.questions.items()}
     assert {name for q in payload["questions"] for name in q} <= {
         "id", "type", "difficulty", "prompt", "explanation", "answer", "choices", "vary"
     }  # fmt: skip
     assert {name for q in payload["questions"] for c in q.get("choices", []) for name in c} == {"text"}
-    assert len(section) < 0.6 * whole.stat().st_size
-    whole.unlink()  # the preview needs only its section (the full load then parses the files)
+    assert len(head) + len(questions) < 0.6 * whole.stat().st_size
+    assert len(head) < 0.05 * len(questions)  # what Home needs first is a few KB
+    whole.unlink()  # the preview needs only its own file (the full load then parses the files)
     assert read_preview() is not None
 
 
@@ -100,12 +108,17 @@ def test_no_preview_where_the_cache_does_not_answer(
 
 
 def _tamper(path: Path, edit) -> None:
-    """Rewrite the payload with a correct digest: only the shape checks can refuse it."""
-    header_bytes, _, body = path.read_bytes().partition(b"\n")
+    """Rewrite the preview with correct digests: only the shape checks can refuse it. `edit` sees both sections
+    as one payload (topics, types, questions)."""
+    header_bytes, *sections = path.read_bytes().split(b"\n")
     header = json.loads(header_bytes)
-    body = json.dumps(edit(json.loads(body)), ensure_ascii=False).encode()
-    header["digest"] = hashlib.sha256(body).hexdigest()
-    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    payload = edit({name: value for section in sections for name, value in json.loads(section).items()})
+    sections = [
+        json.dumps({name: payload[name] for name in names if name in payload}, ensure_ascii=False).encode()
+        for names in (("topics", "types"), ("questions",))
+    ]
+    header["digests"] = [hashlib.sha256(section).hexdigest() for section in sections]
+    path.write_bytes(b"\n".join([json.dumps(header).encode(), *sections]))
 
 
 def _set(where: str, value: object):
@@ -131,13 +144,23 @@ def _set(where: str, value: object):
         _set("questions.0.difficulty", True),
         _set("questions.0.choices", "not a list"),
         _set("questions.0.vary", ["not", "a", "mapping"]),
+        _set("questions.1.id", None),
+        _set("questions.1", "not a question"),
+        lambda p: _set("questions.1.id", p["questions"][0]["id"])(p),  # the first question's id twice
+        _set("questions.0.type", "numeric"),  # a known type, not the one the topics section says
+        lambda p: {**p, "questions": p["questions"] + p["questions"][:1]},  # one more than the topics list
+        lambda p: {**p, "questions": p["questions"][::-1]},  # not in the topics section's order
+        _set("questions", {}),
+        _set("questions.0.prompt", {"en": "bell \u0007", "zh": "铃"}),  # unsafe text
+        _set("questions.0.prompt", {"en": "flip \u202e", "zh": "翻"}),
     ],
 )
 def test_a_question_shaped_wrong_leaves_the_preview_with_its_topics_and_no_questions(
     cached: tuple[object, Path], edit
 ) -> None:
-    """Questions are checked when first read (`BankPreview.questions`): one shaped wrong means none at all;
-    the topics (checked at once) stay listed until the full load."""
+    """Questions are read and checked when first needed (`BankPreview.questions`): a section that does not
+    match the topics, or one question shaped wrong, means none at all; the topics (checked at once) stay
+    listed until the full load."""
     _, path = cached
     _tamper(path, edit)
     preview = read_preview()
@@ -148,15 +171,16 @@ def test_a_question_shaped_wrong_leaves_the_preview_with_its_topics_and_no_quest
 @pytest.mark.parametrize(
     "edit",
     [
-        _set("questions.1.id", None),
-        _set("questions.1", "not a question"),
         _set("topics.0.question_ids", ["no.such.question"]),
         _set("topics.0.order", "1"),
         _set("topics", {}),
-        lambda p: {**p, "questions": p["questions"] + p["questions"][:1]},  # an id twice
+        _set("types", ["not", "a", "mapping"]),
+        lambda p: {**p, "types": {**p["types"], next(iter(p["types"])): 3}},  # a type that is no text
+        lambda p: {**p, "types": {**p["types"], "no.topic": "mcq"}},  # a question without a topic
         lambda p: {**p, "topics": p["topics"][1:]},  # questions without a topic
-        _set("questions.0.prompt", {"en": "bell \u0007", "zh": "铃"}),  # unsafe text
-        _set("questions.0.prompt", {"en": "flip \u202e", "zh": "翻"}),
+        lambda p: {**p, "topics": p["topics"] + p["topics"][:1]},  # a question in two topics
+        _set("topics.0.title", {"en": "bell \u0007", "zh": "铃"}),  # unsafe text
+        _set("topics.0.title", {"en": "flip \u202e", "zh": "翻"}),
     ],
 )
 def test_a_cache_shaped_wrong_gives_no_preview(cached: tuple[object, Path], edit) -> None:
