@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from rich.cells import cell_len
-from support.apps import make_app
+from support.apps import make_app, screen_text
 from support.pilot import pilot_test, settle, wait_for
 from textual.widgets import Label, RadioSet, Static, Tree
 
@@ -406,12 +406,19 @@ async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(e
         assert options.option_count == 14 and options.max_scroll_y > 0  # the rest scroll
         assert box.max_scroll_y > 0 and options.region.bottom <= 24 - 1 - 4  # the buttons show below it
         assert app.screen.query_one("#summary-buttons").region.bottom <= 23
+        lines = str(app.screen.query_one("#summary-topics", Static).visual).splitlines()[1:]
+        assert len(lines) == 14 and all(
+            "…" in line and cell_len(line) <= box.scrollable_content_region.width for line in lines
+        )
         await pilot.resize_terminal(120, 40)
         await settle(pilot)
         await wait_for(
             lambda: box.max_scroll_y == 0, 30, lambda: (box.region, box.max_scroll_y, box.styles.max_height)
         )
         assert rows() >= REVISIT_ROWS
+        # wide: the whole title (they were cut at 40 characters with 60 columns free)
+        whole = app.bankset.topic("long-title-13").title.get(lang)
+        await wait_for(lambda: whole in screen_text(app), 30, lambda: screen_text(app))
 
 
 @pilot_test

@@ -17,9 +17,11 @@ from textual.widgets.option_list import Option
 from quizbank.quiz_session import QuizCounts, QuizSession
 
 from ...appref import posenc_app
+from ...cells import fit_cells
 from ...help_section import HelpSection
 from ...i18n import tr
 from ...keys import bind
+from ...richtext import plain
 from ...widgets.key_footer import KeyFooter
 from ..base import LocalizedScreen
 from .session import QuizScreen
@@ -29,6 +31,8 @@ from .shorten import shorten
 __all__ = ["REVISIT_ROWS", "QuizSummaryScreen", "format_duration", "summary_detail", "topic_result"]
 
 REVISIT_ROWS = 4  # the fewest questions the summary's revisit list shows, however many topics
+TITLE_MIN = 16  # a topic title is cut to the width its line leaves, never below this
+SUMMARY_GUTTER = 4 + 2 + 2  # the summary's padding, a topic line's indent, the lines' scrollbar
 
 
 def format_duration(seconds: float) -> str:
@@ -135,31 +139,8 @@ class QuizSummaryScreen(LocalizedScreen):
         )
         self.query_one("#summary-score", Static).update(Content.styled(score, "bold $text-accent"))
         self.query_one("#summary-detail", Static).update(summary_detail(counts, session.duration_s, lang))
+        self._show_topics()
         bankset = posenc_app(self).bankset
-        lines: list[Content] = [Content.styled(tr("summary.by_topic", lang), "bold")]
-        if bankset is not None:
-            # per topic: [correct, answered, questions, reached]
-            per_topic: dict[str, list[int]] = {}
-            for qid in session.question_ids:
-                topic_id = bankset.topic_of.get(qid, "?")
-                entry = per_topic.setdefault(topic_id, [0, 0, 0, 0])
-                entry[2] += 1
-                entry[3] += qid in session.reached
-                grade = session.grades.get(qid)
-                if grade is not None and grade.correct is not None:
-                    entry[1] += 1
-                    entry[0] += bool(grade.correct)
-            titles = {t.id: shorten(t.title.get(lang), 40) for t in bankset.topics}
-            width = max((cell_len(titles.get(t, t)) for t in per_topic), default=0)
-            for topic_id, (good, answered, count, reached) in per_topic.items():
-                title = titles.get(topic_id, topic_id)
-                lines.append(
-                    Content.assemble(
-                        ("  " + title + " " * (width - cell_len(title)), ""),
-                        topic_result(good, answered, count, reached, lang),
-                    )
-                )
-        self.query_one("#summary-topics", Static).update(Content("\n").join(lines))
         revisit = session.to_revisit()
         label = self.query_one("#summary-revisit-label", Label)
         label.update(tr("summary.revisit", lang) if revisit else tr("summary.perfect", lang))
@@ -194,6 +175,41 @@ class QuizSummaryScreen(LocalizedScreen):
         retry.display = bool(revisit)
         self.query_one("#summary-new", Button).label = tr("key.new_quiz", lang)
         self.query_one(SummaryLists).share_rows()
+
+    def _show_topics(self) -> None:
+        """The per-topic lines: each topic's title and how it went."""
+        lang, session = posenc_app(self).language, self.session
+        bankset = posenc_app(self).bankset
+        lines: list[Content] = [Content.styled(tr("summary.by_topic", lang), "bold")]
+        if bankset is not None:
+            # per topic: [correct, answered, questions, reached]
+            per_topic: dict[str, list[int]] = {}
+            for qid in session.question_ids:
+                topic_id = bankset.topic_of.get(qid, "?")
+                entry = per_topic.setdefault(topic_id, [0, 0, 0, 0])
+                entry[2] += 1
+                entry[3] += qid in session.reached
+                grade = session.grades.get(qid)
+                if grade is not None and grade.correct is not None:
+                    entry[1] += 1
+                    entry[0] += bool(grade.correct)
+            results = {
+                topic_id: topic_result(good, answered, count, reached, lang)
+                for topic_id, (good, answered, count, reached) in per_topic.items()
+            }
+            # the titles take the width the results leave (they were cut at 40 with 60 columns free)
+            room = max(
+                TITLE_MIN, self.size.width - SUMMARY_GUTTER - max(cell_len(r[0]) for r in results.values())
+            )
+            titles = {t.id: fit_cells(plain(t.title.get(lang)), room) for t in bankset.topics}
+            width = max((cell_len(titles.get(t, t)) for t in per_topic), default=0)
+            for topic_id, result in results.items():
+                title = titles.get(topic_id, topic_id)
+                lines.append(Content.assemble(("  " + title + " " * (width - cell_len(title)), ""), result))
+        self.query_one("#summary-topics", Static).update(Content("\n").join(lines))
+
+    def on_resize(self) -> None:
+        self._show_topics()
 
     def banks_reloaded(self) -> None:
         self.relabel()
