@@ -365,6 +365,21 @@ def _many_topics(env: Path, n: int = 14) -> list[str]:
     return [f"long-title-{i}.tf" for i in range(n)]
 
 
+async def _show_summary(pilot: Any, ids: list[str], *, correct: bool) -> None:
+    """The quiz summary of a session over `ids`, every answer right or every one wrong."""
+    from quizbank.grading import Grade
+    from quizbank.quiz_session import QuizConfig, QuizSession
+    from tui.screens.quiz.summary import QuizSummaryScreen
+
+    session = QuizSession(QuizConfig(seed=1), ids)
+    for qid in ids:
+        session.record(qid, Grade(correct, str(correct).lower()))
+        session.advance()
+    session.end()
+    await pilot.app.push_screen(QuizSummaryScreen(session))
+    await settle(pilot)
+
+
 @pytest.mark.parametrize("lang", LANGS)
 @pilot_test
 async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(env: Path, lang: str) -> None:
@@ -373,9 +388,7 @@ async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(e
     from textual.containers import VerticalScroll
     from textual.widgets import OptionList
 
-    from quizbank.grading import Grade
-    from quizbank.quiz_session import QuizConfig, QuizSession
-    from tui.screens.quiz.summary import REVISIT_ROWS, QuizSummaryScreen
+    from tui.screens.quiz.summary import REVISIT_ROWS
 
     ids = _many_topics(env)
     app = make_app(env, language=lang, open_store=False)
@@ -385,13 +398,7 @@ async def test_quiz_summary_keeps_rows_for_the_revisit_list_beside_many_topics(e
             lambda: app.bankset is not None and "long-title-13.tf" in app.bankset.questions,
             state=lambda: sorted(app.bankset.questions) if app.bankset is not None else "no bankset",
         )
-        session = QuizSession(QuizConfig(seed=1), ids)
-        for qid in ids:
-            session.record(qid, Grade(False, "false"))
-            session.advance()
-        session.end()
-        await app.push_screen(QuizSummaryScreen(session))
-        await settle(pilot)
+        await _show_summary(pilot, ids, correct=False)
         options = app.screen.query_one("#summary-revisit", OptionList)
         box = app.screen.query_one("#summary-topics-box", VerticalScroll)
 
@@ -427,22 +434,11 @@ async def test_a_perfect_quiz_summary_puts_its_buttons_under_the_topic_lines(env
     follows them (the lines' box is not stretched to the bottom of the screen)."""
     from textual.widgets import OptionList
 
-    from quizbank.grading import Grade
-    from quizbank.quiz_session import QuizConfig, QuizSession
-    from tui.screens.quiz.summary import QuizSummaryScreen
-
     app = make_app(env, language="en", open_store=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await wait_for(lambda: app.bankset is not None)
-        ids = sorted(app.bankset.questions)[:2]
-        session = QuizSession(QuizConfig(seed=1), ids)
-        for qid in ids:
-            session.record(qid, Grade(True, "ok"))
-            session.advance()
-        session.end()
-        await app.push_screen(QuizSummaryScreen(session))
-        await settle(pilot)
+        await _show_summary(pilot, sorted(app.bankset.questions)[:2], correct=True)
         screen = app.screen
         assert not screen.query_one("#summary-revisit", OptionList).display
         assert not screen.query_one("#summary-retry").display
