@@ -19,6 +19,8 @@ _EXPORTS: dict[str, str] = {
     "pick_device": "device",
     "DeviceUnavailableError": "device",
     "resolve_dtype": "device",
+    "release_freed_memory": "heap",
+    "MMAP_THRESHOLD": "heap",
     # sinusoidal
     "sinusoidal_pe": "sinusoidal",
     "sinusoidal_pe_np": "sinusoidal",

@@ -295,8 +295,10 @@ def parse_assignments(items: Sequence[str]) -> dict[str, str]:
 def handle_run(args: argparse.Namespace) -> int:
     from .demos import DemoError, get_demo, run_demo
     from .device import VALID_DEVICES
+    from .heap import release_freed_memory
 
     _prepare_stdout()
+    release_freed_memory()  # the run's resident memory stays within the demo's estimate (the budget)
     device = (args.device or "auto").strip().lower()
     kind, _, index = device.partition(":")
     if kind not in VALID_DEVICES or (index and (kind != "cuda" or not index.isdigit())):
