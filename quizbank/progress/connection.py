@@ -77,11 +77,17 @@ def ensure_dir(data_dir: Path) -> None:
         raise StoreError(f"data directory {data_dir} is not writable; {hint}")
 
 
+def _refused(path: Path) -> bool:
+    return not os.access(path, os.R_OK | os.W_OK)
+
+
 def ensure_files_writable(path: Path) -> None:
     """A progress.db (or its -wal / -shm) that this user may not write opens for reading but fails at the first
-    review; refuse it up front with the fix, rather than lose the first rating."""
+    review; refuse it up front with the fix, rather than lose the first rating. A -wal or -shm file that another
+    process removes meanwhile (SQLite does as its last connection closes) is no problem: os.access then fails
+    for a file that is no longer there, so a failure counts only if the file is still there and still refused."""
     for candidate in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        if candidate.exists() and not os.access(candidate, os.R_OK | os.W_OK):
+        if _refused(candidate) and candidate.exists() and _refused(candidate):
             raise StoreError(
                 f"progress store file {candidate} is read-only for this user; make it writable "
                 "(chmod u+rw) or choose another folder with --data-dir DIR or POSENC_DATA_DIR"

@@ -288,6 +288,35 @@ with open_store(sys.argv[1]) as store:
 """
 
 
+def test_a_wal_or_shm_file_removed_while_it_is_checked_is_no_read_only_store(tmp_path, monkeypatch):
+    """SQLite removes -wal and -shm as the last connection closes: another process (a serve tab) closing its
+    store while this one checks them made os.access fail on a file no longer there, and the store refused to
+    open as "read-only" (a fresh-clone run: one of four processes opening at once). A file still there and
+    still refused is read-only."""
+    from quizbank.progress import connection
+    from quizbank.progress.connection import StoreError, ensure_files_writable
+
+    db = tmp_path / DB_NAME
+    shm = tmp_path / (DB_NAME + "-shm")
+    db.write_bytes(b"")
+    shm.write_bytes(b"")
+    real_access = os.access
+
+    def closed_meanwhile(path, mode):
+        if Path(path) == shm:
+            shm.unlink(missing_ok=True)  # the other process's last connection closes now
+            return False
+        return real_access(path, mode)
+
+    monkeypatch.setattr(connection.os, "access", closed_meanwhile)
+    ensure_files_writable(db)  # no error: the -shm file went away, it was not refused
+
+    shm.write_bytes(b"")
+    monkeypatch.setattr(connection.os, "access", lambda path, mode: Path(path) != shm)
+    with pytest.raises(StoreError, match="read-only"):
+        ensure_files_writable(db)
+
+
 @pytest.mark.slow
 def test_processes_creating_the_store_at_once_never_move_it_aside(tmp_path):
     # Two browser tabs (posenc serve) open a fresh store at the same instant. Read one by one, the integrity
