@@ -571,6 +571,9 @@ def test_a_dead_spare_is_never_handed_out(tmp_path: Path) -> None:
 
             async with aiohttp.ClientSession() as session:
                 tab = await Tab.open(session, port)
+                # the tab starts an app of its own: under a loaded machine that took over the 60 s
+                # wait_for gives what the tab shows (a fresh-clone run), so wait for it as the other tests do
+                await asyncio.to_thread(tab_app_ready, tmp_path)
                 await tab.wait_for(*titles)
 
         asyncio.run(home())
