@@ -14,25 +14,6 @@ from textual.widgets import Tree
 from quizbank import bank_cache
 
 
-@pytest.fixture
-def slow_full_load(env: Path, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """A valid shipped-bank cache, and a full load that waits until the returned event is set."""
-    import quizbank.loader as loader
-
-    monkeypatch.setenv(bank_cache.CACHE_ENV, str(env / "cache"))
-    monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
-    loader.load_banks(use_cache=True)  # writes the cache
-    release = threading.Event()
-    real = loader.load_banks
-
-    def held(*args, **kwargs):
-        assert release.wait(30), "the test never released the full load"
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(loader, "load_banks", held)
-    return release
-
-
 @pilot_test
 async def test_topics_and_search_before_the_full_bank(slow_full_load: threading.Event, env: Path) -> None:
     from support.apps import fake_demo_runner, screen_text
