@@ -40,7 +40,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from . import cjkwrap
+from . import cjkwrap, collector
 from .commands import PosencCommands
 from .demo_host import DemoHost
 from .i18n import default_language, tr
@@ -509,6 +509,7 @@ def run_app(bank_paths: Sequence[str] = (), data_dir: str | None = None, languag
     try:
         app.run()
     finally:
+        collector.release()  # (an app that ended before its topics were listed)
         if app.demo_host is not None:
             app.demo_host.close()
     return app.return_code or 0

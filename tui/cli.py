@@ -11,6 +11,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from tui import collector
+
 # Each subcommand: the module that owns it and the function that adds its parser. Only the chosen
 # subcommand's module is imported (a syntax error in a drill is reported before the other CLIs load).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -143,12 +145,14 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     quick = _app_only_args(argv)
     if quick is not None:
+        collector.hold()  # until Home lists the topics (tui.collector)
         from tui.app import run_app
 
         return run_app(bank_paths=quick.bank, data_dir=quick.data_dir, language=quick.global_lang)
     parser = build_parser(only=_command_in(argv))
     args = parser.parse_args(argv)
     if args.command is None:
+        collector.hold()
         from tui.app import run_app
 
         return run_app(bank_paths=args.bank, data_dir=args.data_dir, language=args.global_lang)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.reactive import reactive
 
+from . import collector
 from .demo_host import DemoHost
 from .i18n import count, tr
 from .keyorder import KeyQueue
@@ -89,6 +90,9 @@ class AppStartup(_AppBase):
         if os.environ.get(BENCH_EXIT_ENV) == "paint":
             self.exit(0)
             return
+        # `posenc` held the collector off from its start (tui.collector): it runs again once the topics are
+        # listed (`preview_painted`), the banks are in, or at the latest:
+        self.set_timer(PREVIEW_PAINT_WAIT_S, collector.release)
         self.load_banks()
         if self.should_open_store:
             self.open_progress_store()
@@ -181,6 +185,7 @@ class AppStartup(_AppBase):
 
     def preview_painted(self) -> None:
         """Home calls this once the preview's topics are on screen: the loader goes on, torch warms up."""
+        collector.release()
         self._preview_shown.set()
         self._start_warm_up()
 
@@ -265,6 +270,7 @@ class AppStartup(_AppBase):
             self._preview_shown.set()
 
     def on_banks_loaded(self, message: BanksLoaded) -> None:
+        collector.release()
         self._preview_shown.set()
         self._start_warm_up()
         pending, self._after_banks = self._after_banks, None
