@@ -65,10 +65,10 @@ def test_the_rich_word_hook_exists_and_wraps_chinese_between_characters() -> Non
     from tui import cjkwrap
 
     # the module-level pattern Rich's words() reads on every call: Rich's own, or ours once installed
-    assert getattr(_wrap, "re_word", None) is cjkwrap.CJK_WORD_RE or _wrap.re_word.pattern == r"\s*\S+\s*"
+    assert getattr(_wrap, "re_word", None) is cjkwrap.WORDS or _wrap.re_word.pattern == r"\s*\S+\s*"
     saved = _wrap.re_word
     try:
-        assert cjkwrap.install() and _wrap.re_word is cjkwrap.CJK_WORD_RE
+        assert cjkwrap.install() and _wrap.re_word is cjkwrap.WORDS
         assert [w for _, _, w in _wrap.words("位置编码，很好 ok")] == [
             "位",
             "置",
@@ -102,10 +102,10 @@ def test_rich_is_patched_when_the_app_starts_not_at_import() -> None:
     code = (
         "from rich import _wrap\n"
         "import tui.app\n"
-        "from tui.cjkwrap import CJK_WORD_RE\n"
-        "print(_wrap.re_word is CJK_WORD_RE)\n"
+        "from tui.cjkwrap import WORDS\n"
+        "print(_wrap.re_word is WORDS)\n"
         "tui.app.PosencApp(open_store=False, warm_torch=False)\n"
-        "print(_wrap.re_word is CJK_WORD_RE)\n"
+        "print(_wrap.re_word is WORDS)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.split() == ["False", "True"]
