@@ -123,6 +123,8 @@ class AppStartup(_AppBase):
             # the UI thread paints the topics first: this thread would otherwise hold the GIL for it
             self._preview_shown.wait(PREVIEW_PAINT_WAIT_S)
         self._preview_shown.set()  # (no preview) the store worker need not wait
+        from . import richtext  # noqa: F401  (Home's topic info and Search need it: imported off the UI thread)
+
         try:
             from quizbank.loader import load_banks
 
@@ -171,8 +173,6 @@ class AppStartup(_AppBase):
             return False
         if preview is None:
             return False
-        from . import richtext  # noqa: F401  (Home's labels need it: imported here, off the UI thread)
-
         language = None
         if self.forced_language is None and self.should_open_store:
             # the store opens after this paint: list the topics in the language the user chose last time

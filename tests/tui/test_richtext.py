@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from support.banks import shipped_strings
 
@@ -151,3 +153,23 @@ def test_importing_richtext_compiles_the_cjk_classes_only_when_used() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["(0,", "0)", "1", "1", "维度对齐"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.characters(blacklist_characters="$`*_{", blacklist_categories=("Cs",)), max_size=60)
+)
+def test_home_shows_a_title_without_markup_characters_as_plain_would(text: str) -> None:
+    """Home's fast path (`_flat` without importing this module) agrees with `plain` on such text."""
+    from tui.screens.home import _flat
+
+    assert _flat(text, 10_000) == plain(text)
+
+
+def test_home_flattens_every_shipped_string_as_plain_does() -> None:
+    from tui.screens.home import _flat
+
+    strings = list(shipped_strings())
+    assert len(strings) > 1000
+    for text in strings:
+        assert _flat(text, 10_000) == plain(text), text
