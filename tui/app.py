@@ -90,7 +90,8 @@ class PosencApp(AppStartup, App[int], inherit_bindings=False):
 
     language: reactive[str] = reactive("en", init=False)
     banks_version: reactive[int] = reactive(0, init=False)
-    bank_preview: reactive[Any] = reactive(None, init=False, always_update=True)
+    # (no repaint: Home's watcher mounts what changes; a repaint of the whole screen cost ~10 ms before the topics)
+    bank_preview: reactive[Any] = reactive(None, init=False, always_update=True, repaint=False)
 
     def __init__(
         self,

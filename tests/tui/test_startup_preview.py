@@ -297,6 +297,43 @@ async def test_the_body_and_the_topics_are_laid_out_together_and_the_footer_keys
 
 
 @pilot_test
+async def test_the_topics_are_rendered_once_on_their_way_to_the_screen(
+    slow_full_load: threading.Event, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The body is mounted in a container of Home's and nothing asks for a repaint of the whole screen (the
+    preview's arrival, the mount, the focus on the tree): the layout that lists the topics renders each line once.
+    Each of those had the screen render all of it a second time, right after that layout."""
+    from support.apps import fake_demo_runner
+
+    import tui.screens.home as home
+    from tui.app import PosencApp
+
+    monkeypatch.setattr(home, "BODY_WAIT_S", 60.0)
+    rendered: list[int] = []
+    real = Tree.render_lines
+
+    def counted(self: Tree, crop: object) -> object:
+        rendered.append(len(self.root.children))
+        return real(self, crop)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Tree, "render_lines", counted)
+    at_listed: list[list[int]] = []  # the renders when Home reports the topics on screen (bench/startup.py)
+
+    def bench_event(self: PosencApp, event: str, **_fields: object) -> None:
+        if event == "topics_listed":
+            at_listed.append(list(rendered))
+
+    monkeypatch.setattr(PosencApp, "bench_event", bench_event)
+    app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await topics_listed(pilot)
+        await wait_for(lambda: bool(at_listed))
+        assert at_listed == [[len(app.bank_preview.topics) + 1]]  # one render, with every topic and "All"
+        slow_full_load.set()
+        await wait_for(lambda: app.bankset is not None)
+
+
+@pilot_test
 async def test_the_store_opening_keeps_the_topic_rows(
     slow_full_load: threading.Event, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

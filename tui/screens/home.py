@@ -22,7 +22,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Header, Label, OptionList, Static, Tree
+from textual.reactive import Reactive
+from textual.widget import Widget
+from textual.widgets import Header, Label, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
@@ -107,6 +109,10 @@ class HomeScreen(LocalizedScreen):
         bind("q", "confirm_quit", "home.quit", "key.quit_home", show=False),
     ]
 
+    # Textual's Screen repaints all of itself when the focus moves; the focused widgets restyle themselves
+    # (Focus/Blur), so Home skips that repaint, which came after the layout that lists the topics (~10 ms).
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+
     class ProgressReady(Message):
         """Posted by the progress worker with {topic_id: TopicProgress}."""
 
@@ -137,7 +143,10 @@ class HomeScreen(LocalizedScreen):
         # The first paint shows only this light "loading" state; the body (tree, menu, status) and the
         # footer's keys are mounted with the topics (see `_ensure_body`).
         yield Header()
-        with Vertical(id="home-splash"):  # static: an animation would take the UI thread from the loader
+        # The body is mounted in here, not on the screen: a mount on the screen repaints all of it once more
+        # after the layout that shows the topics (~10 ms).
+        # (the splash is static: an animation would take the UI thread from the loader)
+        with Vertical(id="home-main"), Vertical(id="home-splash"):
             yield Static(tr("loading.banks", posenc_app(self).language), id="splash-status", markup=False)
         yield KeyFooter(held=True)
 
@@ -181,7 +190,7 @@ class HomeScreen(LocalizedScreen):
                 return True
             body, parts = self._body()
             with posenc_app(self).batch_update():
-                await self.mount(body, before=self.query_one(Footer))
+                await self.query_one("#home-main", Vertical).mount(body)
                 await self.query_one("#home-splash").remove()
                 # keys typed as the topics appear go to them; focused before the footer's keys are built
                 # (`_show_keys_after_paint`), which list the tree's (focused after, the footer built its keys twice)
