@@ -6,10 +6,12 @@ Subcommands live with the package that owns them; each module exposes
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import argparse
 
 from tui import collector
 
@@ -26,21 +28,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, whose usage errors cut an echoed over-long value (`--seed` with 5,000 digits) as every
-    posenc error does. Subcommand parsers are made of the same class."""
-
-    def error(self, message: str) -> NoReturn:
-        from quizbank.safetext import clip_long_runs
-
-        super().error(clip_long_runs(message))
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or (`only`) the global options plus one subcommand's parser."""
     import importlib
 
-    parser = _Parser(
+    from .cli_parsers import CommandParser
+
+    parser = CommandParser(
         prog="posenc",
         description="Interview prep and live reference for position encoding in Transformers. "
         "Run with no subcommand to open the study app.",
@@ -91,29 +85,31 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return None
 
 
-def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
+class AppArgs(NamedTuple):
+    """The options of the bare `posenc`, which opens the app."""
+
+    bank: list[str]
+    data_dir: str | None
+    global_lang: str | None
+
+
+def _app_only_args(argv: Sequence[str]) -> AppArgs | None:
     """Fast path for the bare `posenc [--bank PATH] [--data-dir DIR] [--lang en|zh]`: skip building the
-    subcommand parsers (and importing their modules) so the app paints sooner."""
-    quick = _SilentParser(add_help=False)
+    subcommand parsers (and importing their modules) so the app paints sooner; with no arguments at all,
+    skip argparse too."""
+    if not argv:
+        return AppArgs([], None, None)
+    from .cli_parsers import NotAppOnly, SilentParser
+
+    quick = SilentParser(add_help=False)
     quick.add_argument("--bank", action="append", default=[])
     quick.add_argument("--data-dir")
     quick.add_argument("--lang", dest="global_lang", choices=("en", "zh"))
     try:
         args, rest = quick.parse_known_args(argv)
-    except _NotAppOnly:  # e.g. a subcommand's `--lang both`: the full parser judges it, and says so once
+    except NotAppOnly:  # e.g. a subcommand's `--lang both`: the full parser judges it, and says so once
         return None
-    return None if rest else args
-
-
-class _NotAppOnly(Exception):
-    pass
-
-
-class _SilentParser(argparse.ArgumentParser):
-    """The fast path's parser: a mistake means "not the bare app", never a message of its own on stderr."""
-
-    def error(self, message: str) -> NoReturn:
-        raise _NotAppOnly(message)
+    return None if rest else AppArgs(args.bank, args.data_dir, args.global_lang)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -206,6 +206,28 @@ def test_the_theme_is_in_place_before_the_stylesheet_is_built(tmp_path: Path) ->
     assert seen["background"].upper() == "#1A1B26"  # tokyo-night's
 
 
+def test_the_bare_command_opens_the_app_without_argparse(tmp_path: Path) -> None:
+    """`posenc` with no arguments skips argparse (~2 ms with gettext, before the first paint); its options
+    still parse, and a subcommand still gets the whole parser."""
+    seen = _run(
+        """
+        import json, sys
+        import tui.app
+        calls = []
+        tui.app.run_app = lambda **kwargs: calls.append((kwargs, "argparse" in sys.modules)) or 0
+        from tui.cli import main
+        main([])
+        main(["--lang", "zh", "--bank", "x.yaml"])
+        print(json.dumps(calls))
+        """,
+        tmp_path,
+    )
+    assert seen == [
+        [{"bank_paths": [], "data_dir": None, "language": None}, False],
+        [{"bank_paths": ["x.yaml"], "data_dir": None, "language": "zh"}, True],
+    ]
+
+
 def test_a_subcommand_imports_only_its_own_cli_module():
     """`posenc drill check` must not load the serve, progress or demo command modules (startup of the CLI)."""
     import subprocess
