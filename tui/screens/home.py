@@ -143,15 +143,16 @@ class HomeScreen(LocalizedScreen):
         # The first paint shows only this light "loading" state; the body (tree, menu, status) and the
         # footer's keys are mounted with the topics (see `_ensure_body`).
         yield Header()
-        # The body is mounted in here, not on the screen: a mount on the screen repaints all of it once more
-        # after the layout that shows the topics (~10 ms).
+        # The body's two panes are mounted in here, in the splash's place, not on the screen: a mount on the
+        # screen repaints all of it once more after the layout that shows the topics (~10 ms).
         # (the splash is static: an animation would take the UI thread from the loader)
-        with Vertical(id="home-main"), Vertical(id="home-splash"):
+        with Horizontal(id="home-body"), Vertical(id="home-splash"):
             yield Static(tr("loading.banks", posenc_app(self).language), id="splash-status", markup=False)
         yield KeyFooter(held=True)
 
-    def _body(self) -> tuple[Horizontal, tuple[Any, ...]]:
-        """The body, and its parts that change (tree, topic info, status, problems, menu, topics title)."""
+    def _body(self) -> tuple[tuple[Vertical, Vertical], tuple[Any, ...]]:
+        """The body's two panes, and their parts that change (tree, topic info, status, problems, menu, topics
+        title)."""
         lang = posenc_app(self).language
         tree: Tree[tuple[str, str | None]] = Tree(Text(tr("home.topics", lang)), id="topic-tree")
         tree.show_root = False
@@ -164,13 +165,8 @@ class HomeScreen(LocalizedScreen):
         status = Static("", id="status", markup=False)
         problems = Static("", id="problems", markup=False)
         title = Label(self._columns_title(), classes="pane-title", id="topics-title")
-        body = Horizontal(
-            Vertical(
-                title,
-                tree,
-                info,
-                id="topics-pane",
-            ),
+        panes = (
+            Vertical(title, tree, info, id="topics-pane"),
             Vertical(
                 Label(tr("home.start", lang), classes="pane-title", id="start-title"),
                 menu,
@@ -178,9 +174,8 @@ class HomeScreen(LocalizedScreen):
                 VerticalScroll(status, problems, id="status-scroll"),
                 id="side-pane",
             ),
-            id="home-body",
         )
-        return body, (tree, info, status, problems, menu, title)
+        return panes, (tree, info, status, problems, menu, title)
 
     async def _ensure_body(self) -> bool:
         """Mount the body, once; returns True if it is there. No repaint comes before the topics are in the
@@ -188,9 +183,9 @@ class HomeScreen(LocalizedScreen):
         async with self._body_lock:  # the preview and the fallback timer may ask at once
             if self._topic_tree is not None:
                 return True
-            body, parts = self._body()
+            panes, parts = self._body()
             with posenc_app(self).batch_update():
-                await self.query_one("#home-main", Vertical).mount(body)
+                await self.query_one("#home-body", Horizontal).mount(*panes)
                 await self.query_one("#home-splash").remove()
                 # keys typed as the topics appear go to them; focused before the footer's keys are built
                 # (`_show_keys_after_paint`), which list the tree's (focused after, the footer built its keys twice)
