@@ -15,6 +15,9 @@
 3. Keypress latency during a quiz: start a quiz and press answer / check / next keys; the app
    logs, for each key, the time from the key event to the repaint after it (target <= 50 ms).
 
+On a shared machine the 9-run ratios move by about 0.1 from one minute to the next: `bench/startup_instructions.py`
+counts the first two in instructions (valgrind), which do not move.
+
 Run: `.venv/bin/python bench/startup.py [--runs N] [--sections paint,topics,demo,keys]`. Prints a table;
 never fails a build. Sections 1 (paint, topics) take about a minute; 2 and 3 (demo, keys) several more.
 posenc's own modules are byte-compiled first, as an installed package's are (with PYTHONDONTWRITEBYTECODE
