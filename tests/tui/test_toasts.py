@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from support.apps import make_app
 from support.pilot import pilot_test, settle
-from textual.widgets import Button, Footer, Header
+from textual.widgets import Button, Footer
 from textual.widgets._toast import Toast
 
 from tui.screens.mock import MockSetupScreen
+from tui.widgets.title_bar import TitleBar
 
 
 def overlaps(a, b) -> bool:
@@ -35,7 +36,7 @@ async def test_a_warning_leaves_the_setup_controls_and_the_footer_visible(env: P
         start = app.screen.query_one("#mock-start", Button).region
         topics = app.screen.query_one("#mock-topics").region
         footer = app.screen.query_one(Footer).region
-        header = app.screen.query_one(Header).region
+        header = app.screen.query_one(TitleBar).region
         for toast in toasts:
             region = toast.region
             assert region.height <= 4 and region.right >= size[0] - 3, region  # right-aligned

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.events import Resize
 from textual.message import Message
-from textual.widgets import Header, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from quizbank.question_status import MARK_GLYPHS
@@ -28,6 +28,7 @@ from ..typed_answers import typed_history
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
+from ..widgets.title_bar import TitleBar
 from .base import LocalizedScreen
 from .marks import QuestionMarks
 
@@ -75,7 +76,7 @@ class BrowseScreen(QuestionMarks, LocalizedScreen):
         self.typed_rows: list[Any] = []  # its typed answers (quizbank TypedAnswer), oldest first
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static("", id="browse-bar", markup=False)
         with Horizontal(id="browse-body"):
             yield OptionList(id="browse-index")

@@ -13,7 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Header, Input, Label, Select, Static, Switch
+from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from ..appref import posenc_app
 from ..help_section import HelpSection
@@ -22,6 +22,7 @@ from ..keyorder import HeldKeys
 from ..keys import bind
 from ..widgets.demo_panel import DemoPanel, format_value
 from ..widgets.key_footer import KeyFooter
+from ..widgets.title_bar import TitleBar
 from .base import LocalizedScreen
 
 __all__ = ["DemoLabScreen"]
@@ -111,7 +112,7 @@ class DemoLabScreen(HeldKeys, LocalizedScreen):
 
     def compose(self) -> ComposeResult:
         lang = posenc_app(self).language
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="lab-body"):
             with VerticalScroll(id="lab-form"):
                 yield Label(tr("lab.demo", lang), id="lab-demo-label", classes="field-label")

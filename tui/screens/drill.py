@@ -33,7 +33,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Header, Markdown, Select, Static, TextArea
+from textual.widgets import Markdown, Select, Static, TextArea
 
 from ..appenv import code_off
 from ..appref import posenc_app
@@ -44,6 +44,7 @@ from ..keys import bind, focused_takes_text
 from ..richtext import markdown_source
 from ..widgets.key_footer import KeyFooter
 from ..widgets.text_area import SafeTextArea
+from ..widgets.title_bar import TitleBar
 from .base import LocalizedScreen
 from .confirm import ConfirmScreen
 from .drill_file import POLL_SECONDS, DrillFile, error_line
@@ -131,7 +132,7 @@ class DrillScreen(DrillFile, LocalizedScreen):
 
         lang = posenc_app(self).language
         self._picker_lang = lang  # the language of the selector's titles
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="drill-body"):
             with VerticalScroll(id="drill-left"):
                 yield Select(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.content import Content
-from textual.widgets import Header, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..appref import posenc_app
@@ -14,6 +14,7 @@ from ..i18n import tr
 from ..keys import bind
 from ..richtext import highlight
 from ..widgets.key_footer import KeyFooter
+from ..widgets.title_bar import TitleBar
 from .base import LocalizedScreen
 
 __all__ = ["GlossaryScreen"]
@@ -43,7 +44,7 @@ class GlossaryScreen(LocalizedScreen):
         self._filled_width = 0  # the list's width when its definitions were last wrapped
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static("", id="glossary-bar", markup=False)
         yield Input(self.initial_query, id="glossary-search")
         yield OptionList(id="glossary-list")

@@ -24,7 +24,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import Reactive
 from textual.widget import Widget
-from textual.widgets import Header, Label, OptionList, Static, Tree
+from textual.widgets import Label, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
@@ -34,6 +34,7 @@ from ..help_section import HelpSection
 from ..i18n import count, tr
 from ..keys import bind
 from ..widgets.key_footer import KeyFooter
+from ..widgets.title_bar import TitleBar
 from .base import LocalizedScreen
 
 MAX_QUESTION_LABEL = 70
@@ -142,7 +143,7 @@ class HomeScreen(LocalizedScreen):
     def compose(self) -> ComposeResult:
         # The first paint shows only this light "loading" state; the body (tree, menu, status) and the
         # footer's keys are mounted with the topics (see `_ensure_body`).
-        yield Header()
+        yield TitleBar()
         # The body's two panes are mounted in here, in the splash's place, not on the screen: a mount on the
         # screen repaints all of it once more after the layout that shows the topics (~10 ms).
         # (the splash is static: an animation would take the UI thread from the loader)

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import DataTable, Header, Label, OptionList, Static
+from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..appref import posenc_app
@@ -30,6 +30,7 @@ from ..i18n import count, tr
 from ..keys import bind
 from ..richtext import plain
 from ..widgets.key_footer import KeyFooter
+from ..widgets.title_bar import TitleBar
 from .base import LocalizedScreen
 from .study import utc_now
 
@@ -116,7 +117,7 @@ class StatsScreen(LocalizedScreen):
         self._mastery_width = 0  # the mastery table's width its titles were last cut to
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="stats-body"):
             yield Static("", id="stats-summary", markup=False)
             with Horizontal(id="stats-charts"):

@@ -35,7 +35,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Button, Header, Static
+from textual.widgets import Button, Static
 
 from quizbank.progress.rating_suggestions import Suggestion, for_answer, for_key_points, for_quiz_answer
 from quizbank.progress.study_plan import StudyPlan
@@ -52,6 +52,7 @@ from ..widgets.answers.open import OpenAnswer
 from ..widgets.demo_panel import DemoPanel
 from ..widgets.key_footer import KeyFooter
 from ..widgets.question_view import QuestionView
+from ..widgets.title_bar import TitleBar
 from .base import LocalizedScreen
 from .study_text import (
     RATING_KEYS,
@@ -129,7 +130,7 @@ class StudyScreen(HeldKeys, LocalizedScreen):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static("", id="study-bar", markup=False)
         with Horizontal(id="study-body"):
             self._qa = VerticalScroll(id="study-qa")

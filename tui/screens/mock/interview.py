@@ -30,7 +30,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Header, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from quizbank.question_types import question_type
 
@@ -44,6 +44,7 @@ from ...richtext import plain
 from ...typed_answers import keep_typed_answer
 from ...widgets.key_footer import KeyFooter
 from ...widgets.question_view import QuestionView
+from ...widgets.title_bar import TitleBar
 from ..base import LocalizedScreen
 from ..confirm import ConfirmScreen
 from .items import DrillItem, ItemShown, OpenItem, drills_by_name
@@ -111,7 +112,7 @@ class MockInterviewScreen(HeldKeys, LocalizedScreen):
         self._widget: Any = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static("", id="mock-bar", markup=False)
         yield Static("", id="mock-clock", markup=False)
         yield VerticalScroll(id="mock-body")

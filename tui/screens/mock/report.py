@@ -15,7 +15,6 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.widgets import (
-    Header,
     Markdown,
 )
 
@@ -25,6 +24,7 @@ from ...i18n import tr
 from ...keys import bind
 from ...richtext import markdown_source
 from ...widgets.key_footer import KeyFooter
+from ...widgets.title_bar import TitleBar
 from ..base import LocalizedScreen
 
 __all__ = ["MockReportScreen", "render_mock_scores"]
@@ -59,7 +59,7 @@ class MockReportScreen(LocalizedScreen):
         self.added = 0
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="mock-report-body"):
             yield Markdown("", id="mock-report", open_links=False)
         yield KeyFooter()

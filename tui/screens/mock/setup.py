@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Button, Header, Input, Label, RadioButton, RadioSet, SelectionList, Static
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from ...appref import posenc_app
@@ -25,6 +25,7 @@ from ...keys import bind
 from ...live import draw_plan_showings
 from ...richtext import plain
 from ...widgets.key_footer import KeyFooter
+from ...widgets.title_bar import TitleBar
 from ...widgets.toggles import GlyphRadioButton, GlyphSelectionList
 from ..base import LocalizedScreen
 from ..topic_choice import topics_line
@@ -75,7 +76,7 @@ class MockSetupScreen(LocalizedScreen):
 
     def compose(self) -> ComposeResult:
         lang = posenc_app(self).language
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="mock-setup"):
             yield Label(tr("mock.setup_title", lang), id="mock-setup-title", classes="screen-title")
             with Horizontal(id="mock-setup-row"):

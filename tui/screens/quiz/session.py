@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from quizbank.grading import Grade
 from quizbank.quiz_session import QuizSession
@@ -28,6 +28,7 @@ from ...typed_answers import keep_typed_answer
 from ...widgets.demo_panel import DemoPanel
 from ...widgets.key_footer import KeyFooter
 from ...widgets.question_view import QuestionView
+from ...widgets.title_bar import TitleBar
 from ..base import LocalizedScreen
 from ..marks import QuestionMarks
 
@@ -79,7 +80,7 @@ class QuizScreen(HeldKeys, QuestionMarks, LocalizedScreen):
         self.hold_keys()  # from the start: keys typed while it opens wait for the first question
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static("", id="quiz-bar", markup=False)
         with Horizontal(id="quiz-body"):
             yield VerticalScroll(id="quiz-qa")

@@ -14,7 +14,6 @@ from textual.content import Content
 from textual.widgets import (
     Button,
     Checkbox,
-    Header,
     Input,
     Label,
     RadioButton,
@@ -32,6 +31,7 @@ from ...help_section import HelpSection
 from ...i18n import tr
 from ...keys import bind
 from ...widgets.key_footer import KeyFooter
+from ...widgets.title_bar import TitleBar
 from ...widgets.toggles import GlyphCheckbox, GlyphRadioButton, GlyphSelectionList
 from ..base import LocalizedScreen
 from ..marks import QuestionMarks
@@ -79,7 +79,7 @@ class QuizSetupScreen(QuestionMarks, LocalizedScreen):
     def compose(self) -> ComposeResult:
         lang = posenc_app(self).language
         bankset = posenc_app(self).bankset
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="setup"):
             yield Label(tr("setup.title", lang), id="setup-title", classes="screen-title")
             # the controls first, so they are on screen at 80×24 whatever the number of topics

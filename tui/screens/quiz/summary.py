@@ -11,7 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Header, Label, OptionList, Static
+from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from quizbank.quiz_session import QuizCounts, QuizSession
@@ -23,6 +23,7 @@ from ...i18n import tr
 from ...keys import bind
 from ...richtext import plain
 from ...widgets.key_footer import KeyFooter
+from ...widgets.title_bar import TitleBar
 from ..base import LocalizedScreen
 from .session import QuizScreen
 from .setup import QuizSetupScreen
@@ -109,7 +110,7 @@ class QuizSummaryScreen(LocalizedScreen):
         self.session = session
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Vertical(id="summary"):
             yield Static("", id="summary-score", markup=False)
             yield Static("", id="summary-detail", markup=False)
