@@ -147,7 +147,7 @@ class HomeScreen(LocalizedScreen):
         # The body's two panes are mounted in here, in the splash's place, not on the screen: a mount on the
         # screen repaints all of it once more after the layout that shows the topics (~10 ms).
         # (the splash is static: an animation would take the UI thread from the loader)
-        with Horizontal(id="home-body"), Vertical(id="home-splash"):
+        with Horizontal(id="home-body"):
             yield Static(tr("loading.banks", posenc_app(self).language), id="splash-status", markup=False)
         yield KeyFooter(held=True)
 
@@ -187,7 +187,7 @@ class HomeScreen(LocalizedScreen):
             panes, parts = self._body()
             with posenc_app(self).batch_update():
                 await self.query_one("#home-body", Horizontal).mount(*panes)
-                await self.query_one("#home-splash").remove()
+                await self.query_one("#splash-status").remove()
                 # keys typed as the topics appear go to them; focused before the footer's keys are built
                 # (`_show_keys_after_paint`), which list the tree's (focused after, the footer built its keys twice)
                 self.set_focus(parts[0])
