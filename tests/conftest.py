@@ -74,18 +74,12 @@ def store(tmp_path: Path) -> Any:
 @pytest.fixture
 def slow_full_load(env: Path, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """A valid shipped-bank cache, and a full load that waits until the returned event is set."""
+    from support.holds import hold
+
     import quizbank.loader as loader
     from quizbank import bank_cache
 
     monkeypatch.setenv(bank_cache.CACHE_ENV, str(env / "cache"))
     monkeypatch.delenv("POSENC_BANK_CACHE", raising=False)
     loader.load_banks(use_cache=True)  # writes the cache
-    release = threading.Event()
-    real = loader.load_banks
-
-    def held(*args, **kwargs):
-        assert release.wait(30), "the test never released the full load"
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(loader, "load_banks", held)
-    return release
+    return hold(monkeypatch, loader, "load_banks", "the full load")

@@ -340,18 +340,12 @@ async def test_the_store_opening_keeps_the_topic_rows(
     """The progress store opens after the topics are listed: it adds the progress columns to the same rows
     (the tree is refilled only when the banks or the language change)."""
     from support.apps import fake_demo_runner
+    from support.holds import hold
 
     import quizbank.progress.store as store_module
     from tui.app import PosencApp
 
-    store_held = threading.Event()
-    real_open = store_module.open_store
-
-    def held_open(*args, **kwargs):
-        assert store_held.wait(30), "the test never let the store open"
-        return real_open(*args, **kwargs)
-
-    monkeypatch.setattr(store_module, "open_store", held_open)
+    store_held = hold(monkeypatch, store_module, "open_store", "the store's opening")
     app = PosencApp([], str(env / "data"), demo_runner=fake_demo_runner, warm_torch=False, cursor_blink=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await topics_listed(pilot)
