@@ -23,6 +23,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from support.apps import write_fixture_bank
 from support.paths import ROOT
 from support.pilot import settle
@@ -195,8 +196,10 @@ class Tab:
 
     def frames(self) -> list[dict[int, str]]:
         """The whole-screen frames since the last mark, as {row: text}. Textual writes one (a LayoutUpdate)
-        as every row from column 1, each after a cursor move (`ESC[row;1H`) and all but the last ending in a
-        newline; a partial update moves to each changed piece and writes no newline."""
+        as every row from column 1, each after a cursor move (`ESC[row;1H`), all but the last ending in a
+        newline, and every row as wide as the screen. A partial update moves to each changed piece and ends
+        each row but its last with a newline too: one that repaints the title bar (the whole first row) and a
+        piece of the second row from column 1 looks like the start of a frame, but its rows differ in width."""
         frames: list[dict[int, str]] = []
         frame: dict[int, str] | None = None
         parts = re.split(rb"\x1b\[(\d+);(\d+)H", bytes(self.raw[self.mark :]))
@@ -209,7 +212,7 @@ class Tab:
                 continue
             frame[row] = text.removesuffix("\n")
             if not text.endswith("\n"):  # the last row (a lone row at (1, 1) is a partial update)
-                if len(frame) > 1:
+                if len(frame) > 1 and len({cell_len(row) for row in frame.values()}) == 1:
                     frames.append(frame)
                 frame = None
         return frames
@@ -217,12 +220,24 @@ class Tab:
 
 def frame_size(frame: dict[int, str]) -> tuple[int, int]:
     """(width, height) of a whole-screen frame: rows 1..height, each `width` cells wide."""
-    from rich.cells import cell_len
-
     assert sorted(frame) == list(range(1, len(frame) + 1)), sorted(frame)
     widths = {cell_len(text) for text in frame.values()}
     assert len(widths) == 1, {row: cell_len(text) for row, text in frame.items()}
     return widths.pop(), len(frame)
+
+
+def test_a_partial_update_from_the_top_left_is_no_frame() -> None:
+    """The tab's frame reader against Textual's two kinds of update, written as they are on the wire."""
+
+    def at(row: int, col: int) -> bytes:
+        return f"\x1b[{row};{col}H".encode()
+
+    tab = Tab(ws=None)
+    whole = at(1, 1) + b"title bar \n" + at(2, 1) + b"topics|men\n" + at(3, 1) + b"footer    "
+    # a partial update: the title bar's whole row, then two pieces of row 2 (the first from column 1)
+    partial = at(1, 1) + b"title bar2\n" + at(2, 1) + b"topics" + at(2, 8) + b"menu"
+    tab.raw += partial + whole + partial
+    assert [frame_size(frame) for frame in tab.frames()] == [(10, 3)]
 
 
 def events(tmp_path: Path, name: str) -> list[dict]:
