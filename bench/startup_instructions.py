@@ -1,8 +1,9 @@
 """Start-up in instructions: the ratios of `bench/startup.py`, counted by valgrind instead of timed.
 
 A shared 2-core box times the same launch at 230 to 390 ms from one minute to the next, so a 9-run median
-of `bench/startup.py` moves by about 0.1 of a ratio. The instructions a launch executes do not move: under
-valgrind's callgrind, the same launch counts the same to within 0.1%. This counts, in a 120x40
+of `bench/startup.py` moves by about 0.1 of a ratio. The instructions a launch executes hardly move: under
+valgrind's callgrind, the same launch counts the same to within 0.1% on a quiet machine (within 1% beside
+another load, whose slowdown lets the app's timers fire at other points). This counts, in a 120x40
 pseudo-terminal:
 
 - a bare Textual app (one Label) to its first paint;
