@@ -141,17 +141,11 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     quick = _app_only_args(argv)
     if quick is not None:
-        collector.hold()  # until Home lists the topics (tui.collector)
-        from tui.app import run_app
-
-        return run_app(bank_paths=quick.bank, data_dir=quick.data_dir, language=quick.global_lang)
+        return _open_app(quick.bank, quick.data_dir, quick.global_lang)
     parser = build_parser(only=_command_in(argv))
     args = parser.parse_args(argv)
     if args.command is None:
-        collector.hold()
-        from tui.app import run_app
-
-        return run_app(bank_paths=args.bank, data_dir=args.data_dir, language=args.global_lang)
+        return _open_app(args.bank, args.data_dir, args.global_lang)
     from quizbank.cli_text import cli_language
 
     args.language = cli_language(args)  # one language for whatever the command prints
@@ -160,6 +154,15 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _open_app(bank: list[str], data_dir: str | None, language: str | None) -> int:
+    """Run the app: the garbage collector held off (tui.collector) from before Textual loads until Home lists
+    the topics."""
+    collector.hold()
+    from tui.app import run_app
+
+    return run_app(bank_paths=bank, data_dir=data_dir, language=language)
 
 
 if __name__ == "__main__":  # pragma: no cover
