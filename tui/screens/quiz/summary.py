@@ -200,7 +200,8 @@ class QuizSummaryScreen(LocalizedScreen):
             }
             # the titles take the width the results leave (they were cut at 40 with 60 columns free)
             room = max(
-                TITLE_MIN, self.size.width - SUMMARY_GUTTER - max(cell_len(r[0]) for r in results.values())
+                TITLE_MIN,
+                self.size.width - SUMMARY_GUTTER - max((cell_len(r[0]) for r in results.values()), default=0),
             )
             titles = {t.id: fit_cells(plain(t.title.get(lang)), room) for t in bankset.topics}
             width = max((cell_len(titles.get(t, t)) for t in per_topic), default=0)
